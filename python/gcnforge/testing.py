@@ -1,0 +1,27 @@
+"""Test support shared by pytest suites, lit and benchmarks.
+
+Tests that need LLVM 22 call ``require_llvm``: they skip when the tools are absent,
+except in CI (CI=true), where a missing oracle is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gcnforge.llvm_tools import find_tool
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_llvm(*tools: str) -> dict[str, str]:
+    """Return {tool: path}; skip the calling test (or fail it in CI) when any is missing."""
+    import pytest
+
+    found = {t: find_tool(t) for t in tools}
+    missing = [t for t, p in found.items() if p is None]
+    if missing:
+        msg = f"LLVM tools not found: {', '.join(missing)} (apt-get install llvm-22 lld-22 clang-22 mlir-22-tools)"
+        if IN_CI:
+            pytest.fail(msg + " -- required in CI")
+        pytest.skip(msg)
+    return found  # type: ignore[return-value]

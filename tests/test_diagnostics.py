@@ -1,0 +1,14 @@
+import subprocess
+import sys
+
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+
+def test_diagnostic_format_has_location_and_notes():
+    d = Diagnostic("unknown mnemonic 'v_foo'", SourceLoc("k.s", 3, 5), notes=("did you mean v_fma_f32?",))
+    assert str(d) == "k.s:3:5: error: unknown mnemonic 'v_foo'\nnote: did you mean v_fma_f32?"
+
+
+def test_cli_without_command_prints_help_and_fails():
+    r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main"], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: gcnforge" in r.stdout
