@@ -1,0 +1,171 @@
+"""``load`` a code object, get a ``Kernel``, call it.
+
+    mod = gcnforge.runtime.load("saxpy.co")
+    k = mod["saxpy"]                       # layout from the code object's metadata
+    k(out, x, np.uint32(n), 2.0, grid=(n // 256, 1, 1), block=(256, 1, 1))
+
+    raw = mod.kernel("gemm", layout=ArgLayout.slots16(["c:f32*[m*n]", "a:f32*", "b:f32*",
+                                                        "m:u32", "n:u32", "k:u32"]))
+    raw(c=c, a=a, b=b, m=64, n=64, k=32, grid=(1, 1, 1), block=(256, 1, 1))
+
+``grid`` counts workgroups per dimension, as ``hipModuleLaunchKernel`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
+from gcnforge.runtime.binding import bind, name_args, normalize_dims
+from gcnforge.runtime.buffers import DeviceBuffer
+from gcnforge.runtime.devices import get_device
+from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims
+from gcnforge.runtime.targets import check_compatible
+
+log = logging.getLogger("gcnforge.runtime")
+
+
+def load(source: str | Path | bytes | Any, device: Backend | str | None = None) -> Module:
+    """A Module from a code-object path, its bytes, or an already-read CodeObject."""
+    if isinstance(source, (str, Path, bytes, bytearray, memoryview)):
+        from gcnforge.binary import read_code_object
+
+        name = str(source) if isinstance(source, (str, Path)) else "<bytes>"
+        co = read_code_object(source if isinstance(source, (str, Path)) else bytes(source))
+        return Module(co, name, device)
+    return Module(source, getattr(source, "path", "<code object>"), device)
+
+
+class Module:
+    """A loaded code object: its kernels by name."""
+
+    def __init__(self, code_object: Any, name: str = "<code object>", device: Backend | str | None = None):
+        self.code_object = code_object
+        self.name = name
+        self.device = device  # default device for this module's kernels
+        self._kernels: dict[str, Kernel] = {}
+
+    @property
+    def target(self) -> str:
+        return str(self.code_object.target)
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return list(self.code_object.kernels)
+
+    def kernel(self, name: str, layout: ArgLayout | None = None) -> Kernel:
+        if name not in self.code_object.kernels:
+            known = ", ".join(self.kernel_names) or "none"
+            raise Diagnostic(f"no kernel '{name}' in {self.name}", notes=(f"kernels: {known}",))
+        if layout is not None:
+            return Kernel(self, name, layout)
+        if name not in self._kernels:
+            self._kernels[name] = Kernel(self, name, None)
+        return self._kernels[name]
+
+    def __getitem__(self, name: str) -> Kernel:
+        return self.kernel(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.code_object.kernels
+
+    def __repr__(self) -> str:
+        return f"Module({self.name}, target={self.target}, kernels={self.kernel_names})"
+
+
+class Kernel:
+    """One kernel of a module plus the argument layout used to call it."""
+
+    def __init__(self, module: Module, name: str, layout: ArgLayout | None):
+        self.module = module
+        self.name = name
+        self.info = module.code_object.kernels[name]
+        self.metadata: dict = dict(getattr(self.info, "metadata", None) or {})
+        self._explicit_layout = layout
+        self._layout: ArgLayout | None = layout
+        self.last_device: Backend | None = None
+
+    @property
+    def layout(self) -> ArgLayout:
+        if self._layout is None:
+            self._layout = ArgLayout.from_metadata(self.metadata, f"kernel '{self.name}' metadata")
+        return self._layout
+
+    def with_layout(self, layout: ArgLayout) -> Kernel:
+        return Kernel(self.module, self.name, layout)
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [f.name for f in self.layout.explicit]
+
+    def _segment_size(self) -> int:
+        """Bytes to pass: the layout's, or more if the code object asks for more."""
+        sizes = [self.layout.size]
+        if self._explicit_layout is not None:
+            sizes.append(int(self.metadata.get(".kernarg_segment_size", 0) or 0))
+            desc = getattr(self.info, "descriptor", None)
+            sizes.append(int(getattr(desc, "kernarg_size", 0) or 0))
+        return max(sizes)
+
+    def resolve_device(self, device: Backend | str | None, values: list[object]) -> Backend:
+        if device is None:
+            owners = {id(v.backend): v.backend for v in values if isinstance(v, DeviceBuffer)}
+            if len(owners) > 1:
+                raise Diagnostic(f"kernel '{self.name}': arguments live on different devices "
+                                 f"({', '.join(b.name for b in owners.values())})")
+            if owners:
+                device = next(iter(owners.values()))
+        if device is None:
+            device = self.module.device
+        return get_device(device, self.module.target)
+
+    def pack(self, args: tuple, kwargs: dict, backend: Backend, grid: object, block: object,
+             dynamic_lds: int = 0):
+        """Validate and pack (without launching): returns (kernarg bytes, Bound, grid, block,
+        total dynamic LDS)."""
+        grid3, block3 = normalize_dims(grid, "grid"), normalize_dims(block, "block")
+        named = name_args(self.layout, args, kwargs, self.name)
+        static_lds = int(self.metadata.get(".group_segment_fixed_size", 0) or 0)
+        bound = bind(self.layout, named, backend, static_lds)
+        try:
+            lds = int(dynamic_lds) + bound.dynamic_lds
+            ptrs = {k: hidden_pointer(backend, k) for k in HIDDEN_POINTERS}
+            data = self.layout.pack(bound.values, LaunchDims(grid3, block3, lds, ptrs))
+            data = data.ljust(self._segment_size(), b"\0")
+        except BaseException:
+            bound.finish(ok=False)
+            raise
+        return data, bound, grid3, block3, lds
+
+    def __call__(self, *args: object, grid: object, block: object = None, device: Backend | str | None = None,
+                 stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, **kwargs: object) -> LaunchResult:
+        if block is None:
+            reqd = self.metadata.get(".reqd_workgroup_size")
+            if not reqd:
+                raise Diagnostic(f"kernel '{self.name}': pass block=(x, y, z) (work-items per workgroup)")
+            block = tuple(reqd)
+        backend = self.resolve_device(device, [*args, *kwargs.values()])
+        check_compatible(self.module.target, backend.arch, backend.name)
+        self.last_device = backend
+        data, bound, grid3, block3, lds = self.pack(args, kwargs, backend, grid, block, dynamic_lds)
+        ok = False
+        try:
+            log.info("launch %s grid=%s block=%s on %s", self.name, grid3, block3, backend.name)
+            extra = {"stream": stream} if stream is not None else {}
+            result = backend.launch(self.module.code_object, self.name, data, grid3, block3,
+                                    dynamic_lds=lds, sanitize=sanitize, **extra)
+            ok = True
+        finally:
+            bound.finish(ok)
+        return result
+
+    def __repr__(self) -> str:
+        where = f", last ran on {self.last_device.name}" if self.last_device else ""
+        try:
+            sig = ", ".join(self.arg_names)
+        except Diagnostic:
+            sig = "?"
+        return f"Kernel({self.name}({sig}), target={self.module.target}{where})"

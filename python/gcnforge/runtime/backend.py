@@ -1,0 +1,64 @@
+"""The backend protocol: what the launch API needs from a device.
+
+Two implementations ship: ``hip`` (``gcnforge.runtime.hip_backend``, an AMD GPU through
+hip-python) and ``emulator`` (``gcnforge.runtime.emulator_backend``, gcnforge's wave64
+emulator). Device memory is addressed by plain integers (device virtual addresses), so the
+packer can write them into the kernarg segment without knowing the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchResult:
+    """What one launch reports.
+
+    ``seconds`` is the kernel's time: measured (HIP events) when ``modeled`` is False,
+    otherwise ``cycles`` from the emulator's issue model converted at ``clock_hz``.
+    ``stats`` is backend-specific detail (the emulator's RunStats)."""
+
+    backend: str
+    seconds: float | None = None
+    cycles: int | None = None
+    clock_hz: float | None = None
+    modeled: bool = False
+    stats: Any = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A device that can hold memory and run code objects.
+
+    ``available()`` must be cheap and must not raise: it answers whether this backend can
+    run here at all (hip-python importable and a GPU present, for HIP). ``arch`` is the
+    device's target id (``gfx942:sramecc+:xnack-``) and is checked against every code
+    object before a launch."""
+
+    name: str
+
+    def available(self) -> bool: ...
+
+    @property
+    def arch(self) -> str: ...
+
+    def alloc(self, nbytes: int) -> int: ...
+
+    def free(self, addr: int) -> None: ...
+
+    def copy_to(self, addr: int, data: bytes) -> None: ...
+
+    def copy_from(self, addr: int, n: int) -> bytes: ...
+
+    def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
+               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False) -> LaunchResult: ...
+
+
+def hidden_pointer(backend: Backend, kind: str) -> int:
+    """Address of a runtime object for a hidden argument (printf buffer, hostcall buffer...)
+    if the backend provides one (optional method ``hidden_pointer``), else 0 (null)."""
+    fn = getattr(backend, "hidden_pointer", None)
+    return int(fn(kind)) if fn is not None else 0

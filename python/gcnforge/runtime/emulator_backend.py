@@ -1,0 +1,93 @@
+"""The emulator as a runtime backend: ``gcnforge.emulator.Device`` behind the Backend
+protocol.
+
+Times it reports are *modeled*: the emulator's issue model counts cycles, and the runtime
+converts them to seconds at ``CLOCK_HZ`` (the MI300X peak engine clock, 2100 MHz, from
+AMD's Instinct MI300X data sheet). They rank variants; they are not measurements.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.runtime.backend import LaunchResult
+
+CLOCK_HZ = 2.1e9
+EMULATED_TARGET = "gfx942"  # no sramecc/xnack setting: code objects built either way run
+
+
+class EmulatorBackend:
+    name = "emulator"
+
+    def __init__(self, max_instructions: int | None = None):
+        self._device: Any = None
+        self.unavailable_reason: str | None = None
+        self.max_instructions = max_instructions
+
+    # The emulator package is imported lazily so that the runtime loads (and the HIP path
+    # works) even when the emulator cannot be imported.
+    def _dev(self) -> Any:
+        if self._device is None:
+            try:
+                from gcnforge.emulator import Device
+            except ImportError as e:
+                raise Diagnostic(f"the emulator is not available: {e}") from None
+            self._device = Device()
+        return self._device
+
+    def available(self) -> bool:
+        try:
+            import gcnforge.emulator as emu
+        except ImportError as e:  # pragma: no cover - the package is part of gcnforge
+            self.unavailable_reason = f"cannot import gcnforge.emulator: {e}"
+            return False
+        if not hasattr(emu, "Device"):
+            self.unavailable_reason = "gcnforge.emulator has no Device (emulator not built yet)"
+            return False
+        return True
+
+    @property
+    def arch(self) -> str:
+        return EMULATED_TARGET
+
+    @property
+    def cu_count(self) -> int:
+        return 304  # the emulator models an MI300X
+
+    def alloc(self, nbytes: int) -> int:
+        return int(self._dev().memory.alloc(int(nbytes), align=256))
+
+    def free(self, addr: int) -> None:
+        mem = self._dev().memory if self._device is not None else None
+        if mem is not None and hasattr(mem, "free"):
+            mem.free(addr)
+
+    def copy_to(self, addr: int, data: bytes) -> None:
+        self._dev().memory.write(addr, bytes(data))
+
+    def copy_from(self, addr: int, n: int) -> bytes:
+        return bytes(self._dev().memory.read(addr, n))
+
+    def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
+               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False) -> LaunchResult:
+        dev = self._dev()
+        kw: dict[str, Any] = {"sanitize": sanitize}
+        params = inspect.signature(dev.run).parameters
+        if self.max_instructions is not None and "max_instructions" in params:
+            kw["max_instructions"] = self.max_instructions
+        if dynamic_lds:
+            if "dynamic_lds" not in params:
+                raise Diagnostic("the emulator cannot launch with dynamic LDS yet "
+                                 f"({dynamic_lds} bytes requested)")
+            kw["dynamic_lds"] = dynamic_lds
+        stats = dev.run(code_object, kernel_name, bytes(kernarg), tuple(grid), tuple(block), **kw)
+        cycles = getattr(stats, "cycles", None)
+        seconds = None if cycles is None else cycles / CLOCK_HZ
+        return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=CLOCK_HZ,
+                            modeled=True, stats=stats,
+                            notes=(f"modeled: emulator cycles at {CLOCK_HZ / 1e6:.0f} MHz",))
+
+    def __repr__(self) -> str:
+        return f"EmulatorBackend({EMULATED_TARGET})"
