@@ -1,0 +1,79 @@
+"""Fixtures for code-object tests: real code objects built live by clang 22 + ld.lld."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from gcnforge.testing import require_llvm
+
+# OpenCL C kernels using only __builtin_amdgcn_* (no device library), compiled by clang 22.
+OPENCL_KERNELS = {
+    "vadd": """
+__kernel void vadd(__global float *a, __global const float *b, int n) {
+  int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
+  if (i < n) a[i] += b[i];
+}
+""",
+    "reduce_lds": """
+__kernel void reduce_lds(__global const int *in, __global int *out) {
+  __local int tmp[256];
+  int t = __builtin_amdgcn_workitem_id_x();
+  int g = __builtin_amdgcn_workgroup_id_x();
+  tmp[t] = in[g * 256 + t];
+  __builtin_amdgcn_s_barrier();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (t < s) tmp[t] += tmp[t + s];
+    __builtin_amdgcn_s_barrier();
+  }
+  if (t == 0) out[g] = tmp[0];
+}
+""",
+    "two_kernels": """
+__kernel void k_xy(__global float *o, float s) {
+  int x = __builtin_amdgcn_workitem_id_x(), y = __builtin_amdgcn_workitem_id_y();
+  int gx = __builtin_amdgcn_workgroup_id_x(), gy = __builtin_amdgcn_workgroup_id_y();
+  o[(gy * 16 + y) * 1024 + gx * 16 + x] *= s;
+}
+__kernel void k_z(__global double *o, __global const double *i, ulong n) {
+  int z = __builtin_amdgcn_workitem_id_z() + __builtin_amdgcn_workgroup_id_z();
+  if (z < n) o[z] = i[z] * i[z] + 1.0;
+}
+""",
+}
+
+
+def clang_compile(src: str, out, *, emit_asm: bool) -> None:
+    tools = require_llvm("clang")
+    cl = out.with_suffix(".cl")
+    cl.write_text(src)
+    args = [tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942",
+            "-nogpulib", "-O2", str(cl), "-o", str(out)]
+    if emit_asm:
+        args.insert(-2, "-S")
+    subprocess.run(args, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def clang_objects(tmp_path_factory) -> dict[str, bytes]:
+    """name -> code object bytes (clang + ld.lld) for every OPENCL_KERNELS entry."""
+    d = tmp_path_factory.mktemp("clang_co")
+    out = {}
+    for name, src in OPENCL_KERNELS.items():
+        p = d / f"{name}.hsaco"
+        clang_compile(src, p, emit_asm=False)
+        out[name] = p.read_bytes()
+    return out
+
+
+@pytest.fixture(scope="session")
+def clang_asm(tmp_path_factory) -> dict[str, str]:
+    """name -> the .s clang 22 emits (-S) for every OPENCL_KERNELS entry."""
+    d = tmp_path_factory.mktemp("clang_s")
+    out = {}
+    for name, src in OPENCL_KERNELS.items():
+        p = d / f"{name}.s"
+        clang_compile(src, p, emit_asm=True)
+        out[name] = p.read_text()
+    return out
