@@ -1,0 +1,193 @@
+"""gfx942 assembler and disassembler (LLVM 22 AMDGPU syntax, byte-exact with llvm-mc).
+
+Public API (the contract in briefs/interfaces.md)::
+
+    parse_instruction(text, loc) -> ParsedInst      # one line, no label/comment
+    ParsedInst.inst / .size / .label_refs / .encode(pc, resolve) -> bytes
+    decode(code, offset=0) -> DecodedInst           # never raises; bad bytes -> ".long 0x..."
+    DecodedInst.inst / .size / .fields / .operands / .modifiers / .literal / .text(pc, symbolize)
+    disassemble(code, base_pc=0) -> list[(pc, DecodedInst)]
+
+EXTENSION CONTRACT (how an encoding family plugs in; helper B's VOP* families use it)
+====================================================================================
+
+1. Where: put a module in ``gcnforge/asm/families/`` (e.g. ``families/vop2.py``) or
+   ``gcnforge/asm/vop*.py``.  This package imports all of them at first use; importing
+   must register everything (no other file to edit).
+
+2. Register a codec: subclass ``gcnforge.asm.core.Codec`` and call
+   ``register_codec(MyCodec())``.  Set ``encodings = ("VOP2", ...)`` (names from
+   ``gcnforge.isa.encodings.ENCODINGS``; decode dispatches by ``DECODE_ORDER`` then
+   ``table.by_opcode(encoding, op)``), ``modifiers = {name: ModSpec}`` (``flag_mod``,
+   ``int_mod`` or a custom ``ModSpec(name, parse, text, value)``) — a modifier is
+   accepted only if its name is in ``Instruction.modifiers`` (print order = that tuple).
+
+3. Everything else is table-driven: for each ``Operand`` of the ``Instruction`` (in
+   LLVM's print order) the codec looks up a ``KindHandler`` for ``op.kind``:
+   ``Codec.kinds`` (per-codec overrides) first, then the global defaults registered with
+   ``register_kind`` in ``asm/kinds.py`` (SREG, SSRC, SRC, VGPR, AGPR, AV, IMM, SIMM16,
+   LABEL, SPECIAL) and ``asm/families/scalar.py`` (WAITCNT, HWREG, SENDMSG, GPR_IDX).
+   A handler implements ``parse(codec, st: EncState, op, toks)`` (write
+   ``st.fields[op.field]``; literals via ``st.set_literal(v, tok)``, which enforces one
+   literal), ``text(codec, di: DecodedInst, op, pc, symbolize) -> str`` and
+   ``value(codec, di, op) -> OperandValue``; ``words`` = words of its comma segment it
+   takes (1, or 0 = all up to the first modifier).  Field values are raw encoding bits
+   (``Field.scale`` is applied by the handler: sbase/srsrc).
+
+4. Hooks a codec may override: ``defaults(inst) -> fields`` (non-zero defaults, e.g. DPP
+   row_mask 0xf); ``operand_list(inst, fields|None)`` (operands depend on fields, e.g.
+   global vaddr width when saddr is not ``off``); ``finish_parse(st)`` (cross-operand
+   checks; raise ``Diagnostic`` at ``tok.loc(st.loc)``); ``has_literal(inst, fields)``;
+   ``valid(di)`` (False -> the bytes print as ``.long``, as LLVM refuses them);
+   ``encode``/``decode``/``text`` for anything irregular.
+
+5. Mnemonic resolution: ``table.by_mnemonic(m)`` exactly; otherwise every registered
+   resolver (``register_resolver(fn)``, ``fn(mnemonic) -> list[Instruction] | None``) is
+   asked; otherwise ``table.variants(m)``.  Candidates are tried in order; the first
+   that parses wins; if all fail, the diagnostic that got furthest (largest column) is
+   raised.  B registers a resolver for ``v_add_f32`` -> [e32, e64, sdwa, dpp] etc.
+
+Operand syntax helpers (``gcnforge.asm.operands``): ``parse_reg`` (``s[4:7]``, ``v1``,
+``a[0:15]``, ``ttmp[4:7]``, ``vcc``, ``exec_lo`` ...), ``encode_src`` (inline constants,
+literal rules per operand type), ``encode_vreg`` (alignment: gfx90a+ tuples even),
+``format_src`` / ``format_sreg`` / ``format_reg`` (LLVM's spelling), ``inline_value``.
+Positions: every ``Tok`` carries its 1-based column; ``tok.loc(base_loc)`` is the
+``SourceLoc`` for diagnostics.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+from functools import cache
+
+from gcnforge.asm import kinds as _kinds  # noqa: F401  (registers default operand kinds)
+from gcnforge.asm.core import (  # noqa: F401  (re-exported)
+    Codec, DecodedInst, EncState, KindHandler, ModSpec, OperandValue, ParsedInst, codec_for, flag_mod, int_mod,
+    register_codec, register_kind, register_resolver, resolvers,
+)
+from gcnforge.asm.operands import lex_operands, split_mnemonic, Tok
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa import table
+from gcnforge.isa.encodings import DECODE_ORDER, ENCODINGS
+
+__all__ = ["parse_instruction", "decode", "disassemble", "ParsedInst", "DecodedInst", "OperandValue"]
+
+
+@cache
+def _load_families() -> tuple:
+    import gcnforge.asm as pkg
+    import gcnforge.asm.families as fam
+
+    mods = []
+    for info in sorted(pkgutil.iter_modules(fam.__path__), key=lambda m: m.name):
+        mods.append(importlib.import_module(f"gcnforge.asm.families.{info.name}"))
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("vop"):
+            mods.append(importlib.import_module(f"gcnforge.asm.{info.name}"))
+    return tuple(mods)
+
+
+def candidates(mnemonic: str) -> list:
+    _load_families()
+    m = mnemonic.lower()
+    exact = table.by_mnemonic(m)
+    if exact is not None:
+        return [exact]
+    for fn in resolvers():
+        r = fn(m)
+        if r:
+            return list(r)
+    return list(table.variants(m))
+
+
+def parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
+    """Parse one instruction (no label, no comment) into a ``ParsedInst``."""
+    mnem, mcol, rest, rcol = split_mnemonic(text)
+    mtok = Tok(mnem, mcol)
+    if not mnem:
+        raise Diagnostic("expected an instruction", loc)
+    cands = candidates(mnem)
+    if not cands:
+        close = difflib.get_close_matches(mnem.lower(), table.mnemonics(), n=3, cutoff=0.75)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise Diagnostic(f"unknown instruction '{mnem}' for gfx942{hint}", mtok.loc(loc))
+    segs = lex_operands(rest, rcol) if rest else []
+    best: Diagnostic | None = None
+    best_col = -1
+    for inst in cands:
+        codec = codec_for(inst.encoding)
+        if codec is None:
+            err = Diagnostic(f"'{inst.mnemonic}' ({inst.encoding}) is in the table but its encoding family has no "
+                             "codec yet", mtok.loc(loc))
+        else:
+            try:
+                return codec.parse(inst, segs, loc, mtok)
+            except Diagnostic as d:
+                err = d
+        col = getattr(err.loc, "col", 0) if isinstance(err.loc, SourceLoc) else 0
+        if col > best_col:
+            best, best_col = err, col
+    assert best is not None
+    raise best
+
+
+# -- decoding -----------------------------------------------------------------------------
+@cache
+def _decode_plan() -> tuple:
+    _load_families()
+    plan = []
+    for name in DECODE_ORDER:
+        codec = codec_for(name)
+        if codec is None:
+            continue
+        e = ENCODINGS[name]
+        f = e.opcode
+        plan.append((e.match_mask, e.match_value, e.size, f.lo, (1 << f.width) - 1, name, e, codec))
+    return tuple(plan)
+
+
+def _long(code: bytes, offset: int) -> DecodedInst:
+    word = int.from_bytes(code[offset:offset + 4].ljust(4, b"\0"), "little")
+    return DecodedInst(None, 4, {}, None, None, word)
+
+
+def decode(code: bytes, offset: int = 0) -> DecodedInst:
+    """Decode one instruction at ``offset``; undecodable bytes give a 4-byte ``.long``."""
+    n = len(code)
+    if offset + 4 > n:
+        return _long(code, offset)
+    w0 = int.from_bytes(code[offset:offset + 4], "little")
+    raw64 = None
+    by_opcode = table.by_opcode
+    for mask, value, size, oplo, opmask, name, enc, codec in _decode_plan():
+        if (w0 if size == 4 or mask <= 0xFFFFFFFF else w0) & mask != value:
+            continue
+        if size == 8:
+            if raw64 is None:
+                if offset + 8 > n:
+                    return _long(code, offset)
+                raw64 = int.from_bytes(code[offset:offset + 8], "little")
+            raw = raw64
+        else:
+            raw = w0
+        inst = by_opcode(name, (raw >> oplo) & opmask)
+        if inst is None:
+            continue
+        di = codec.decode(inst, enc, raw, code, offset)
+        if di.inst is None or not codec.valid(di):
+            continue
+        return di
+    return _long(code, offset)
+
+
+def disassemble(code: bytes, base_pc: int = 0) -> list[tuple[int, DecodedInst]]:
+    out = []
+    off = 0
+    n = len(code)
+    while off < n:
+        di = decode(code, off)
+        out.append((base_pc + off, di))
+        off += di.size
+    return out

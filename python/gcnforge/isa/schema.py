@@ -37,6 +37,9 @@ class OperandKind(StrEnum):
     IMM = "imm"  # any other immediate field printed as a number (SMEM offset, ...)
     OFF = "off"  # a register field whose "none" value prints as ``off`` (FLAT saddr, ...)
     SPECIAL = "special"  # fixed text LLVM prints for an implicit operand (``vcc`` in VOP2/VOPC e32)
+    SMEM_OFFSET = "smem_offset"  # SMEM offset: an immediate, or an SGPR/m0 (soffset), chosen by imm/soe
+    GPR_IDX = "gpr_idx"  # s_set_gpr_idx_on mode: gpr_idx(SRC0,SRC1,SRC2,DST)
+    DS_OFFSET = "ds_offset"  # DS 16-bit offset made of offset1:offset0 (printed offset:N)
 
 
 class Role(StrEnum):
@@ -61,6 +64,7 @@ class Field:
     name: str
     lo: int
     width: int
+    scale: int = 1  # the field holds register_index // scale (SMEM sbase: 2, MUBUF srsrc: 4)
 
     @property
     def mask(self) -> int:
@@ -99,6 +103,8 @@ class Operand:
     inline_const: bool = False  # may be an inline constant
     literal: bool = False  # may be a 32-bit literal
     text: str | None = None  # fixed text for SPECIAL operands
+    files: str = ""  # register files a register operand may name: "s", "v", "a", "va" (acc-bit chosen)
+    optype: str = ""  # value type for inline constants/literals: i32 f32 f16 i16 bf16 f64 i64 b32 b64 v2f16 ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,415 @@
+"""The table-driven codec framework: parsed and decoded instruction objects, the
+``Codec`` base class every encoding family specialises, operand-kind handlers and modifier
+specs, and the family registry.  See the package docstring (``gcnforge.asm``) for the
+extension contract."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gcnforge.asm.operands import Tok
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa.encodings import ENCODINGS
+from gcnforge.isa.schema import Encoding, Instruction, Operand, OperandKind
+
+
+# ---------------------------------------------------------------------------------------
+# Values handed to users (emulator, passes)
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class OperandValue:
+    """One decoded operand. A register: ``file`` in 's','v','a','ttmp' or a special name
+    ('vcc', 'exec', 'm0', 'scc', 'flat_scratch', 'src_shared_base', ...), ``index`` (first
+    register; for specials their source code) and ``dwords``.  A constant: ``file`` None and
+    ``value`` the bit pattern (inline constants already converted for the operand type;
+    ``literal`` True when it came from the literal dword).  Labels: ``value`` is the signed
+    dword offset and ``target`` the byte address when known."""
+
+    name: str
+    file: str | None = None
+    index: int = 0
+    dwords: int = 1
+    value: int | None = None
+    literal: bool = False
+    target: int | None = None
+
+    @property
+    def is_reg(self) -> bool:
+        return self.file is not None
+
+
+@dataclass(slots=True)
+class EncState:
+    """Mutable state while parsing one instruction."""
+
+    inst: Instruction
+    enc: Encoding
+    loc: SourceLoc
+    fields: dict[str, int]
+    literal: int | None = None
+    literal_tok: Tok | None = None
+    fixups: list[tuple[str, str, Tok]] = field(default_factory=list)  # (kind, label, tok)
+    extra: dict = field(default_factory=dict)  # family scratch space
+
+    def set_literal(self, value: int, tok: Tok) -> None:
+        if self.literal is not None and self.literal != value:
+            raise Diagnostic(
+                f"only one 32-bit literal per instruction: 0x{self.literal:x} already used", tok.loc(self.loc))
+        self.literal = value
+        self.literal_tok = tok
+
+
+@dataclass(slots=True)
+class ParsedInst:
+    """One assembled instruction before label resolution (see ``gcnforge.asm``)."""
+
+    inst: Instruction
+    fields: dict[str, int]
+    literal: int | None
+    size: int
+    label_refs: tuple[str, ...]
+    loc: SourceLoc
+    codec: "Codec"
+    fixups: tuple[tuple[str, str, Tok], ...] = ()
+    extra: dict = field(default_factory=dict)
+
+    def encode(self, pc: int = 0, resolve: Callable[[str], int] | None = None) -> bytes:
+        return self.codec.encode(self, pc, resolve)
+
+
+@dataclass(slots=True)
+class DecodedInst:
+    """One decoded instruction; ``text()`` prints it exactly as LLVM 22 does."""
+
+    inst: Instruction | None
+    size: int
+    fields: dict[str, int]
+    literal: int | None
+    codec: "Codec | None"
+    raw: int = 0  # the instruction's words as one little-endian integer (without literal)
+    _operands: tuple[OperandValue, ...] | None = None
+    _modifiers: dict[str, int] | None = None
+
+    @property
+    def operands(self) -> tuple[OperandValue, ...]:
+        if self._operands is None:
+            self._operands = () if self.codec is None else self.codec.operand_values(self)
+        return self._operands
+
+    @property
+    def modifiers(self) -> dict[str, int]:
+        if self._modifiers is None:
+            self._modifiers = {} if self.codec is None else self.codec.modifier_values(self)
+        return self._modifiers
+
+    def text(self, pc: int = 0, symbolize: Callable[[int], str | None] | None = None) -> str:
+        if self.codec is None or self.inst is None:
+            return f".long 0x{self.raw & 0xFFFFFFFF:x}"
+        return self.codec.text(self, pc, symbolize)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+# ---------------------------------------------------------------------------------------
+# Operand kinds
+# ---------------------------------------------------------------------------------------
+class KindHandler:
+    """How one ``OperandKind`` is parsed, printed and valued. ``words``: how many
+    whitespace-separated words of its comma segment the operand consumes (0 = all that
+    are not modifiers, e.g. ``vmcnt(0) lgkmcnt(0)``)."""
+
+    words = 1
+
+    def parse(self, codec: "Codec", st: EncState, op: Operand, toks: list[Tok]) -> None:
+        raise NotImplementedError
+
+    def text(self, codec: "Codec", di: DecodedInst, op: Operand, pc: int,
+             symbolize: Callable[[int], str | None] | None) -> str:
+        raise NotImplementedError
+
+    def value(self, codec: "Codec", di: DecodedInst, op: Operand) -> OperandValue:
+        return OperandValue(op.name, value=di.fields.get(op.field or "", 0))
+
+
+# ---------------------------------------------------------------------------------------
+# Modifiers
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ModSpec:
+    """A modifier (``glc``, ``offset:4``, ``offset0:8``, ``format:[...]``).
+
+    ``parse(st, value_text_or_None, tok)`` writes fields; ``text(di) -> str | None`` is what
+    LLVM prints (None = nothing); ``value(di) -> int`` for ``DecodedInst.modifiers``."""
+
+    name: str
+    parse: Callable[[EncState, str | None, Tok], None]
+    text: Callable[[DecodedInst], str | None]
+    value: Callable[[DecodedInst], int]
+
+
+def flag_mod(name: str, fld: str | None = None) -> ModSpec:
+    fld = fld or name
+
+    def parse(st: EncState, v: str | None, tok: Tok) -> None:
+        if v is not None:
+            raise Diagnostic(f"modifier '{name}' takes no value", tok.loc(st.loc))
+        st.fields[fld] = 1
+
+    return ModSpec(name, parse, lambda di: name if di.fields.get(fld) else None, lambda di: di.fields.get(fld, 0))
+
+
+def int_mod(name: str, fld: str, bits: int, *, signed: bool = False, hexa: bool = False,
+            lo: int | None = None, hi: int | None = None) -> ModSpec:
+    """``name:N``; printed when nonzero (decimal, or 0x hex when ``hexa``)."""
+    from gcnforge.asm.operands import parse_int
+
+    mn = lo if lo is not None else (-(1 << (bits - 1)) if signed else 0)
+    mx = hi if hi is not None else ((1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
+
+    def parse(st: EncState, v: str | None, tok: Tok) -> None:
+        iv = parse_int(v) if v is not None else None
+        if iv is None:
+            raise Diagnostic(f"modifier '{name}' expects an integer value ({name}:N)", tok.loc(st.loc))
+        if not mn <= iv <= mx:
+            raise Diagnostic(f"{name} value {iv} out of range: expected {mn}..{mx}", tok.loc(st.loc))
+        st.fields[fld] = iv & ((1 << bits) - 1)
+
+    def val(di: DecodedInst) -> int:
+        raw = di.fields.get(fld, 0)
+        if signed and raw & (1 << (bits - 1)):
+            raw -= 1 << bits
+        return raw
+
+    def text(di: DecodedInst) -> str | None:
+        v = val(di)
+        if not v:
+            return None
+        return f"{name}:{hex(v) if hexa else v}"
+
+    return ModSpec(name, parse, text, val)
+
+
+# ---------------------------------------------------------------------------------------
+# The codec base class
+# ---------------------------------------------------------------------------------------
+_KIND_HANDLERS: dict[OperandKind, KindHandler] = {}
+
+
+def register_kind(kind: OperandKind, handler: KindHandler) -> None:
+    """Default handler for an operand kind (families may override per codec)."""
+    _KIND_HANDLERS[kind] = handler
+
+
+class Codec:
+    """Encoder/decoder/printer for one or more encodings, driven by the table.
+
+    Subclasses set ``encodings``, ``modifiers`` (name -> ModSpec) and optionally
+    ``kinds`` (OperandKind -> KindHandler overrides), and may override the hooks
+    ``defaults``, ``finish_parse``, ``decode_size``, ``operand_list``, ``extra_text``."""
+
+    encodings: tuple[str, ...] = ()
+    modifiers: dict[str, ModSpec] = {}
+    kinds: dict[OperandKind, KindHandler] = {}
+
+    def handler(self, kind: OperandKind) -> KindHandler:
+        h = self.kinds.get(kind) or _KIND_HANDLERS.get(kind)
+        if h is None:
+            raise KeyError(f"no handler for operand kind {kind} in {type(self).__name__}")
+        return h
+
+    # -- hooks ------------------------------------------------------------------------
+    def defaults(self, inst: Instruction) -> dict[str, int]:
+        """Field values before any operand is parsed (besides ``op``)."""
+        return {}
+
+    def operand_list(self, inst: Instruction, fields: dict[str, int] | None) -> tuple[Operand, ...]:
+        """The operands as printed/parsed (a family may drop or reshape some by fields)."""
+        return inst.operands
+
+    def finish_parse(self, st: EncState) -> None:
+        """Cross-operand checks and derived fields after all operands and modifiers."""
+
+    def has_literal(self, inst: Instruction, fields: dict[str, int]) -> bool:
+        for op in inst.operands:
+            if op.kind in (OperandKind.SSRC, OperandKind.SRC) and op.field and fields.get(op.field) == 255:
+                return True
+        return False
+
+    # -- parsing ----------------------------------------------------------------------
+    def parse(self, inst: Instruction, segs: list[list[Tok]], loc: SourceLoc, mtok: Tok) -> ParsedInst:
+        enc = ENCODINGS[inst.encoding]
+        fields = self.defaults(inst)
+        fields["op"] = inst.opcode
+        st = EncState(inst, enc, loc, fields)
+        ops = self.operand_list(inst, None)
+        mods: list[Tok] = []
+        if not ops:
+            for seg in segs:
+                mods.extend(seg)
+            if len(segs) > 1:
+                raise Diagnostic(f"'{inst.mnemonic}' takes no operands", segs[1][0].loc(loc) if segs[1] else
+                                 mtok.loc(loc))
+        else:
+            if len(segs) != len(ops) or any(not s for s in segs):
+                names = ", ".join(o.name for o in ops)
+                where = mtok
+                if len(segs) > len(ops) and segs[len(ops)]:
+                    where = segs[len(ops)][0]
+                elif segs and segs[-1]:
+                    where = segs[-1][-1]
+                raise Diagnostic(
+                    f"wrong number of operands for '{inst.mnemonic}': expected {len(ops)} ({names}), "
+                    f"got {sum(1 for s in segs if s)}", where.loc(loc))
+            for i, (op, seg) in enumerate(zip(ops, segs)):
+                h = self.handler(op.kind)
+                n = h.words
+                if n == 0:
+                    n = len(seg)
+                    if i == len(ops) - 1:
+                        n = 0
+                        while n < len(seg) and self._mod_name(seg[n]) not in self.modifiers:
+                            n += 1
+                        n = max(n, 1)
+                if i < len(ops) - 1 and len(seg) > n:
+                    raise Diagnostic(f"unexpected '{seg[n].text}' in operand {op.name} of '{inst.mnemonic}'",
+                                     seg[n].loc(loc))
+                h.parse(self, st, op, seg[:n])
+                if i == len(ops) - 1:
+                    mods = seg[n:]
+        seen: set[str] = set()
+        for t in mods:
+            name, _, val = t.text.partition(":")
+            name = name.lower()
+            spec = self.modifiers.get(name)
+            if spec is None or name not in inst.modifiers:
+                allowed = ", ".join(inst.modifiers) or "none"
+                raise Diagnostic(f"invalid modifier or extra operand '{t.text}' for '{inst.mnemonic}' "
+                                 f"(accepted modifiers: {allowed})", t.loc(loc))
+            if name in seen:
+                raise Diagnostic(f"duplicate modifier '{name}'", t.loc(loc))
+            seen.add(name)
+            spec.parse(st, val if _ else None, t)
+        self.finish_parse(st)
+        size = enc.size + (4 if self.has_literal(inst, st.fields) else 0)
+        return ParsedInst(inst, st.fields, st.literal, size, tuple(f[1] for f in st.fixups), loc, self,
+                          tuple(st.fixups), st.extra)
+
+    @staticmethod
+    def _mod_name(t: Tok) -> str:
+        return t.text.partition(":")[0].lower()
+
+    # -- encoding ---------------------------------------------------------------------
+    def resolve_fixups(self, pi: ParsedInst, pc: int, resolve: Callable[[str], int] | None) -> dict[str, int]:
+        """Label fixups: a 16-bit field holding ``(target - (pc + 4)) / 4`` (ISA guide 4.5)."""
+        fields = dict(pi.fields)
+        for fld, name, tok in pi.fixups:
+            try:
+                if resolve is None:
+                    raise KeyError(name)
+                target = resolve(name)
+            except KeyError:
+                raise Diagnostic(f"undefined label '{name}'", tok.loc(pi.loc)) from None
+            delta = target - (pc + 4)
+            if delta % 4:
+                raise Diagnostic(f"branch target '{name}' is not 4-byte aligned relative to the branch",
+                                 tok.loc(pi.loc))
+            off = delta // 4
+            if not -32768 <= off <= 32767:
+                raise Diagnostic(f"branch target '{name}' out of range: {off} dwords (a 16-bit signed offset "
+                                 "reaches -32768..32767)", tok.loc(pi.loc))
+            fields[fld] = off & 0xFFFF
+        return fields
+
+    def encode(self, pi: ParsedInst, pc: int = 0, resolve: Callable[[str], int] | None = None) -> bytes:
+        fields = self.resolve_fixups(pi, pc, resolve) if pi.fixups else pi.fields
+        enc = ENCODINGS[pi.inst.encoding]
+        word = enc.match_value
+        for name, v in fields.items():
+            f = enc.fields.get(name)
+            if f is not None:
+                word |= (v & ((1 << f.width) - 1)) << f.lo
+        out = word.to_bytes(enc.size, "little")
+        if pi.size > enc.size:
+            out += ((pi.literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
+        return out
+
+    # -- decoding ---------------------------------------------------------------------
+    def decode(self, inst: Instruction, enc: Encoding, raw: int, code: bytes, offset: int) -> DecodedInst:
+        fields = {name: (raw >> f.lo) & ((1 << f.width) - 1) for name, f in enc.fields.items()}
+        size = enc.size
+        literal = None
+        if self.has_literal(inst, fields):
+            if offset + size + 4 > len(code):
+                return DecodedInst(None, 4, {}, None, None, raw & 0xFFFFFFFF)
+            literal = int.from_bytes(code[offset + size:offset + size + 4], "little")
+            size += 4
+        return DecodedInst(inst, size, fields, literal, self, raw)
+
+    def valid(self, di: DecodedInst) -> bool:
+        """False when LLVM would refuse to decode these bits (prints ``.long``)."""
+        return True
+
+    def operand_values(self, di: DecodedInst) -> tuple[OperandValue, ...]:
+        assert di.inst is not None
+        return tuple(self.handler(op.kind).value(self, di, op) for op in self.operand_list(di.inst, di.fields))
+
+    def modifier_values(self, di: DecodedInst) -> dict[str, int]:
+        assert di.inst is not None
+        out = {}
+        for m in di.inst.modifiers:
+            spec = self.modifiers.get(m)
+            if spec is not None:
+                out[m] = spec.value(di)
+        return out
+
+    # -- printing ---------------------------------------------------------------------
+    def text(self, di: DecodedInst, pc: int = 0, symbolize: Callable[[int], str | None] | None = None) -> str:
+        inst = di.inst
+        assert inst is not None
+        parts = [self.handler(op.kind).text(self, di, op, pc, symbolize) for op in self.operand_list(inst, di.fields)]
+        s = inst.mnemonic
+        if parts:
+            s += " " + ", ".join(parts)
+        for m in inst.modifiers:
+            spec = self.modifiers.get(m)
+            if spec is not None:
+                t = spec.text(di)
+                if t:
+                    s += " " + t
+        return s
+
+
+# ---------------------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------------------
+_CODECS: dict[str, Codec] = {}
+_RESOLVERS: list[Callable[[str], list[Instruction] | None]] = []
+
+
+def register_codec(codec: Codec) -> Codec:
+    """Make ``codec`` responsible for each encoding name in ``codec.encodings``."""
+    for e in codec.encodings:
+        if e not in ENCODINGS:
+            raise KeyError(f"unknown encoding {e}")
+        _CODECS[e] = codec
+    return codec
+
+
+def register_resolver(fn: Callable[[str], list[Instruction] | None]) -> None:
+    """Add a mnemonic resolver: given the mnemonic as written, return the candidate
+    instructions to try in order (or None to defer). Used for ``v_add_f32`` -> e32/e64."""
+    _RESOLVERS.append(fn)
+
+
+def codec_for(encoding: str) -> Codec | None:
+    return _CODECS.get(encoding)
+
+
+def registered_encodings() -> tuple[str, ...]:
+    return tuple(_CODECS)
+
+
+def resolvers() -> list[Callable[[str], list[Instruction] | None]]:
+    return _RESOLVERS

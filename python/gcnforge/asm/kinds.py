@@ -1,0 +1,241 @@
+"""Default handlers of the generic operand kinds (registers, sources, immediates, labels).
+Families override per codec through ``Codec.kinds``; see ``gcnforge.asm`` for the contract."""
+
+from __future__ import annotations
+
+from gcnforge.asm.core import Codec, DecodedInst, EncState, KindHandler, OperandValue, register_kind
+from gcnforge.asm.operands import (
+    LITERAL, NUM_SGPRS, TTMP_BASE, VGPR_BASE, SPECIAL32, SPECIAL64, SRC_SPECIAL, Tok, encode_src, encode_vreg,
+    format_literal, format_reg, format_sreg, format_src, inline_value, parse_int, parse_reg, sreg_code,
+)
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa.schema import Operand, OperandKind
+
+
+def reg_value(name: str, code: int, dwords: int) -> OperandValue:
+    """OperandValue of a scalar/vector register code in the 9-bit source space."""
+    if code >= VGPR_BASE:
+        return OperandValue(name, "v", code - VGPR_BASE, dwords)
+    if code < NUM_SGPRS:
+        return OperandValue(name, "s", code, dwords)
+    if TTMP_BASE <= code < TTMP_BASE + 16:
+        return OperandValue(name, "ttmp", code - TTMP_BASE, dwords)
+    if dwords == 2 and code in SPECIAL64:
+        return OperandValue(name, SPECIAL64[code], code, 2)
+    if code in SPECIAL32:
+        return OperandValue(name, SPECIAL32[code], code, dwords)
+    if code in SRC_SPECIAL:
+        return OperandValue(name, SRC_SPECIAL[code], code, dwords)
+    return OperandValue(name, f"invalid{code}", code, dwords)
+
+
+def src_value(op: Operand, code: int, literal: int | None, dwords: int | None = None) -> OperandValue:
+    d = op.dwords if dwords is None else dwords
+    if code == LITERAL:
+        return OperandValue(op.name, value=literal, literal=True, dwords=d)
+    v = inline_value(code, op.optype, d)
+    if v is not None:
+        return OperandValue(op.name, value=v, dwords=d)
+    return reg_value(op.name, code, d)
+
+
+def field_value(di: DecodedInst, op: Operand) -> int:
+    return di.fields.get(op.field or "", 0)
+
+
+def _scale(codec: Codec, di_or_st_enc, op: Operand) -> int:
+    f = di_or_st_enc.fields.get(op.field) if op.field else None
+    return getattr(f, "scale", 1) if f is not None else 1
+
+
+class SRegHandler(KindHandler):
+    """A scalar register (range) in a 7-bit field (sdst, sbase/srsrc scaled)."""
+
+    def parse(self, codec, st, op, toks):
+        tok = toks[0]
+        ref = parse_reg(tok.text)
+        if ref is None:
+            raise Diagnostic(f"invalid operand '{tok.text}' for {op.name}: expected a {op.dwords}-dword scalar "
+                             "register", tok.loc(st.loc))
+        code = sreg_code(ref, op.dwords, tok, st.loc, op.name)
+        f = st.enc.fields[op.field]
+        if code % f.scale:
+            raise Diagnostic(f"misaligned register range {ref}: {op.name} must start at a multiple of {f.scale}",
+                             tok.loc(st.loc))
+        st.fields[op.field] = code // f.scale
+
+    def _code(self, di, op):
+        from gcnforge.isa.encodings import ENCODINGS
+
+        return field_value(di, op) * ENCODINGS[di.inst.encoding].fields[op.field].scale
+
+    def text(self, codec, di, op, pc, symbolize):
+        return format_sreg(self._code(di, op), op.dwords)
+
+    def value(self, codec, di, op):
+        return reg_value(op.name, self._code(di, op), op.dwords)
+
+
+class SrcHandler(KindHandler):
+    """An 8-bit scalar source (SSRC) or 9-bit vector-ALU source (SRC) with inline constants
+    and (when ``op.literal``) the instruction's one literal."""
+
+    def __init__(self, vgpr: bool) -> None:
+        self.vgpr = vgpr
+
+    def parse(self, codec, st, op, toks):
+        tok = toks[0]
+        r = encode_src(tok, st.loc, dwords=op.dwords, optype=op.optype, vgpr=self.vgpr, literal_ok=op.literal,
+                       what=op.name)
+        if r.code == LITERAL:
+            st.set_literal(r.literal, tok)
+        st.fields[op.field] = r.code
+
+    def text(self, codec, di, op, pc, symbolize):
+        return format_src(field_value(di, op), op.dwords, op.optype, di.literal)
+
+    def value(self, codec, di, op):
+        return src_value(op, field_value(di, op), di.literal)
+
+
+class VRegHandler(KindHandler):
+    """A VGPR/AGPR (range) in an 8-bit field. AV operands choose the file by the ``acc``
+    field (``Codec.acc_field``)."""
+
+    def __init__(self, files: str) -> None:
+        self.files = files
+
+    def parse(self, codec, st, op, toks):
+        files = op.files or self.files
+        file, idx = encode_vreg(toks[0], st.loc, dwords=op.dwords, files=files, what=op.name)
+        st.fields[op.field] = idx
+        if "a" in files and "v" in files:
+            acc = getattr(codec, "acc_field", "acc")
+            want = 1 if file == "a" else 0
+            prev = st.extra.get("acc")
+            if prev is not None and prev != want:
+                raise Diagnostic(f"{op.name} must be in the same register file as the other data operands "
+                                 f"({'AGPR' if prev else 'VGPR'})", toks[0].loc(st.loc))
+            st.extra["acc"] = want
+            st.fields[acc] = want
+
+    def _file(self, codec, di, op):
+        files = op.files or self.files
+        if "a" in files and "v" in files:
+            return "a" if di.fields.get(getattr(codec, "acc_field", "acc")) else "v"
+        return files[0]
+
+    def text(self, codec, di, op, pc, symbolize):
+        return format_reg(self._file(codec, di, op), field_value(di, op), op.dwords)
+
+    def value(self, codec, di, op):
+        return OperandValue(op.name, self._file(codec, di, op), field_value(di, op), op.dwords)
+
+
+class ImmHandler(KindHandler):
+    """An immediate field printed as a number. ``op.optype`` gives the print style:
+    ``u<N>`` unsigned decimal, ``i<N>`` signed decimal, ``x<N>`` hex (``0x..``). A field
+    named ``literal`` is the trailing 32-bit literal dword (s_setreg_imm32_b32)."""
+
+    def _bits(self, st_or_di, op) -> int:
+        if op.field == "literal":
+            return 32
+        from gcnforge.isa.encodings import ENCODINGS
+
+        return ENCODINGS[st_or_di.inst.encoding].fields[op.field].width
+
+    def parse(self, codec, st, op, toks):
+        tok = toks[0]
+        v = parse_int(tok.text)
+        if v is None:
+            raise Diagnostic(f"invalid {op.name} '{tok.text}': expected an integer", tok.loc(st.loc))
+        bits = self._bits(st, op)
+        if not -(1 << (bits - 1)) <= v < (1 << bits):
+            raise Diagnostic(f"immediate {tok.text} out of range for {op.name}: expected a {bits}-bit value "
+                             f"({-(1 << (bits - 1))}..{(1 << bits) - 1})", tok.loc(st.loc))
+        v &= (1 << bits) - 1
+        if op.field == "literal":
+            st.set_literal(v, tok)
+        else:
+            st.fields[op.field] = v
+
+    def raw(self, di, op) -> int:
+        return (di.literal or 0) if op.field == "literal" else field_value(di, op)
+
+    def text(self, codec, di, op, pc, symbolize):
+        v = self.raw(di, op)
+        style = op.optype or "u"
+        bits = self._bits(di, op)
+        if style.startswith("x"):
+            return hex(v)
+        if style.startswith("i") and v & (1 << (bits - 1)):
+            v -= 1 << bits
+        return str(v)
+
+    def value(self, codec, di, op):
+        return OperandValue(op.name, value=self.raw(di, op), literal=op.field == "literal")
+
+
+class LabelHandler(KindHandler):
+    """A PC-relative branch target in a 16-bit field: ``target = pc + 4 + simm16 * 4``
+    (ISA guide 4.5). Text may be an integer (the raw simm16) or a label name."""
+
+    def parse(self, codec, st, op, toks):
+        tok = toks[0]
+        v = parse_int(tok.text)
+        if v is not None:
+            if not -32768 <= v <= 65535:
+                raise Diagnostic(f"branch offset {v} out of range (-32768..65535 dwords)", tok.loc(st.loc))
+            st.fields[op.field] = v & 0xFFFF
+            return
+        name = tok.text
+        if not (name[0].isalpha() or name[0] in "._$") or not all(c.isalnum() or c in "._$@" for c in name):
+            raise Diagnostic(f"invalid branch target '{name}': expected a label or an integer", tok.loc(st.loc))
+        st.fields[op.field] = 0
+        st.fixups.append((op.field, name, tok))
+
+    def text(self, codec, di, op, pc, symbolize):
+        v = field_value(di, op)
+        if v & 0x8000:
+            v -= 0x10000
+        if symbolize is not None:
+            s = symbolize(pc + 4 + v * 4)
+            if s is not None:
+                return s
+        return str(v)
+
+    def value(self, codec, di, op):
+        v = field_value(di, op)
+        if v & 0x8000:
+            v -= 0x10000
+        return OperandValue(op.name, value=v)
+
+
+class SpecialHandler(KindHandler):
+    """Fixed text (``vcc`` of VOP2/VOPC e32): must be written as printed."""
+
+    def parse(self, codec, st, op, toks):
+        tok = toks[0]
+        if tok.text.lower() != (op.text or "").lower():
+            raise Diagnostic(f"invalid operand '{tok.text}' for {op.name}: expected '{op.text}'", tok.loc(st.loc))
+
+    def text(self, codec, di, op, pc, symbolize):
+        return op.text or ""
+
+    def value(self, codec, di, op):
+        ref = parse_reg(op.text or "")
+        if ref is not None:
+            return OperandValue(op.name, ref.file, ref.index, ref.count)
+        return OperandValue(op.name, op.text)
+
+
+register_kind(OperandKind.SREG, SRegHandler())
+register_kind(OperandKind.SSRC, SrcHandler(vgpr=False))
+register_kind(OperandKind.SRC, SrcHandler(vgpr=True))
+register_kind(OperandKind.VGPR, VRegHandler("v"))
+register_kind(OperandKind.AGPR, VRegHandler("a"))
+register_kind(OperandKind.AV, VRegHandler("va"))
+register_kind(OperandKind.IMM, ImmHandler())
+register_kind(OperandKind.SIMM16, ImmHandler())
+register_kind(OperandKind.LABEL, LabelHandler())
+register_kind(OperandKind.SPECIAL, SpecialHandler())

@@ -1,0 +1,425 @@
+"""Operand syntax of gfx942 assembly: the source-operand number space, registers, inline
+constants and literals, parsed from and printed to LLVM's AMDGPU syntax.
+
+Number space of 8/9-bit source fields (AMD Instinct MI300 ISA Reference Guide, 3.7
+"Operand" tables / 12.x "SSRC0"; spellings as LLVM 22 prints them, checked live by
+``tests/asm/test_operands.py``, which sweeps every code through ``llvm-mc --disassemble``):
+
+    0-101 s0..s101          102/103 flat_scratch_lo/hi   104/105 xnack_mask_lo/hi
+    106/107 vcc_lo/hi        108-123 ttmp0..ttmp15        124 m0   125 null
+    126/127 exec_lo/hi       128-192 integers 0..64       193-208 integers -1..-16
+    235-239 src_shared_base, src_shared_limit, src_private_base, src_private_limit,
+            src_pops_exiting_wave_id
+    240-248 0.5 -0.5 1.0 -1.0 2.0 -2.0 4.0 -4.0 1/(2*pi)
+    251 src_vccz  252 src_execz  253 src_scc  254 src_lds_direct  255 literal dword
+    256-511 v0..v255 (9-bit vector-ALU sources only)
+
+Literal rules (LLVM 22, AMDGPUAsmParser/AMDGPUInstPrinter behaviour, probed): at most one
+32-bit literal per instruction; an integer that equals an inline constant (including the
+bit pattern of an inline float) is encoded inline; 32-bit literals print as ``0x%x``;
+for 64-bit integer operands the literal must fit in 32 bits (signed or unsigned) and is
+printed as its 32-bit pattern; 64-bit float operands take the literal as the HIGH dword.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+# ---------------------------------------------------------------------------------------
+# The number space
+# ---------------------------------------------------------------------------------------
+LITERAL = 255
+VGPR_BASE = 256
+NUM_SGPRS = 102
+TTMP_BASE = 108
+NULL = 125
+M0 = 124
+
+SPECIAL32: dict[int, str] = {
+    102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo", 105: "xnack_mask_hi",
+    106: "vcc_lo", 107: "vcc_hi", 124: "m0", 125: "null", 126: "exec_lo", 127: "exec_hi",
+}
+SPECIAL64: dict[int, str] = {102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 126: "exec", 125: "null"}
+SRC_SPECIAL: dict[int, str] = {
+    235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base", 238: "src_private_limit",
+    239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz", 253: "src_scc",
+    254: "src_lds_direct",
+}
+# Accepted aliases when parsing (LLVM accepts the names without ``src_``).
+_SRC_ALIASES = {n[4:]: c for c, n in SRC_SPECIAL.items()}
+_SRC_ALIASES.update({n: c for c, n in SRC_SPECIAL.items()})
+_SRC_ALIASES["scc"] = 253
+
+# code -> (text32, f32 bits, f16 bits, f64 bits, text64)
+INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {}
+for _code, _v in zip(range(240, 248), (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)):
+    INLINE_FLOATS[_code] = (
+        repr(_v), struct.unpack("<I", struct.pack("<f", _v))[0], struct.unpack("<H", struct.pack("<e", _v))[0],
+        struct.unpack("<Q", struct.pack("<d", _v))[0], repr(_v))
+# 1/(2*pi): the hardware's bit patterns (ISA guide 3.7.1), not rounded decimals.
+INLINE_FLOATS[248] = ("0.15915494", 0x3E22F983, 0x3118, 0x3FC45F306DC9C882, "0.15915494309189532")
+_FLOAT_TEXT_TO_CODE = {v[0]: c for c, v in INLINE_FLOATS.items()}
+
+
+def inline_int_code(v: int) -> int | None:
+    if 0 <= v <= 64:
+        return 128 + v
+    if -16 <= v <= -1:
+        return 192 - v
+    return None
+
+
+def inline_value(code: int, optype: str = "", dwords: int = 1) -> int | None:
+    """Bit pattern of inline constant ``code`` for an operand of ``optype``/``dwords``."""
+    bits = 64 if dwords == 2 or optype.endswith("64") else 32
+    if 128 <= code <= 192:
+        return code - 128
+    if 193 <= code <= 208:
+        return (192 - code) & ((1 << bits) - 1)
+    if code in INLINE_FLOATS:
+        t = INLINE_FLOATS[code]
+        if bits == 64:
+            return t[3]
+        if optype in ("f16", "v2f16", "i16", "b16", "v2i16", "v2b16"):
+            return t[2]
+        return t[1]
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Operand tokens (what the lexer hands to a family's parser)
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Tok:
+    text: str
+    col: int  # 1-based column of the token's first character
+
+    def loc(self, base: SourceLoc) -> SourceLoc:
+        return SourceLoc(base.file, base.line, base.col + self.col - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class RegRef:
+    """A register (range) named in text: file 's'/'v'/'a'/'ttmp' or a special name."""
+
+    file: str
+    index: int  # first register (for specials: their source code)
+    count: int = 1
+
+    def __str__(self) -> str:
+        return format_reg(self.file, self.index, self.count)
+
+
+def format_reg(file: str, index: int, count: int) -> str:
+    if file in ("s", "v", "a", "ttmp"):
+        if count == 1:
+            return f"{file}{index}"
+        return f"{file}[{index}:{index + count - 1}]"
+    return file
+
+
+_SPECIAL_BY_NAME: dict[str, tuple[int, int]] = {}  # name -> (code, dwords)
+for _c, _n in SPECIAL32.items():
+    _SPECIAL_BY_NAME[_n] = (_c, 1)
+for _c, _n in SPECIAL64.items():
+    if _n != "null":
+        _SPECIAL_BY_NAME[_n] = (_c, 2)
+
+
+def parse_reg(text: str) -> RegRef | None:
+    """``s5``, ``s[4:7]``, ``v[0:1]``, ``a3``, ``ttmp[4:7]``, ``vcc``, ``exec_lo``, ``m0``...;
+    None if the text is not a register name (it may then be a constant or label)."""
+    t = text.lower()
+    sp = _SPECIAL_BY_NAME.get(t)
+    if sp is not None:
+        return RegRef(t, sp[0], sp[1])
+    for file in ("ttmp", "s", "v", "a"):
+        if t.startswith(file):
+            rest = t[len(file):]
+            if rest.isdigit():
+                return RegRef(file, int(rest), 1)
+            if rest.startswith("[") and rest.endswith("]"):
+                inner = rest[1:-1].replace(" ", "")
+                lo, sep, hi = inner.partition(":")
+                if not sep:
+                    hi = lo
+                if lo.isdigit() and hi.isdigit() and int(hi) >= int(lo):
+                    return RegRef(file, int(lo), int(hi) - int(lo) + 1)
+                return None
+            return None
+    return None
+
+
+def parse_int(text: str) -> int | None:
+    """An integer literal as LLVM's MC lexer reads it (decimal, 0x hex, 0b binary, with an
+    optional leading minus)."""
+    t = text.strip().replace("_", "") if False else text.strip()
+    neg = t.startswith("-")
+    if neg or t.startswith("+"):
+        t = t[1:].lstrip()
+    if not t:
+        return None
+    try:
+        if t[:2].lower() in ("0x", "0b", "0o"):
+            v = int(t, 0)
+        elif t.isdigit():
+            v = int(t, 10)
+        elif t[-1] in "hH" and all(c in "0123456789abcdefABCDEF" for c in t[:-1]) and t[0].isdigit():
+            v = int(t[:-1], 16)
+        else:
+            return None
+    except ValueError:
+        return None
+    return -v if neg else v
+
+
+def parse_float(text: str) -> float | None:
+    t = text.strip()
+    if not any(c in t for c in ".eE") or t.lower().startswith(("0x", "-0x")):
+        return None
+    try:
+        v = float(t)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def f32_bits(v: float) -> int | None:
+    try:
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+    except OverflowError:
+        return None
+
+
+def f64_bits(v: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Scalar/vector source and destination operands
+# ---------------------------------------------------------------------------------------
+def _err(msg: str, tok: Tok, base: SourceLoc, notes: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic(msg, tok.loc(base), notes)
+
+
+def sreg_code(ref: RegRef, dwords: int, tok: Tok, base: SourceLoc, what: str) -> int:
+    """Field value of a scalar register (range) in a 7/8-bit field, with width and
+    alignment checks (SGPR pairs even, wider ranges 4-aligned: ISA guide 3.3.1)."""
+    f = ref.file
+    if f in ("s", "ttmp"):
+        if ref.count != dwords:
+            raise _err(f"{what} expects a {dwords}-dword scalar register, got {ref} ({ref.count} dword"
+                       f"{'s' if ref.count > 1 else ''})", tok, base)
+        limit = NUM_SGPRS if f == "s" else 16
+        if ref.index + ref.count > limit:
+            raise _err(f"register {ref} out of range ({f}0..{f}{limit - 1})", tok, base)
+        align = 1 if dwords == 1 else (2 if dwords == 2 else 4)
+        if ref.index % align:
+            raise _err(f"misaligned register range {ref}: a {dwords}-dword scalar range must start at "
+                       f"a multiple of {align}", tok, base)
+        return ref.index + (TTMP_BASE if f == "ttmp" else 0)
+    if f in ("v", "a"):
+        raise _err(f"{what} expects a scalar register, got {'VGPR' if f == 'v' else 'AGPR'} {ref}", tok, base)
+    if ref.count != dwords:
+        pair = SPECIAL64.get(ref.index)
+        if dwords == 2 and ref.index in SPECIAL64:
+            pass
+        raise _err(f"{what} expects a {dwords}-dword operand, got {ref}", tok, base)
+    return ref.index
+
+
+def format_sreg(code: int, dwords: int) -> str:
+    """Text of a scalar register at ``code`` spanning ``dwords`` (7/8-bit field value)."""
+    if code < NUM_SGPRS:
+        return format_reg("s", code, dwords)
+    if TTMP_BASE <= code < TTMP_BASE + 16:
+        return format_reg("ttmp", code - TTMP_BASE, dwords)
+    if dwords == 1:
+        return SPECIAL32.get(code, f"<invalid:{code}>")
+    if dwords == 2 and code in SPECIAL64:
+        return SPECIAL64[code]
+    return SPECIAL32.get(code, f"<invalid:{code}>")
+
+
+def format_src(code: int, dwords: int = 1, optype: str = "", literal: int | None = None) -> str:
+    """Text LLVM prints for an 8/9-bit source ``code`` (VGPRs at 256+)."""
+    if code >= VGPR_BASE:
+        return format_reg("v", code - VGPR_BASE, dwords)
+    if code <= 127:
+        return format_sreg(code, dwords)
+    if 128 <= code <= 208:
+        return str(code - 128 if code <= 192 else 192 - code)
+    if code in INLINE_FLOATS:
+        t = INLINE_FLOATS[code]
+        return t[4] if (dwords == 2 or optype.endswith("64")) else t[0]
+    if code in SRC_SPECIAL:
+        return SRC_SPECIAL[code]
+    if code == LITERAL:
+        return format_literal(literal or 0, dwords, optype)
+    return f"<invalid:{code}>"
+
+
+def format_literal(lit: int, dwords: int = 1, optype: str = "") -> str:
+    if (dwords == 2 or optype.endswith("64")) and optype.startswith("f"):
+        return f"0x{(lit << 32) & 0xFFFFFFFFFFFFFFFF:x}"
+    return f"0x{lit & 0xFFFFFFFF:x}"
+
+
+@dataclass(slots=True)
+class SrcResult:
+    code: int
+    literal: int | None = None
+
+
+def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", vgpr: bool = False,
+               literal_ok: bool = True, what: str = "operand") -> SrcResult:
+    """Encode a scalar (8-bit) or, with ``vgpr``, vector-ALU (9-bit) source operand."""
+    text = tok.text
+    ref = parse_reg(text)
+    if ref is not None:
+        if ref.file in ("v", "a"):
+            if not vgpr or ref.file == "a":
+                raise _err(f"{what} cannot be a{'n AGPR' if ref.file == 'a' else ' VGPR'}: expected a scalar "
+                           "register, inline constant" + (" or literal" if literal_ok else ""), tok, base)
+            if ref.count != dwords:
+                raise _err(f"{what} expects {dwords} dword{'s' if dwords > 1 else ''}, got {ref}", tok, base)
+            if ref.index + ref.count > 256:
+                raise _err(f"register {ref} out of range (v0..v255)", tok, base)
+            return SrcResult(VGPR_BASE + ref.index)
+        return SrcResult(sreg_code(ref, dwords, tok, base, what))
+    low = text.lower()
+    if low in _SRC_ALIASES:
+        return SrcResult(_SRC_ALIASES[low])
+    iv = parse_int(text)
+    if iv is not None:
+        code = inline_int_code(iv)
+        if code is not None:
+            return SrcResult(code)
+        wide = dwords == 2 or optype.endswith("64")
+        if wide:
+            for c, t in INLINE_FLOATS.items():
+                if iv == t[3]:
+                    return SrcResult(c)
+        else:
+            u = iv & 0xFFFFFFFF
+            if -(1 << 31) <= iv < (1 << 32):
+                for c, t in INLINE_FLOATS.items():
+                    if u == t[1]:
+                        return SrcResult(c)
+        if not literal_ok:
+            raise _err(f"literal {text} not allowed here: {what} accepts only registers and inline constants "
+                       "(-16..64, +-0.5, +-1.0, +-2.0, +-4.0, 0.15915494)", tok, base)
+        if not (-(1 << 31) <= iv < (1 << 32)):
+            raise _err(f"immediate {text} out of range: a literal is 32 bits", tok, base)
+        if wide and optype.startswith("f"):
+            # fp64 literal: the 32 bits given are the high dword (LLVM requires low dword zero)
+            if iv & 0xFFFFFFFF:
+                if -(1 << 31) <= iv < (1 << 32):
+                    return SrcResult(LITERAL, iv & 0xFFFFFFFF)
+            return SrcResult(LITERAL, (iv >> 32) & 0xFFFFFFFF)
+        return SrcResult(LITERAL, iv & 0xFFFFFFFF)
+    fv = parse_float(text)
+    if fv is not None:
+        wide = dwords == 2 or optype.endswith("64")
+        for c, t in INLINE_FLOATS.items():
+            if fv == float(t[0]) or (c == 248 and abs(fv - 1 / (2 * math.pi)) < 1e-7):
+                return SrcResult(c)
+        if not literal_ok:
+            raise _err(f"literal {text} not allowed here: {what} accepts only inline constants", tok, base)
+        if wide:
+            if not optype.startswith("f"):
+                raise _err(f"invalid operand {text}: a 64-bit integer operand takes no floating-point literal",
+                           tok, base)
+            b = f64_bits(fv)
+            if b & 0xFFFFFFFF:
+                raise _err(f"floating-point literal {text} is not representable in 32 high bits", tok, base)
+            return SrcResult(LITERAL, b >> 32)
+        b = f32_bits(fv)
+        if b is None:
+            raise _err(f"floating-point literal {text} out of range for f32", tok, base)
+        return SrcResult(LITERAL, b)
+    raise _err(f"invalid {what} '{text}': expected a register, inline constant or literal", tok, base)
+
+
+def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v", what: str = "operand") -> tuple[str, int]:
+    """A VGPR/AGPR (range) in an 8-bit field: returns (file, index). gfx90a+ requires
+    multi-dword VGPR/AGPR tuples to be even-aligned (LLVM: "invalid register alignment")."""
+    ref = parse_reg(tok.text)
+    want = " or ".join({"v": "VGPR", "a": "AGPR"}[f] for f in files)
+    if ref is None or ref.file not in ("v", "a"):
+        raise _err(f"invalid {what} '{tok.text}': expected a {dwords}-dword {want}", tok, base)
+    if ref.file not in files:
+        raise _err(f"{what} must be a {want}, got {ref}", tok, base)
+    if ref.count != dwords:
+        raise _err(f"{what} expects a {dwords}-dword {want} range, got {ref} ({ref.count} dword"
+                   f"{'s' if ref.count > 1 else ''})", tok, base)
+    if ref.index + ref.count > 256:
+        raise _err(f"register {ref} out of range ({ref.file}0..{ref.file}255)", tok, base)
+    if dwords > 1 and ref.index % 2:
+        raise _err(f"misaligned register range {ref}: gfx942 {ref.file.upper()}GPR tuples must start at an "
+                   "even register", tok, base)
+    return ref.file, ref.index
+
+
+# ---------------------------------------------------------------------------------------
+# Lexing an instruction line into operand segments
+# ---------------------------------------------------------------------------------------
+def split_mnemonic(text: str) -> tuple[str, int, str, int]:
+    """(mnemonic, its column, rest, rest's column) of one instruction line."""
+    i = 0
+    n = len(text)
+    while i < n and text[i] in " \t":
+        i += 1
+    j = i
+    while j < n and text[j] not in " \t":
+        j += 1
+    k = j
+    while k < n and text[k] in " \t":
+        k += 1
+    return text[i:j], i + 1, text[k:].rstrip(), k + 1
+
+
+def lex_operands(rest: str, col0: int) -> list[list[Tok]]:
+    """Split the operand text into comma-separated segments of whitespace-separated words,
+    keeping ``(...)``, ``[...]`` and ``|...|`` groups whole. Columns are 1-based in the line."""
+    segs: list[list[Tok]] = []
+    cur: list[Tok] = []
+    word_start = -1
+    depth = 0
+    bars = False
+    i = 0
+    n = len(rest)
+
+    def flush(end: int) -> None:
+        nonlocal word_start
+        if word_start >= 0:
+            cur.append(Tok(rest[word_start:end], col0 + word_start))
+            word_start = -1
+
+    while i < n:
+        c = rest[i]
+        if depth == 0 and not bars and c in " \t":
+            # a word continues across spaces before ':' / '[' ... only inside groups
+            flush(i)
+        elif depth == 0 and not bars and c == ",":
+            flush(i)
+            segs.append(cur)
+            cur = []
+        else:
+            if word_start < 0:
+                word_start = i
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth = max(0, depth - 1)
+            elif c == "|":
+                bars = not bars
+        i += 1
+    flush(n)
+    if cur or segs:
+        segs.append(cur)
+    return segs

@@ -1,0 +1,59 @@
+"""Target facts, one place per target (gfx942 now; room for gfx950).
+
+Sources: AMD Instinct MI300 ISA Reference Guide (CDNA3) ch. 3 "Kernel State" (102
+addressable SGPRs, 512 unified VGPRs per lane = up to 256 arch VGPRs + 256 AGPRs, 64 KiB
+LDS per work-group, wave64); LLVM 22 AMDGPU (AMDGPUBaseInfo getVGPRAllocGranule /
+getSGPREncodingGranule) for the granules it uses in ``.amdhsa`` granulated counts:
+gfx90a+ VGPR granule 8 (unified, encoded as (n+7)/8-1), SGPR encoding granule 8 on
+gfx9 (compute_pgm_rsrc1.granulated_wavefront_sgpr_count = 2*ceil(n/16)-1... LLVM encodes
+it as (n + 8 - 1) / 8 - 1 with n including VCC/FLAT_SCRATCH/XNACK extra SGPRs); CU count
+from the MI300X data sheet (304 CUs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    sgprs: int  # addressable SGPRs (s0..s101)
+    vgprs: int  # unified VGPR file per lane (arch VGPRs + AGPRs)
+    arch_vgprs: int  # v0..v255
+    agprs: int  # a0..a255
+    vgpr_granule: int  # VGPR allocation granule (unified file)
+    vgpr_encoding_granule: int  # granule of compute_pgm_rsrc1.granulated_workitem_vgpr_count
+    sgpr_granule: int  # SGPR allocation granule
+    sgpr_encoding_granule: int  # granule of compute_pgm_rsrc1.granulated_wavefront_sgpr_count
+    lds_bytes: int  # LDS per work-group
+    lds_granule: int  # bytes per unit of compute_pgm_rsrc2.lds_size (128 dwords)
+    wave_size: int
+    max_waves_per_simd: int
+    simds_per_cu: int
+    cu_count: int
+    trap_sgprs: int = 16  # ttmp0..ttmp15
+    extra_sgprs_vcc: int = 2  # VCC counted in the SGPR budget
+    extra_sgprs_flat_scratch: int = 6  # gfx90a+: flat_scratch + xnack_mask also reserved
+    has_agprs: bool = True
+    has_packed_fp32: bool = True
+    max_flat_workgroup_size: int = 1024
+
+
+TARGETS: dict[str, Target] = {
+    "gfx942": Target(
+        name="gfx942", sgprs=102, vgprs=512, arch_vgprs=256, agprs=256, vgpr_granule=8,
+        vgpr_encoding_granule=8, sgpr_granule=16, sgpr_encoding_granule=8, lds_bytes=65536, lds_granule=512,
+        wave_size=64, max_waves_per_simd=8, simds_per_cu=4, cu_count=304,
+    ),
+}
+
+
+def target(name: str = "gfx942") -> Target:
+    base = name.split(":")[0]
+    try:
+        return TARGETS[base]
+    except KeyError:
+        from gcnforge.diagnostics import Diagnostic
+
+        raise Diagnostic(f"unknown target '{name}' (known: {', '.join(TARGETS)})") from None
