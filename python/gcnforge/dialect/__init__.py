@@ -1,0 +1,72 @@
+"""The ``amdgcn`` dialect on xDSL: registers as types, instructions as ops.
+
+* ``types``          register types (vgpr/sgpr/agpr in value, unallocated and allocated
+                     states), special registers, memory tokens
+* ``attrs``          target, instruction, kernel-argument and float-mode attributes
+* ``inst_ops``       one op per instruction family, verified against the ISA table
+* ``structure_ops``  module, kernel, func/call/return, end, branch, alloca, ranges,
+                     kernel arguments, ids, LDS, wait
+* ``irdl_export``    the dialect as IRDL for LLVM's ``mlir-opt --irdl-file``
+
+``AMDGCN`` is the ``xdsl.ir.Dialect``; ``context()`` gives an ``xdsl.context.Context`` with
+it, ``builtin``, ``arith`` and ``func`` loaded.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+
+from gcnforge.dialect.attrs import FloatModeAttr, InstAttr, KernelArgAttr, TargetAttr
+from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
+from gcnforge.dialect.structure_ops import (
+    STRUCTURE_OPS,
+    AllocaOp,
+    BlockIdOp,
+    BranchOp,
+    CallOp,
+    EndOp,
+    FuncOp,
+    KernelOp,
+    LdsAllocOp,
+    LoadArgOp,
+    MakeRangeOp,
+    ModuleOp,
+    ReturnOp,
+    SplitRangeOp,
+    ThreadIdOp,
+    WaitOp,
+)
+from gcnforge.dialect.types import (
+    AGPRType,
+    ReadTokenType,
+    RegisterType,
+    SGPRType,
+    SpecialRegType,
+    VGPRType,
+    WriteTokenType,
+)
+
+TYPES = (VGPRType, SGPRType, AGPRType, SpecialRegType, ReadTokenType, WriteTokenType)
+ATTRIBUTES = (TargetAttr, InstAttr, KernelArgAttr, FloatModeAttr)
+
+AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *FAMILY_OPS.values()], [*TYPES, *ATTRIBUTES])
+
+
+def context() -> Context:
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+
+    ctx = Context()
+    for d in (Builtin, Arith, Func, AMDGCN):
+        ctx.load_dialect(d)
+    return ctx
+
+
+__all__ = [
+    "AMDGCN", "context", "InstOp", "FAMILY_OPS", "RegisterType", "VGPRType", "SGPRType", "AGPRType",
+    "SpecialRegType", "ReadTokenType", "WriteTokenType", "TargetAttr", "InstAttr", "KernelArgAttr",
+    "FloatModeAttr", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
+    "AllocaOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
+]

@@ -1,0 +1,239 @@
+"""Attributes of the ``amdgcn`` dialect: target, instruction, kernel ABI.
+
+* ``#amdgcn.target<gfx942>`` on ``amdgcn.module``.
+* ``#amdgcn.inst<v_add_f32_e32>``: an instruction of the ISA table, spelled exactly as
+  LLVM prints its mnemonic (``gcnforge.isa.table.by_mnemonic`` key).
+* ``#amdgcn.arg<...>``: one kernel argument as the AMDGPU code-object metadata describes it
+  (``.value_kind``, ``.size``, ``.offset`` alignment, ``.address_space``, ``.access``).
+* ``#amdgcn.float_mode<...>``: the kernel descriptor's FP mode fields
+  (``.amdhsa_float_round_mode_32`` ... ``.amdhsa_ieee_mode``).
+
+Key/value attributes print as ``#amdgcn.arg<kind = global_buffer, size = 8, ...>`` with
+fields in a fixed order, defaults omitted, so print -> parse -> print is stable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IntAttr, StringAttr
+from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from gcnforge.dialect import mlir_compat
+
+TARGETS = ("gfx942",)
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    name = "amdgcn.target"
+    chip: StringAttr
+
+    @staticmethod
+    def get(chip: str = "gfx942") -> TargetAttr:
+        return TargetAttr(StringAttr(chip))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (StringAttr(parser.parse_identifier()),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<{mlir_compat.quote(self.chip.data)}>" if mlir_compat.active() else f"<{self.chip.data}>"
+        )
+
+    def verify(self) -> None:
+        if self.chip.data not in TARGETS:
+            raise VerifyException(f"unsupported target '{self.chip.data}' (supported: {', '.join(TARGETS)})")
+
+
+@irdl_attr_definition
+class InstAttr(ParametrizedAttribute):
+    """An ISA-table instruction. Which op family may carry it is checked by the op."""
+
+    name = "amdgcn.inst"
+    mnemonic: StringAttr
+
+    @staticmethod
+    def get(mnemonic: str) -> InstAttr:
+        return InstAttr(StringAttr(mnemonic))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            name = parser.parse_optional_str_literal() or parser.parse_identifier()
+        return (StringAttr(name),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        m = self.mnemonic.data
+        printer.print_string(f"<{mlir_compat.quote(m)}>" if mlir_compat.active() else f"<{m}>")
+
+
+class KeyValueAttr(ParametrizedAttribute):
+    """A fixed set of named fields, each an identifier (StringAttr) or integer (IntAttr).
+    Subclasses list ``FIELDS`` as (name, 'id'|'int'|'str', default, allowed ids or None)."""
+
+    FIELDS: ClassVar[tuple[tuple[str, str, object, tuple[str, ...] | None], ...]] = ()
+
+    @classmethod
+    def make(cls, **kw):
+        unknown = set(kw) - {f[0] for f in cls.FIELDS}
+        if unknown:
+            raise ValueError(f"{cls.name}: unknown field(s) {', '.join(sorted(unknown))}")
+        params = []
+        for fname, kind, default, _ in cls.FIELDS:
+            v = kw.get(fname, default)
+            params.append(IntAttr(int(v)) if kind == "int" else StringAttr(str(v)))
+        return cls(*params)
+
+    def get(self, fname: str):
+        for (n, kind, _, _), p in zip(self.FIELDS, self.parameters, strict=True):
+            if n == fname:
+                return p.data  # type: ignore[attr-defined]
+        raise KeyError(fname)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: dict[str, object] = {}
+        fields = {f[0]: f for f in cls.FIELDS}
+        with parser.in_angle_brackets():
+            while True:
+                pos = parser.pos
+                key = parser.parse_optional_identifier()
+                if key is None:
+                    break
+                if key not in fields:
+                    parser.raise_error(
+                        f"unknown field '{key}' in #{cls.name} (expected {', '.join(fields)})", pos, parser.pos
+                    )
+                if key in values:
+                    parser.raise_error(f"field '{key}' given twice", pos, parser.pos)
+                parser.parse_punctuation("=")
+                kind = fields[key][1]
+                if kind == "int":
+                    values[key] = parser.parse_integer()
+                elif kind == "str":
+                    values[key] = parser.parse_str_literal()
+                else:
+                    vpos = parser.pos
+                    values[key] = parser.parse_identifier()
+                    allowed = fields[key][3]
+                    if allowed and values[key] not in allowed:
+                        parser.raise_error(
+                            f"invalid {key} '{values[key]}' (expected one of {', '.join(allowed)})", vpos, parser.pos
+                        )
+                if not parser.parse_optional_punctuation(","):
+                    break
+        return cls.make(**values).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        parts = []
+        for (fname, kind, default, _), p in zip(self.FIELDS, self.parameters, strict=True):
+            v = p.data  # type: ignore[attr-defined]
+            if mlir_compat.active():
+                parts.append(f"{v} : i32" if kind == "int" else mlir_compat.quote(v))
+                continue
+            if v == default:
+                continue
+            parts.append(f"{fname} = {mlir_compat.quote(v) if kind == 'str' else v}")
+        printer.print_string("<" + ", ".join(parts) + ">")
+
+    def verify(self) -> None:
+        for (fname, kind, _, allowed), p in zip(self.FIELDS, self.parameters, strict=True):
+            if allowed and p.data not in allowed:  # type: ignore[attr-defined]
+                raise VerifyException(f"#{self.name}: invalid {fname} '{p.data}'")  # type: ignore[attr-defined]
+
+
+# AMDGPU code object v5 metadata, ".value_kind" values (LLVM AMDGPUUsage, "Code Object V3+
+# Metadata"); hidden_* arguments are laid out by the code-object writer, not written here.
+ARG_KINDS = ("by_value", "global_buffer", "dynamic_shared_pointer", "image", "sampler", "pipe", "queue")
+ADDRESS_SPACES = ("none", "global", "constant", "local", "private", "generic", "region")
+ACCESS = ("none", "read_only", "write_only", "read_write")
+
+
+@irdl_attr_definition
+class KernelArgAttr(KeyValueAttr):
+    """``#amdgcn.arg<name = "a", kind = global_buffer, size = 8, align = 8,
+    space = global, access = read_only>``."""
+
+    name = "amdgcn.arg"
+    arg_name: StringAttr
+    kind: StringAttr
+    size: IntAttr
+    align: IntAttr
+    space: StringAttr
+    access: StringAttr
+
+    FIELDS = (
+        ("name", "str", "", None),
+        ("kind", "id", "by_value", ARG_KINDS),
+        ("size", "int", 4, None),
+        ("align", "int", 4, None),
+        ("space", "id", "none", ADDRESS_SPACES),
+        ("access", "id", "none", ACCESS),
+    )
+
+    def verify(self) -> None:
+        super().verify()
+        size, align = self.size.data, self.align.data
+        if size <= 0:
+            raise VerifyException(f"#amdgcn.arg: size must be positive, got {size}")
+        if align <= 0 or align & (align - 1):
+            raise VerifyException(f"#amdgcn.arg: align must be a power of two, got {align}")
+        if self.kind.data == "global_buffer" and size != 8:
+            raise VerifyException("#amdgcn.arg: a global_buffer argument is an 8-byte pointer")
+        if self.kind.data == "global_buffer" and self.space.data not in ("global", "constant", "generic"):
+            raise VerifyException(
+                "#amdgcn.arg: a global_buffer argument needs space = global, constant or generic"
+            )
+
+
+@irdl_attr_definition
+class FloatModeAttr(KeyValueAttr):
+    """Kernel descriptor FP mode fields (ISA guide, MODE register; LLVM AMDGPUUsage
+    ``.amdhsa_float_*``). Defaults are LLVM's for a kernel without FP attributes:
+    round to nearest even, denormals preserved (mode 3), dx10_clamp and ieee on."""
+
+    name = "amdgcn.float_mode"
+    round32: IntAttr
+    round16_64: IntAttr
+    denorm32: IntAttr
+    denorm16_64: IntAttr
+    dx10_clamp: IntAttr
+    ieee: IntAttr
+
+    FIELDS = (
+        ("round32", "int", 0, None),
+        ("round16_64", "int", 0, None),
+        ("denorm32", "int", 3, None),
+        ("denorm16_64", "int", 3, None),
+        ("dx10_clamp", "int", 1, None),
+        ("ieee", "int", 1, None),
+    )
+
+    def verify(self) -> None:
+        for (fname, *_), p in zip(self.FIELDS, self.parameters, strict=True):
+            hi = 1 if fname in ("dx10_clamp", "ieee") else 3
+            if not 0 <= p.data <= hi:  # type: ignore[attr-defined]
+                raise VerifyException(f"#amdgcn.float_mode: {fname} must be in [0, {hi}], got {p.data}")  # type: ignore[attr-defined]
+
+
+# Preloaded registers a kernel may request (LLVM AMDGPUUsage, ".amdhsa_user_sgpr_*",
+# ".amdhsa_system_sgpr_*", ".amdhsa_system_vgpr_workitem_id"), with their SGPR counts.
+USER_SGPRS = {
+    "private_segment_buffer": 4,
+    "dispatch_ptr": 2,
+    "queue_ptr": 2,
+    "kernarg_segment_ptr": 2,
+    "dispatch_id": 2,
+    "flat_scratch_init": 2,
+    "private_segment_size": 1,
+}
+SYSTEM_SGPRS = ("workgroup_id_x", "workgroup_id_y", "workgroup_id_z", "workgroup_info", "private_segment_wavefront_offset")
+SYSTEM_VGPRS = ("workitem_id_x", "workitem_id_y", "workitem_id_z")

@@ -1,0 +1,468 @@
+"""Instruction ops: one op per instruction family, the instruction as an attribute.
+
+Every op here carries ``inst = #amdgcn.inst<mnemonic>`` (an ISA-table record), its
+register/constant operands in LLVM's print order (``args``), its immediates (``imms``),
+the slots written as ``off`` (``off``) and its modifiers (``mods``). Destination-passing
+style: destination registers are operands *and* each yields a result of the same type,
+so before allocation every definition is a fresh SSA value and after allocation the op
+is an in-place write. Memory families also yield a ``!amdgcn.read_token`` (loads, atomics
+with return) or ``!amdgcn.write_token``.
+
+Custom syntax reads like the ISA, operands in the table's order, immediates inline,
+modifiers as ``name`` or ``name = value`` (the ``=`` keeps them apart from the type list)::
+
+    %d = amdgcn.vop2 v_add_f32_e32 %dst, %a, %b : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.vgpr
+    %v, %t = amdgcn.global global_load_dword %dst, %off, %ptr offset = 16 sc0
+        : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.sgpr<[? + 2]>
+    amdgcn.sopp s_nop 3
+
+Result types are not printed: they are the destination operands' types (plus the token).
+The verifier checks the op against the ISA table (``isa_info``): the instruction exists
+and belongs to this family, operand count, each operand's register file and width,
+inline-constant / literal rules, immediates, and that modifiers are ones the encoding has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    attr_def,
+    irdl_op_definition,
+    opt_attr_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from gcnforge.dialect import isa_info
+from gcnforge.dialect.attrs import InstAttr
+from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
+
+
+def mods_attr(mods: dict[str, object]) -> DictionaryAttr | None:
+    """Modifiers as a dictionary attribute: True -> unit, int -> i32, list -> array<i32>,
+    str -> string (symbolic values such as SDWA's ``WORD_1``)."""
+    if not mods:
+        return None
+    out: dict[str, Attribute] = {}
+    for k, v in mods.items():
+        if v is True:
+            out[k] = UnitAttr()
+        elif isinstance(v, bool) or v is None:
+            continue  # False / None: modifier absent
+        elif isinstance(v, int):
+            out[k] = IntegerAttr(v, i32)
+        elif isinstance(v, list | tuple):
+            out[k] = DenseArrayBase.from_list(i32, [int(x) for x in v])
+        elif isinstance(v, str):
+            out[k] = StringAttr(v)
+        else:
+            raise TypeError(f"modifier {k}={v!r}: expected bool, int, list of int or str")
+    return DictionaryAttr(out) if out else None
+
+
+def mod_value(a: Attribute) -> object:
+    if isinstance(a, UnitAttr):
+        return True
+    if isinstance(a, IntegerAttr):
+        return a.value.data
+    if isinstance(a, DenseArrayBase):
+        return list(a.get_values())
+    if isinstance(a, StringAttr):
+        return a.data
+    return a
+
+
+def constant_of(v: SSAValue) -> int | float | None:
+    """The value of an ``arith.constant`` operand, else None."""
+    op = v.owner
+    if isinstance(op, arith.ConstantOp):
+        val = op.value
+        if isinstance(val, IntegerAttr):
+            return val.value.data
+        if isinstance(val, FloatAttr):
+            return val.value.data
+    return None
+
+
+def is_constant_type(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) or isinstance(t, AnyFloat)
+
+
+class InstOp(IRDLOperation):
+    """Base of all instruction-family ops (not registered itself)."""
+
+    FAMILY: ClassVar[str] = ""
+
+    args = var_operand_def()
+    outs = var_result_def()
+    inst = attr_def(InstAttr)
+    imms = opt_attr_def(DenseArrayBase)
+    off = opt_attr_def(DenseArrayBase)
+    mods = opt_attr_def(DictionaryAttr)
+
+    def __init__(
+        self,
+        mnemonic: str,
+        args: Sequence[SSAValue],
+        imms: Sequence[int] = (),
+        off: Sequence[int] = (),
+        mods: dict[str, object] | DictionaryAttr | None = None,
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        if result_types is None:
+            result_types = self.derive_result_types(mnemonic, [a.type for a in args], off)
+        attrs: dict[str, Attribute] = {"inst": InstAttr.get(mnemonic)}
+        if imms:
+            attrs["imms"] = DenseArrayBase.from_list(i64, list(imms))
+        if off:
+            attrs["off"] = DenseArrayBase.from_list(i64, list(off))
+        m = mods if isinstance(mods, DictionaryAttr) else mods_attr(mods or {})
+        if m is not None:
+            attrs["mods"] = m
+        super().__init__(operands=[list(args)], result_types=[list(result_types)], attributes=attrs)
+
+    # -- accessors ----------------------------------------------------------------------
+    @property
+    def mnemonic(self) -> str:
+        return self.inst.mnemonic.data
+
+    @property
+    def info(self) -> isa_info.InstInfo | None:
+        return isa_info.info(self.mnemonic)
+
+    @property
+    def imm_values(self) -> tuple[int, ...]:
+        return tuple(self.imms.get_values()) if self.imms is not None else ()  # type: ignore[arg-type]
+
+    @property
+    def off_slots(self) -> tuple[int, ...]:
+        return tuple(self.off.get_values()) if self.off is not None else ()  # type: ignore[arg-type]
+
+    @property
+    def modifiers(self) -> dict[str, object]:
+        return {k: mod_value(v) for k, v in self.mods.data.items()} if self.mods is not None else {}
+
+    @property
+    def token(self) -> SSAValue | None:
+        if self.outs and isinstance(self.outs[-1].type, ReadTokenType | WriteTokenType):
+            return self.outs[-1]
+        return None
+
+    def operand_for(self, slot_name: str) -> SSAValue | None:
+        """The SSA operand bound to the table operand ``slot_name`` (``src0``, ``vdst``)."""
+        inf = self.info
+        if inf is None:
+            return None
+        offs = set(self.off_slots)
+        j = 0
+        for i, s in enumerate(inf.ssa_slots):
+            if i in offs:
+                continue
+            if s.name == slot_name:
+                return self.args[j] if j < len(self.args) else None
+            j += 1
+        return None
+
+    @classmethod
+    def derive_result_types(
+        cls, mnemonic: str, arg_types: Sequence[Attribute], off: Sequence[int] = ()
+    ) -> list[Attribute]:
+        inf = isa_info.info(mnemonic)
+        if inf is None:
+            return []
+        offs = set(off)
+        out: list[Attribute] = []
+        j = 0
+        for i, s in enumerate(inf.ssa_slots):
+            if i in offs:
+                continue
+            if s.is_def and j < len(arg_types):
+                out.append(arg_types[j])
+            j += 1
+        if inf.token == "read":
+            out.append(ReadTokenType())
+        elif inf.token == "write":
+            out.append(WriteTokenType())
+        return out
+
+    # -- verification ---------------------------------------------------------------------
+    def verify_(self) -> None:
+        m = self.mnemonic
+        inf = self.info
+        if inf is None:
+            raise VerifyException(f"unknown instruction '{m}' (not in the gfx942 ISA table)")
+        if inf.family != self.FAMILY:
+            raise VerifyException(
+                f"'{m}' is a {inf.family} instruction; use amdgcn.{inf.family}, not {self.name}"
+            )
+        offs = self.off_slots
+        for i in offs:
+            if not 0 <= i < len(inf.ssa_slots) or not inf.ssa_slots[i].may_be_off:
+                raise VerifyException(f"{m}: operand #{i} cannot be 'off'")
+        present = [s for i, s in enumerate(inf.ssa_slots) if i not in set(offs)]
+        if len(self.args) != len(present):
+            names = ", ".join(s.name for s in present) or "none"
+            raise VerifyException(
+                f"{m} expects {len(present)} register/constant operand(s) ({names}), got {len(self.args)}"
+            )
+        if len(self.imm_values) != len(inf.imm_slots):
+            names = ", ".join(s.name for s in inf.imm_slots) or "none"
+            raise VerifyException(
+                f"{m} expects {len(inf.imm_slots)} immediate(s) ({names}), got {len(self.imm_values)}"
+            )
+        literals: set[int | float] = set()
+        for slot, val in zip(present, self.args, strict=True):
+            self._check_operand(m, slot, val, literals)
+        if len(literals) > 1:
+            raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
+        for slot, v in zip(inf.imm_slots, self.imm_values, strict=True):
+            if slot.operand.kind in ("simm16",) and not -(1 << 15) <= v < (1 << 16):
+                raise VerifyException(f"{m}: {slot.name} = {v} does not fit in 16 bits")
+        allowed = set(inf.inst.modifiers)
+        for k in self.modifiers:
+            if k not in allowed:
+                raise VerifyException(
+                    f"{m}: modifier '{k}' is not accepted by {inf.inst.encoding} "
+                    f"(allowed: {', '.join(inf.inst.modifiers) or 'none'})"
+                )
+        expected = self.derive_result_types(m, [a.type for a in self.args], offs)
+        got = [r.type for r in self.outs]
+        if got != expected:
+            raise VerifyException(
+                f"{m}: results must be the destination operands' types plus the memory token: "
+                f"expected ({', '.join(map(str, expected))}), got ({', '.join(map(str, got))})"
+            )
+
+    @staticmethod
+    def _check_operand(m: str, slot: isa_info.Slot, val: SSAValue, literals: set) -> None:
+        t = val.type
+        o = slot.operand
+        what = f"{m}: operand {o.name}"
+        if isinstance(t, RegisterType):
+            if t.FILE not in slot.files:
+                raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
+            if t.width != o.dwords:
+                raise VerifyException(f"{what} must be {o.dwords} dword(s) wide, got {t.width} ({t})")
+            return
+        if isinstance(t, SpecialRegType):
+            if not slot.specials:
+                raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
+            if t.width != o.dwords:
+                raise VerifyException(f"{what} must be {o.dwords} dword(s) wide, got {t.reg.data}")
+            return
+        if is_constant_type(t):
+            if slot.is_def:
+                raise VerifyException(f"{what} is a destination; a constant cannot be written")
+            if slot.any_int and isinstance(t, IntegerType):
+                return
+            if not slot.const:
+                raise VerifyException(f"{what} must be {_files_text(slot)}, not a constant")
+            c = constant_of(val)
+            if c is None:
+                # a value only known later (LDS offset, symbol): it will be a literal
+                kind = "literal"
+            elif isinstance(c, float):
+                kind = isa_info.classify_float(c, getattr(t, "bitwidth", 32))
+            else:
+                kind = isa_info.classify_int(c)
+            if kind == "bad":
+                raise VerifyException(f"{what}: constant {c} is neither an inline constant nor a 32-bit literal")
+            if kind == "inline" and not o.inline_const:
+                if not o.literal:
+                    raise VerifyException(f"{what} does not accept a constant")
+                kind = "literal"
+            if kind == "literal":
+                if not o.literal:
+                    raise VerifyException(
+                        f"{what}: {c if c is not None else 'a non-constant value'} is not an inline "
+                        f"constant and this operand takes no literal"
+                    )
+                literals.add(c if c is not None else id(val))
+            return
+        raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
+
+
+def _files_text(slot: isa_info.Slot) -> str:
+    names = {"v": "a VGPR", "s": "an SGPR", "a": "an AGPR"}
+    parts = [names[f] for f in slot.files if f in names]
+    if slot.specials:
+        parts.append("a special register")
+    if slot.const:
+        parts.append("a constant")
+    w = slot.operand.dwords
+    text = " or ".join(parts) if parts else "nothing"
+    return f"{text} ({w} dword{'s' if w > 1 else ''})"
+
+
+# -- custom syntax -------------------------------------------------------------------------
+def _print_inst(op: InstOp, printer: Printer) -> None:
+    printer.print_string(" " + op.mnemonic)
+    inf = op.info
+    items: list[str | SSAValue] = []
+    offs = set(op.off_slots)
+    imms = list(op.imm_values)
+    args = list(op.args)
+    if inf is not None and len(imms) == len(inf.imm_slots):
+        ai = ii = si = 0
+        for s in inf.slots:
+            if s.operand.kind == "label":
+                continue
+            if s.ssa:
+                if si in offs:
+                    items.append("off")
+                elif ai < len(args):
+                    items.append(args[ai])
+                    ai += 1
+                si += 1
+            else:
+                items.append(str(imms[ii]))
+                ii += 1
+        items.extend(args[ai:])
+    else:
+        items = [*args, *(str(v) for v in imms)]
+    for n, it in enumerate(items):
+        printer.print_string(", " if n else " ")
+        if isinstance(it, str):
+            printer.print_string(it)
+        else:
+            printer.print_operand(it)
+    for k, v in op.modifiers.items():
+        if v is True:
+            printer.print_string(f" {k}")
+        elif isinstance(v, list):
+            printer.print_string(f" {k} = [{', '.join(map(str, v))}]")
+        else:
+            printer.print_string(f" {k} = {v}")
+    extra = {k: a for k, a in op.attributes.items() if k not in ("inst", "imms", "off", "mods")}
+    if extra:
+        printer.print_op_attributes(extra)
+    if args:
+        printer.print_string(" : ")
+        printer.print_list([a.type for a in args], printer.print_attribute)
+
+
+def _parse_inst(cls: type[InstOp], parser: Parser) -> InstOp:
+    pos = parser.pos
+    mnemonic = parser.parse_identifier(" (an instruction mnemonic)")
+    end = parser.pos
+    if isa_info.info(mnemonic) is None:
+        parser.raise_error(f"unknown instruction '{mnemonic}' (not in the gfx942 ISA table)", pos, end)
+    unresolved: list[UnresolvedOperand] = []
+    imms: list[int] = []
+    offs: list[int] = []
+    ssa_index = 0
+    first = True
+    while True:
+        if not first and not parser.parse_optional_punctuation(","):
+            break
+        if (u := parser.parse_optional_unresolved_operand()) is not None:
+            unresolved.append(u)
+            ssa_index += 1
+        elif parser.parse_optional_keyword("off"):
+            offs.append(ssa_index)
+            ssa_index += 1
+        elif (v := parser.parse_optional_integer(allow_boolean=False, allow_negative=True)) is not None:
+            imms.append(v)
+        elif first:
+            break
+        else:
+            parser.raise_error("expected an operand, 'off' or an integer immediate")
+        first = False
+    mods: dict[str, object] = {}
+    while (k := parser.parse_optional_identifier()) is not None:
+        if parser.parse_optional_punctuation("="):
+            if parser.parse_optional_punctuation("["):
+                vals = []
+                if not parser.parse_optional_punctuation("]"):
+                    vals = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_integer)
+                    parser.parse_punctuation("]")
+                mods[k] = vals
+            elif (iv := parser.parse_optional_integer(allow_boolean=False, allow_negative=True)) is not None:
+                mods[k] = iv
+            else:
+                mods[k] = parser.parse_identifier(" (a modifier value)")
+        else:
+            mods[k] = True
+    extra = parser.parse_optional_attr_dict()
+    types: list[Attribute] = []
+    tpos = parser.pos
+    if unresolved:
+        parser.parse_punctuation(":", " followed by the operand types")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    if len(types) != len(unresolved):
+        parser.raise_error(f"{len(unresolved)} operand(s) but {len(types)} type(s)", tpos, parser.pos)
+    operands = parser.resolve_operands(unresolved, types, tpos)
+    op = cls(mnemonic, operands, imms=imms, off=offs, mods=mods)
+    op.attributes.update(extra)
+    return op
+
+
+def _family_op(name: str, family: str, doc: str) -> type[InstOp]:
+    def parse(cls, parser: Parser):
+        return _parse_inst(cls, parser)
+
+    def print_(self, printer: Printer) -> None:
+        _print_inst(self, printer)
+
+    cls = type(
+        f"{family.capitalize()}Op",
+        (InstOp,),
+        {
+            "__doc__": doc,
+            "name": name,
+            "FAMILY": family,
+            "__annotations__": {"FAMILY": ClassVar[str]},
+            "parse": classmethod(parse),
+            "print": print_,
+            "__module__": __name__,
+        },
+    )
+    return irdl_op_definition(cls)
+
+
+_FAMILY_DOCS = {
+    "vop1": "VOP1 (and its DPP/SDWA forms): one source, one VGPR destination.",
+    "vop2": "VOP2 (and DPP/SDWA): src0 any source, vsrc1 a VGPR.",
+    "vop3": "VOP3A/VOP3B: three-operand VALU, promoted VOP1/VOP2/VOPC (_e64), abs/neg/clamp/omod.",
+    "vop3p": "VOP3P: packed math with op_sel/op_sel_hi/neg_lo/neg_hi; also v_accvgpr_*.",
+    "vopc": "VOPC: vector compares writing vcc (e32) (and DPP/SDWA forms).",
+    "mfma": "MFMA (VOP3P-MAI): matrix fused multiply-add with cbsz/abid/blgp.",
+    "sop1": "SOP1: scalar one-source ops.",
+    "sop2": "SOP2: scalar two-source ops.",
+    "sopk": "SOPK: scalar ops with a 16-bit immediate.",
+    "sopc": "SOPC: scalar compares writing scc.",
+    "sopp": "SOPP: scalar program-control ops without a branch target (s_nop, s_waitcnt, ...).",
+    "smem": "SMEM: scalar memory loads/stores; yields a memory token.",
+    "ds": "DS: LDS/GDS operations; yields a memory token.",
+    "flat": "FLAT: flat-address memory; yields a memory token.",
+    "global": "GLOBAL: global-segment memory (saddr or off); yields a memory token.",
+    "scratch": "SCRATCH: private-segment memory; yields a memory token.",
+    "mubuf": "MUBUF: buffer memory through a resource descriptor; yields a memory token.",
+    "mtbuf": "MTBUF: typed buffer memory; yields a memory token.",
+}
+
+FAMILY_OPS: dict[str, type[InstOp]] = {
+    fam: _family_op(f"amdgcn.{fam}", fam, doc) for fam, doc in _FAMILY_DOCS.items()
+}
+globals().update({cls.__name__: cls for cls in FAMILY_OPS.values()})

@@ -1,0 +1,176 @@
+"""What the dialect needs to know about an instruction, read from the ISA table only.
+
+For each ``gcnforge.isa.schema.Instruction`` this module derives (once, cached):
+
+* the op family that carries it (``vop2``, ``smem``, ``global``, ...), from its encoding;
+* its *slots*: the table's operands in LLVM print order, minus fixed-text ``SPECIAL``
+  operands, each either an SSA slot (a register, special register, or constant value)
+  or an immediate slot (an integer kept in the op's ``imms`` attribute), and for SSA
+  slots the register files / specials / constants it accepts;
+* which slots are definitions (one op result each, destination-passing style) and whether
+  the op yields a memory token (read or write).
+
+Inline constants follow the ISA guide 3.7 table (integers -16..64; 0.5, 1.0, 2.0, 4.0 and
+their negations; 1/(2*pi)); anything else is a 32-bit literal, allowed only where the table
+says ``literal`` and at most once per instruction (ISA guide 12.x "Literal constant").
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from functools import cache
+
+from gcnforge.isa import table
+from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
+
+# Encoding -> op family. DPP/SDWA forms belong to their base family (they are modifiers).
+ENCODING_FAMILY = {
+    "SOP1": "sop1", "SOP2": "sop2", "SOPK": "sopk", "SOPC": "sopc", "SOPP": "sopp",
+    "SMEM": "smem",
+    "VOP1": "vop1", "VOP1_DPP": "vop1", "VOP1_SDWA": "vop1",
+    "VOP2": "vop2", "VOP2_DPP": "vop2", "VOP2_SDWA": "vop2",
+    "VOPC": "vopc", "VOPC_DPP": "vopc", "VOPC_SDWA": "vopc",
+    "VOP3A": "vop3", "VOP3B": "vop3", "VOP3": "vop3",
+    "VOP3P": "vop3p", "VOP3P_MAI": "mfma",
+    "DS": "ds", "FLAT": "flat", "GLOBAL": "global", "SCRATCH": "scratch",
+    "MUBUF": "mubuf", "MTBUF": "mtbuf",
+}
+MEMORY_FAMILIES = frozenset({"smem", "ds", "flat", "global", "scratch", "mubuf", "mtbuf"})
+
+IMM_KINDS = frozenset({
+    OperandKind.SIMM16, OperandKind.WAITCNT, OperandKind.HWREG, OperandKind.SENDMSG,
+    OperandKind.IMM, OperandKind.LABEL,
+    *(OperandKind(k) for k in ("gpr_idx", "ds_offset") if k in OperandKind._value2member_map_),
+})
+_SMEM_OFFSET = OperandKind._value2member_map_.get("smem_offset")
+
+SCALAR_SPECIALS = frozenset({"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "scc"})
+
+
+def family_of(inst: Instruction) -> str:
+    fam = ENCODING_FAMILY.get(inst.encoding, inst.encoding.lower())
+    if fam == "mfma" and not (inst.sem == "mfma" or inst.base.startswith(("v_mfma", "v_smfmac"))):
+        fam = "vop3p"  # v_accvgpr_read/write/mov share the MAI encoding but are plain VALU
+    if fam == "sopp" and is_branch(inst):
+        fam = "branch"
+    return fam
+
+
+def is_branch(inst: Instruction) -> bool:
+    return any(o.kind == OperandKind.LABEL for o in inst.operands)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    operand: Operand
+    ssa: bool  # an SSA operand of the op (else an immediate in ``imms``)
+    files: str  # register files accepted: subset of "vsa"
+    specials: bool  # accepts vcc/exec/m0/scc (widths checked)
+    const: bool  # accepts a constant value (inline constant or literal per flags)
+    any_int: bool  # accepts any integer constant (SMEM offset), no literal accounting
+    may_be_off: bool
+    is_def: bool
+
+    @property
+    def name(self) -> str:
+        return self.operand.name
+
+
+def _slot(o: Operand) -> Slot:
+    k = o.kind
+    is_def = o.role in (Role.DEF, Role.DEFUSE)
+    if k in IMM_KINDS:
+        return Slot(o, False, "", False, False, False, False, False)
+    files = o.files
+    specials = const = any_int = off = False
+    if k == OperandKind.VGPR:
+        files = files or "v"
+    elif k == OperandKind.AGPR:
+        files = files or "a"
+    elif k == OperandKind.AV:
+        files = files or "va"
+    elif k == OperandKind.SREG:
+        files, specials = files or "s", True
+    elif k == OperandKind.SSRC:
+        files, specials, const = files or "s", True, True
+    elif k == OperandKind.SRC:
+        files, specials, const = files or "vs", True, True
+    elif k == OperandKind.OFF:
+        files, specials, off = files or "s", "s" in (files or "s"), True
+    elif _SMEM_OFFSET is not None and k == _SMEM_OFFSET:
+        files, specials, any_int = files or "s", True, True
+    else:
+        files = files or "vs"
+    const = const and (o.inline_const or o.literal)
+    return Slot(o, True, files, specials, const, any_int, off, is_def)
+
+
+@dataclass(frozen=True, slots=True)
+class InstInfo:
+    inst: Instruction
+    family: str
+    slots: tuple[Slot, ...]
+    ssa_slots: tuple[Slot, ...]
+    imm_slots: tuple[Slot, ...]
+    def_slots: tuple[int, ...]  # indexes into ssa_slots that yield results
+    token: str | None  # "read" / "write" / None
+
+    @property
+    def mnemonic(self) -> str:
+        return self.inst.mnemonic
+
+
+@cache
+def info(mnemonic: str) -> InstInfo | None:
+    inst = table.by_mnemonic(mnemonic)
+    if inst is None:
+        return None
+    return _info(inst)
+
+
+def _info(inst: Instruction) -> InstInfo:
+    slots = tuple(_slot(o) for o in inst.operands if o.kind != OperandKind.SPECIAL)
+    ssa = tuple(s for s in slots if s.ssa)
+    imm = tuple(s for s in slots if not s.ssa and s.operand.kind != OperandKind.LABEL)
+    defs = tuple(i for i, s in enumerate(ssa) if s.is_def)
+    fam = family_of(inst)
+    token = None
+    if fam in MEMORY_FAMILIES:
+        token = "read" if defs else "write"
+    return InstInfo(inst, fam, slots, ssa, imm, defs, token)
+
+
+@cache
+def family_mnemonics() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for inst in table.instructions():
+        out.setdefault(family_of(inst), []).append(inst.mnemonic)
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+
+
+# -- constants ---------------------------------------------------------------------------
+INLINE_INTS = range(-16, 65)
+_INV_2PI = 0.15915494309189535
+INLINE_FLOATS = (0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
+_F32_INLINE_BITS = {struct.unpack("<I", struct.pack("<f", v))[0] for v in (*INLINE_FLOATS, _INV_2PI)}
+
+
+def classify_int(v: int) -> str:
+    """'inline', 'literal' or 'bad' for an integer operand value."""
+    if v in INLINE_INTS or v in _F32_INLINE_BITS:
+        return "inline"
+    if -(1 << 31) <= v < (1 << 32):
+        return "literal"
+    return "bad"
+
+
+def classify_float(v: float, width: int) -> str:
+    if v in INLINE_FLOATS or math.isclose(v, _INV_2PI, rel_tol=1e-6 if width < 64 else 1e-15):
+        return "inline"
+    if width == 64:
+        # a 64-bit float literal is the high dword; the low dword must be zero
+        bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+        return "literal" if bits & 0xFFFF_FFFF == 0 else "bad"
+    return "literal"
