@@ -24,6 +24,16 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import LaunchResult
 
 
+# Every hip-python name this module uses (checked against the installed package in tests).
+HIP_API_NAMES = (
+    "hipGetDeviceCount", "hipSetDevice", "hipGetDeviceProperties", "hipGetErrorString", "hipError_t",
+    "hipMalloc", "hipFree", "hipMemcpy", "hipMemcpyKind", "hipStreamCreate", "hipStreamDestroy",
+    "hipModuleLoadData", "hipModuleGetFunction", "hipModuleLaunchKernel",
+    "HIP_LAUNCH_PARAM_BUFFER_POINTER", "HIP_LAUNCH_PARAM_BUFFER_SIZE", "HIP_LAUNCH_PARAM_END",
+    "hipEventCreate", "hipEventRecord", "hipEventSynchronize", "hipEventElapsedTime", "hipEventDestroy",
+)
+
+
 class HipBackend:
     name = "hip"
 
