@@ -252,7 +252,12 @@ class Codec:
                 raise Diagnostic(f"'{inst.mnemonic}' takes no operands", segs[1][0].loc(loc) if segs[1] else
                                  mtok.loc(loc))
         else:
-            if len(segs) != len(ops) or any(not s for s in segs):
+            if len(segs) < len(ops) and all(o.optional for o in ops[len(segs):]):
+                ops = ops[:len(segs)]
+                if not ops:
+                    for seg in segs:
+                        mods.extend(seg)
+            if ops and (len(segs) != len(ops) or any(not s for s in segs)):
                 names = ", ".join(o.name for o in ops)
                 where = mtok
                 if len(segs) > len(ops) and segs[len(ops)]:
@@ -262,7 +267,7 @@ class Codec:
                 raise Diagnostic(
                     f"wrong number of operands for '{inst.mnemonic}': expected {len(ops)} ({names}), "
                     f"got {sum(1 for s in segs if s)}", where.loc(loc))
-            for i, (op, seg) in enumerate(zip(ops, segs)):
+            for i, (op, seg) in enumerate(zip(ops, segs) if ops else ()):
                 h = self.handler(op.kind)
                 n = h.words
                 if n == 0:
@@ -368,7 +373,8 @@ class Codec:
     def text(self, di: DecodedInst, pc: int = 0, symbolize: Callable[[int], str | None] | None = None) -> str:
         inst = di.inst
         assert inst is not None
-        parts = [self.handler(op.kind).text(self, di, op, pc, symbolize) for op in self.operand_list(inst, di.fields)]
+        parts = [self.handler(op.kind).text(self, di, op, pc, symbolize) for op in self.operand_list(inst, di.fields)
+                 if not (op.optional and not di.fields.get(op.field or "", 0))]
         s = inst.mnemonic
         if parts:
             s += " " + ", ".join(parts)

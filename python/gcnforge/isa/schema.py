@@ -104,6 +104,7 @@ class Operand:
     literal: bool = False  # may be a 32-bit literal
     text: str | None = None  # fixed text for SPECIAL operands
     files: str = ""  # register files a register operand may name: "s", "v", "a", "va" (acc-bit chosen)
+    optional: bool = False  # may be omitted in text; LLVM omits it when its field is 0 (s_endpgm [imm16])
     optype: str = ""  # value type for inline constants/literals: i32 f32 f16 i16 bf16 f64 i64 b32 b64 v2f16 ...
 
 

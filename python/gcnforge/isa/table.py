@@ -25,7 +25,7 @@ def operand_from_dict(d: dict) -> Operand:
         name=d["name"], kind=OperandKind(d["kind"]), field=d.get("field"), dwords=d.get("dwords", 1),
         role=Role(d.get("role", "use")), inline_const=d.get("inline_const", False),
         literal=d.get("literal", False), text=d.get("text"), files=d.get("files", ""),
-        optype=d.get("optype", ""),
+        optype=d.get("optype", ""), optional=d.get("optional", False),
     )
 
 
@@ -45,7 +45,7 @@ def operand_to_dict(o: Operand) -> dict:
         d["dwords"] = o.dwords
     if o.role != Role.USE:
         d["role"] = str(o.role)
-    for k in ("inline_const", "literal"):
+    for k in ("inline_const", "literal", "optional"):
         if getattr(o, k):
             d[k] = True
     for k in ("text", "files", "optype"):

@@ -251,7 +251,7 @@ class GprIdxHandler(KindHandler):
     def text(self, codec, di, op, pc, symbolize):
         v = di.fields[op.field]
         if v > 15:
-            return str(v)
+            return hex(v)
         return "gpr_idx(" + ",".join(n for i, n in enumerate(GPR_IDX_BITS) if v >> i & 1) + ")"
 
     def value(self, codec, di, op):

@@ -1,0 +1,174 @@
+"""SOP1/SOP2/SOPK/SOPC/SOPP and SMEM rows of the table, probed from LLVM 22.
+
+Every opcode value of each format is decoded with sentinel field values (sdst=s16,
+ssrc0=s32, ssrc1=s48, simm16=0x9234, SMEM sdata=s16, sbase=s[32:33], offset=0x1234); each
+printed operand is located by its sentinel, which gives its field, kind and width."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gcnforge.isa.encodings import DECODE_ORDER, ENCODINGS
+from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
+from gcnforge.isa.semantics import scalar_class
+from tools.isa_gen import facts
+from tools.isa_gen.common import LIT, Decoded, disassemble, reg_of, word
+
+SENT = {"sdst": 16, "ssrc0": 32, "ssrc1": 48, "simm16": 0x9234}
+SIMM = 0x9234
+
+
+def classify(raw: bytes) -> str | None:
+    w = int.from_bytes(raw[:4], "little")
+    for name in DECODE_ORDER:
+        e = ENCODINGS[name]
+        if w & e.match_mask == e.match_value:
+            return name
+    return None
+
+
+def _imm_style(text: str, value: int, bits: int) -> str | None:
+    if text == hex(value):
+        return f"x{bits}"
+    if text == str(value):
+        return f"u{bits}"
+    signed = value - (1 << bits) if value >> (bits - 1) else value
+    if text == str(signed):
+        return f"i{bits}"
+    return None
+
+
+_DEFUSE_SOPK = {"s_addk_i32", "s_mulk_i32", "s_cmovk_i32"}
+
+
+def _role(base: str, fld: str, first: bool) -> Role:
+    if fld != "sdst" or not first:
+        return Role.USE
+    if base.startswith(("s_cmpk_", "s_setreg")) or base in ("s_cbranch_g_fork",):
+        return Role.USE
+    if base in _DEFUSE_SOPK or base.startswith(("s_movreld",)):
+        return Role.DEFUSE
+    return Role.DEF
+
+
+def _optype(base: str, dwords: int) -> str:
+    if dwords == 2:
+        return "b64"
+    return "b32"
+
+
+def sop_row(enc: str, op: int, d: Decoded) -> Instruction | None:
+    base = d.mnemonic
+    ops: list[Operand] = []
+    printed = list(d.operands)
+    if base == "s_waitcnt" or (d.modifiers and printed and printed[-1].startswith(("vmcnt", "expcnt", "lgkmcnt"))):
+        printed = [" ".join((*d.operands[-1:], *d.modifiers))] if d.operands else []
+    elif d.modifiers:
+        raise ValueError(f"unexpected modifiers in {d.text}")
+    for i, t in enumerate(printed):
+        r = reg_of(t)
+        if r is not None:
+            fld = next((f for f in ("sdst", "ssrc0", "ssrc1") if f in ENCODINGS[enc].fields and SENT[f] == r[1]), None)
+            if fld is None:
+                raise ValueError(f"cannot place operand {t} of {d.text}")
+            kind = K.SREG if fld == "sdst" else K.SSRC
+            ops.append(Operand(fld, kind, fld, r[2], _role(base, fld, i == 0), inline_const=kind is K.SSRC,
+                               literal=kind is K.SSRC, files="s", optype=_optype(base, r[2])))
+            continue
+        if t.startswith("vmcnt") or t.startswith("expcnt") or t.startswith("lgkmcnt"):
+            ops.append(Operand("simm16", K.WAITCNT, "simm16"))
+        elif t.startswith("hwreg("):
+            ops.append(Operand("simm16", K.HWREG, "simm16"))
+        elif t.startswith("sendmsg(") or (base.startswith("s_sendmsg") and t.isdigit()):
+            ops.append(Operand("simm16", K.SENDMSG, "simm16"))
+        elif t.startswith("gpr_idx(") or base in ("s_set_gpr_idx_on", "s_set_gpr_idx_mode"):
+            fld = "ssrc1" if enc == "SOPC" else "simm16"
+            ops.append(Operand("mode", K.GPR_IDX, fld))
+        elif t == hex(LIT):
+            ops.append(Operand("simm32", K.IMM, "literal", optype="x32"))
+        elif facts.BRANCHES.match(base):
+            ops.append(Operand("simm16", K.LABEL, "simm16"))
+        else:
+            style = _imm_style(t, SIMM, 16)
+            if style is None:
+                raise ValueError(f"cannot place operand {t} of {d.text}")
+            ops.append(Operand("simm16", K.SIMM16, "simm16", optype=style))
+    uses, defs = facts.implicit(base, enc)
+    return Instruction(
+        mnemonic=base, base=base, encoding=enc, opcode=op, llvm_name=d.llvm_name, operands=tuple(ops),
+        implicit_uses=uses, implicit_defs=defs, counter=tuple(facts.scalar_counter(base, enc)),
+        sem=str(scalar_class(base, enc)), notes=(facts.NOTE_SCALAR,))
+
+
+def sop_rows() -> list[Instruction]:
+    probes: list[tuple[str, int, bytes]] = []
+    zero: list[bytes] = []
+    for enc in ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP"):
+        e = ENCODINGS[enc]
+        fields = {f: v for f, v in SENT.items() if f in e.fields}
+        for op in range(1 << e.opcode.width):
+            raw = word(enc, op=op, **fields)
+            if classify(raw) == enc:
+                probes.append((enc, op, raw))
+                zero.append(word(enc, op=op, **{**fields, **({"simm16": 0} if "simm16" in fields else {})}))
+    res = disassemble([p[2] for p in probes] + zero)
+    n = len(probes)
+    out = []
+    for k, (enc, op, _) in enumerate(probes):
+        d, dz = res[k], res[n + k]
+        if d is None:
+            continue
+        row = sop_row(enc, op, d)
+        # an immediate LLVM omits when it is 0 is optional (s_endpgm [imm16])
+        if dz is not None and len(dz.operands) < len(d.operands):
+            row = replace(row, operands=tuple(replace(o, optional=True) if o.field == "simm16" else o
+                                              for o in row.operands))
+        out.append(row)
+    return out
+
+
+# -- SMEM ---------------------------------------------------------------------------------
+def smem_rows() -> list[Instruction]:
+    e = ENCODINGS["SMEM"]
+    ops = range(1 << e.opcode.width)
+    imm_probes = [word("SMEM", op=o, sdata=16, sbase=16, imm=1, offset=0x1234) for o in ops]
+    sgpr_probes = [word("SMEM", op=o, sdata=16, sbase=16, imm=0, offset=40) for o in ops]
+    glc_probes = [word("SMEM", op=o, sdata=16, sbase=16, imm=0, offset=40, glc=1) for o in ops]
+    res = disassemble(imm_probes + sgpr_probes + glc_probes)
+    n = len(ops)
+    out = []
+    for o in ops:
+        d_imm, d_sg, d_glc = res[o], res[n + o], res[2 * n + o]
+        d = d_sg or d_imm
+        if d is None:
+            continue
+        base = d.mnemonic
+        operands: list[Operand] = []
+        stores = "store" in base
+        atomic = "atomic" in base
+        for i, t in enumerate(d.operands):
+            r = reg_of(t)
+            if t == "s40":
+                operands.append(Operand("offset", K.SMEM_OFFSET, "offset", files="s"))
+            elif r is not None and r[1] == 16 and i == 0:
+                role = Role.USE if stores else (Role.DEFUSE if atomic else Role.DEF)
+                operands.append(Operand("sdata", K.SREG, "sdata", r[2], role, files="s"))
+            elif r is not None and r[1] == 32:
+                operands.append(Operand("sbase", K.SREG, "sbase", r[2], files="s"))
+            elif t == "16" and i == 0:
+                operands.append(Operand("sdata", K.IMM, "sdata", optype="u7"))
+            else:
+                raise ValueError(f"cannot place SMEM operand {t} of {d.text}")
+        mods = ("glc",) if (d_glc is not None and "glc" in d_glc.modifiers) else ()
+        if any(o.kind is K.SMEM_OFFSET for o in operands):
+            mods = ("offset",) + mods  # soffset + offset:N form (printed before glc)
+        uses, defs = facts.implicit(base, "SMEM")
+        out.append(Instruction(
+            mnemonic=base, base=base, encoding="SMEM", opcode=o, llvm_name=d.llvm_name, operands=tuple(operands),
+            modifiers=mods, implicit_uses=uses, implicit_defs=defs, counter=("lgkmcnt",), sem="smem",
+            notes=(facts.NOTE_SCALAR,)))
+    return out
+
+
+def rows() -> list[Instruction]:
+    return sop_rows() + smem_rows()
