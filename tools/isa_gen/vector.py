@@ -184,7 +184,7 @@ def operands_of(rec: dict) -> list[dict]:
     ops: list[dict] = []
     for pos, t in enumerate(toks):
         if t == "vcc":
-            name = "sdst" if pos == 0 else ("sdst" if pos == 1 and fam == "VOP2" else "src2")
+            name = "sdst" if pos <= 1 else "src2"
             if fam.startswith("VOPC") and pos == 0:
                 name = "sdst"
             ops.append({"name": name, "kind": "special", "field": None, "text": "vcc",
@@ -389,40 +389,90 @@ def build_operands(rec: dict, base: str) -> tuple[str, list[dict]]:
     return enc, ops
 
 
+def _src_positions(toks: list[str], ops: list[dict]) -> list[tuple[dict, int]]:
+    out = []
+    for o in ops:
+        if o.get("kind") in ("src", "vgpr", "agpr", "av") and o.get("role", "use") == "use" and o["name"] != "vdst":
+            p = [j for j, t in enumerate(toks) if _tok_is(t, o)]
+            if p:
+                out.append((o, p[0]))
+    return out
+
+
+def _sreg(n: int, first: int = 2) -> str:
+    return f"s{first}" if n == 1 else f"s[{first}:{first + n - 1}]"
+
+
+def _disjoint(toks: list[str]) -> list[str]:
+    """The same operands re-numbered into non-overlapping ranges (MFMA D and C may not
+    partially overlap)."""
+    out = []
+    nxt = {"v": 0, "a": 0, "s": 0}
+    for t in toks:
+        r = _parse_reg(t)
+        if r is None:
+            out.append(t)
+            continue
+        f, _, n = r
+        lo = nxt[f]
+        nxt[f] = lo + max(n, 2) + (max(n, 2) % 2)
+        if f == "s":
+            lo = (lo + 3) // 4 * 4 if n > 2 else lo
+        out.append(f"{f}{lo}" if n == 1 else f"{f}[{lo}:{lo + n - 1}]")
+    return out
+
+
+def valid_bases(recs: list[dict]) -> None:
+    """Find, per form, operand text LLVM assembles: the decoded sentinel text, or that text
+    with one source replaced by an SGPR (carry-ins and lane selects must be scalar)."""
+    lines: list[tuple[int, list[str]]] = []
+    for i, r in enumerate(recs):
+        mnem, toks, _ = split_text(r["text"])
+        lines.append((i, toks))
+        lines.append((i, _disjoint(toks)))
+        for o, j in _src_positions(toks, r["ops"]):
+            t2 = list(toks)
+            t2[j] = _sreg(o.get("dwords", 1))
+            lines.append((i, t2))
+    srcs = [recs[i]["mnemonic"] + (" " + ", ".join(t) if t else "") for i, t in lines]
+    res = L.assemble(srcs)
+    for (i, toks), a in zip(lines, res):
+        if "base_toks" not in recs[i] and a.error is None:
+            recs[i]["base_toks"] = toks
+    for r in recs:
+        r.setdefault("base_toks", split_text(r["text"])[1])
+
+
 def probe_forms(recs: list[dict]) -> None:
     """Assemble candidate operands/modifiers into each form; fills ``rec['accept']``."""
+    valid_bases(recs)
     lines: list[tuple[int, str, str]] = []  # (rec index, probe key, source)
     for i, r in enumerate(recs):
-        mnem, toks, mods = split_text(r["text"])
+        mnem = r["mnemonic"]
+        toks = r["base_toks"]
         ops = r["ops"]
         fam = r["family"]
         base_line = mnem + (" " + ", ".join(toks) if toks else "")
-        pos = 0
-        for o in ops:
-            if o.get("kind") in ("src", "vgpr", "agpr", "av") and o.get("role", "use") == "use" and o["name"] not in (
-                    "vdst",):
-                p = [j for j, t in enumerate(toks) if _tok_is(t, o)]
-                if not p:
-                    continue
-                j = p[0]
-                n = o.get("dwords", 1)
-                cands = {
-                    "s": "s2" if n == 1 else f"s[2:{1 + n}]",
-                    "a": "a2" if n == 1 else f"a[2:{1 + n}]",
-                    "inl": "1",
-                    "lit": "0x1234",
-                    "neg": "-" + toks[j],
-                    "abs": "|" + toks[j] + "|",
-                    "sext": "sext(" + toks[j] + ")",
-                }
-                for key, val in cands.items():
-                    t2 = list(toks)
-                    t2[j] = val
-                    lines.append((i, f"{o['name']}:{key}", mnem + " " + ", ".join(t2) + (" " + " ".join(mods) if mods else "")))
-        tail = " " + " ".join(mods) if mods else ""
+        sent = split_text(r["text"])[1]
+        for o, j in _src_positions(sent, ops):
+            n = o.get("dwords", 1)
+            orig = toks[j]
+            cands = {
+                "s": _sreg(n),
+                "a": "a2" if n == 1 else f"a[2:{1 + n}]",
+                "inl": "1",
+                "lit": "0x1234",
+                "neg": "-" + orig,
+                "abs": "|" + orig + "|",
+                "sext": "sext(" + orig + ")",
+            }
+            for key, val in cands.items():
+                t2 = list(toks)
+                t2[j] = val
+                lines.append((i, f"{o['name']}:{key}", mnem + " " + ", ".join(t2)))
         nsrc = sum(1 for o in ops if o.get("name", "").startswith("src"))
         mod_probes = {}
-        if fam in ("VOP3", "VOP1", "VOP2", "VOPC") and not r["mnemonic"].endswith("_e32") and fam == "VOP3":
+        if fam == "VOP3":
             mod_probes = {"clamp": " clamp", "omod": " mul:2",
                           "op_sel": " op_sel:[" + ",".join(["0"] * (nsrc + 1)) + "]"}
         if fam == "VOP3P":
@@ -434,10 +484,8 @@ def probe_forms(recs: list[dict]) -> None:
                               "neg_lo": " neg_lo:" + z, "neg_hi": " neg_hi:" + z}
         if fam.endswith("_SDWA"):
             mod_probes = {"clamp": " clamp", "omod": " mul:2"}
-        if fam.endswith("_DPP"):
-            mod_probes = {"bound_ctrl": " bound_ctrl:1"}
         for key, val in mod_probes.items():
-            lines.append((i, "mod:" + key, base_line + tail + val))
+            lines.append((i, "mod:" + key, base_line + val))
     res = L.assemble([s for _, _, s in lines])
     for r in recs:
         r["accept"] = {}
