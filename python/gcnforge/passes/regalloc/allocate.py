@@ -1,0 +1,194 @@
+"""Interference and register assignment over a ``model.Program``.
+
+Two groups interfere when one is written while a unit of the other is live (Chaitin's
+definition: values that are only read together may share nothing either, but that is
+implied because each was written while the other was live, or both on entry). Registers
+are then chosen greedily, groups in order of their first definition along a reverse
+post-order walk: each takes the lowest base that is a multiple of its alignment and
+overlaps no interfering group already placed. For single registers in SSA form this order
+is optimal (interval-like graphs colour greedily in dominance order), so the result equals
+the maximum number of simultaneously live registers; ranges and alignment can cost more.
+
+Pinned groups keep their register. Two pinned groups that interfere and overlap are an
+error naming both; running out of registers is an error listing what is live at the point
+of highest pressure, with the ops defining it.
+
+Pre: a numbered ``Program`` (``Program.number()``). Post: every group has ``reg`` set;
+``Allocation`` reports registers used and the pressure lower bound per file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.passes.regalloc.liveness import Liveness, _postorder
+from gcnforge.passes.regalloc.model import FILES, Group, Program
+
+FILE_NAMES = {"v": "VGPR", "a": "AGPR", "s": "SGPR"}
+
+
+@dataclass
+class Pressure:
+    units: int = 0  # registers live at the worst point
+    where: object | None = None  # the op (or "entry") there
+    block: int = 0
+    index: int = -1  # op index in block, -1 = block entry
+    live: int = 0  # unit mask live there
+
+
+@dataclass
+class Allocation:
+    used: dict[str, int] = field(default_factory=dict)  # registers used (highest index + 1) per file
+    pressure: dict[str, Pressure] = field(default_factory=dict)  # max simultaneously live per file
+
+
+class Interference:
+    def __init__(self, program: Program, live: Liveness):
+        self.program = program
+        idx = {id(g): i for i, g in enumerate(program.groups)}
+        self.index = idx
+        self.adj: list[set[int]] = [set() for _ in program.groups]
+        fmask = {f: program.file_mask(f) for f in FILES}
+        self.pressure = {f: Pressure() for f in FILES}
+
+        def note(mask: int, where: object, block: int, index: int) -> None:
+            for f in FILES:
+                n = (mask & fmask[f]).bit_count()
+                p = self.pressure[f]
+                if n > p.units:
+                    self.pressure[f] = Pressure(n, where, block, index, mask & fmask[f])
+
+        def add(gi: int, mask: int) -> None:
+            for h in program.groups_in(mask):
+                hi = idx[id(h)]
+                if hi != gi:
+                    self.adj[gi].add(hi)
+                    self.adj[hi].add(gi)
+
+        for b in range(len(program.blocks)):
+            ops = program.blocks[b].ops
+            for i, d, u, after in live.op_points(b):
+                op = ops[i]
+                clobber = after | d | (u if op.early_clobber else 0)
+                note(clobber, op, b, i)
+                for r in op.defs:
+                    add(idx[id(r.group)], clobber & ~self._own(r.group))
+        entry = live.entry_live()
+        for r in program.entry_defs:
+            entry |= r.mask()
+        note(entry, "entry", 0, -1)
+        gs = program.groups_in(entry)
+        for g in gs:
+            add(idx[id(g)], entry & ~self._own(g))
+
+    @staticmethod
+    def _own(g: Group) -> int:
+        return ((1 << g.width) - 1) << g.first_unit
+
+    def neighbours(self, g: Group) -> list[Group]:
+        return [self.program.groups[i] for i in self.adj[self.index[id(g)]]]
+
+
+def _order(program: Program) -> list[Group]:
+    """Groups by first definition along reverse post-order (then anything unseen)."""
+    seen: set[int] = set()
+    out: list[Group] = []
+    for r in program.entry_defs:
+        if id(r.group) not in seen:
+            seen.add(id(r.group))
+            out.append(r.group)
+    for b in reversed(_postorder(program)):
+        for op in program.blocks[b].ops:
+            for r in (*op.defs, *op.uses):
+                if id(r.group) not in seen:
+                    seen.add(id(r.group))
+                    out.append(r.group)
+    for g in program.groups:
+        if id(g) not in seen:
+            out.append(g)
+    return out
+
+
+def _overlap(a: Group, b: Group) -> bool:
+    return a.reg is not None and b.reg is not None and a.reg < b.reg + b.width and b.reg < a.reg + a.width
+
+
+def _where(p: Pressure) -> str:
+    if p.where == "entry" or p.where is None:
+        return "on kernel entry"
+    text = getattr(p.where, "text", "") or str(p.where)
+    return f"at '{text}'"
+
+
+def _loc(p: Pressure) -> object | None:
+    return getattr(p.where, "loc", None) if p.where not in (None, "entry") else None
+
+
+def allocate(program: Program, limits: dict[str, int], live: Liveness | None = None) -> Allocation:
+    """Assign ``reg`` to every group of ``program`` within ``limits`` (registers per file)."""
+    program.number()
+    live = live or Liveness(program)
+    inter = Interference(program, live)
+    groups = _order(program)
+    for g in groups:
+        g.reg = None
+    # pins first: they are fixed, and conflicts among them are the author's to fix
+    pinned = [g for g in groups if g.pin is not None]
+    for g in pinned:
+        if g.pin % g.align or g.pin + g.width > limits.get(g.file, 0) or g.pin < 0:
+            raise Diagnostic(
+                f"{g.describe()} is pinned to {_spell(g.file, g.pin, g.width)}, which is "
+                f"{'misaligned (needs alignment ' + str(g.align) + ')' if g.pin % g.align else 'outside the ' + str(limits.get(g.file, 0)) + ' available ' + FILE_NAMES[g.file] + 's'}",
+                g.loc,
+            )
+        g.reg = g.pin
+        for h in inter.neighbours(g):
+            if h.pin is not None and h.reg is not None and h.file == g.file and _overlap(g, h):
+                raise Diagnostic(
+                    f"conflicting pinned registers: {g.describe()} at {_spell(g.file, g.reg, g.width)} and "
+                    f"{h.describe()} at {_spell(h.file, h.reg, h.width)} are live at the same time",
+                    g.loc or h.loc,
+                    notes=(f"{h.name or 'the other value'} is defined here: {h.loc}",) if h.loc else (),
+                )
+    for g in groups:
+        if g.reg is not None:
+            continue
+        limit = limits.get(g.file, 0)
+        busy = sorted(
+            (h.reg, h.reg + h.width) for h in inter.neighbours(g) if h.file == g.file and h.reg is not None
+        )
+        b = 0
+        for lo, hi in busy:
+            if b + g.width <= lo:
+                break
+            if hi > b:
+                b = -(-hi // g.align) * g.align
+        if b + g.width > limit:
+            raise _exhausted(program, inter, g, limit)
+        g.reg = b
+    res = Allocation()
+    for f in FILES:
+        res.used[f] = max((g.reg + g.width for g in program.groups if g.file == f), default=0)
+        res.pressure[f] = inter.pressure[f]
+    return res
+
+
+def _spell(file: str, reg: int, width: int) -> str:
+    return f"{file}{reg}" if width == 1 else f"{file}[{reg}:{reg + width - 1}]"
+
+
+def _exhausted(program: Program, inter: Interference, g: Group, limit: int) -> Diagnostic:
+    p = inter.pressure[g.file]
+    kind = FILE_NAMES[g.file]
+    live = program.groups_in(p.live)
+    notes = tuple(f"live: {h.describe()}" + (f" at {h.loc}" if h.loc else "") for h in live[:64])
+    if len(live) > 64:
+        notes += (f"... and {len(live) - 64} more",)
+    if p.units > limit:
+        msg = (f"out of {kind}s: {p.units} {kind}s are live {_where(p)} but only {limit} are available "
+               f"(while placing {g.describe()})")
+    else:
+        msg = (f"out of {kind}s: cannot place {g.describe()} within {limit} {kind}s "
+               f"(alignment and range sizes fragment the file; at most {p.units} are live at once, {_where(p)})")
+    return Diagnostic(msg, _loc(p) or g.loc, notes)
