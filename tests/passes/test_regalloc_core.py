@@ -144,7 +144,10 @@ def test_random_programs_allocate_correctly(rnd, shape, wide, pins, limits):
     if shape == "line" and not pins:
         for f in "vas":
             bound = max_live_straight(p, f)
-            assert res.pressure[f].units == bound
+            # the direct count is per whole group; the allocator's is per register unit
+            # (a range built part by part is only partly live), so equal for single registers
+            assert res.pressure[f].units == bound if not wide else res.pressure[f].units <= bound
+            assert res.used[f] >= res.pressure[f].units
             if not wide:
                 assert res.used[f] == bound
 
