@@ -1,0 +1,143 @@
+"""``gcnforge run``: launch one kernel of a code object (on the emulator unless a matching
+GPU is present or ``--device`` says otherwise) and print the results.
+
+    gcnforge run saxpy.co saxpy --grid 4 --block 256 -a out=zeros:1024:f32 -a x=x.npy -a n=1024 -a a=2.0
+    gcnforge run vendor.co gemm --layout "c:f32*;a:f32*;b:f32*;m:u32;n:u32;k:u32" -a c=zeros:64x64:f32 ...
+
+Arguments are ``-a name=value`` (or ``-a value``, taken in order). Pointer arguments take a ``.npy``
+file or a generated array ``zeros|ones|arange|rand:SHAPE:DTYPE`` (SHAPE like ``64x64``);
+scalars take numbers, converted to the argument's declared type. ``--save DIR`` writes every
+pointer argument after the launch as ``DIR/<name>.npy``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gcnforge.diagnostics import Diagnostic
+
+_GEN = re.compile(r"^(zeros|ones|arange|rand):([0-9x]+):([A-Za-z0-9_]+)$")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("run", help="run a kernel of a code object and print its results",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("code_object", help="code object (.co / .hsaco)")
+    p.add_argument("kernel", help="kernel name")
+    p.add_argument("-a", "--arg", dest="args", action="append", default=[], metavar="NAME=VALUE",
+                   help="a kernel argument (repeat; bare values are taken in order)")
+    p.add_argument("--grid", required=True, help="workgroups: X or X,Y,Z")
+    p.add_argument("--block", required=True, help="work-items per workgroup: X or X,Y,Z")
+    p.add_argument("--layout", default=None, help="16-byte-slot layout 'name:type;...' when metadata is not usable")
+    p.add_argument("--device", choices=("hip", "emulator"), default=None)
+    p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
+    p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
+    p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")
+    p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
+    p.set_defaults(func=run)
+
+
+def parse_dims(text: str, what: str) -> tuple[int, ...]:
+    parts = [p.strip() for p in text.replace("x", ",").split(",")]
+    if not 1 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise Diagnostic(f"--{what} '{text}' must be 1 to 3 positive integers separated by commas")
+    return tuple(int(p) for p in parts)
+
+
+def _dtype(name: str, spec: str) -> np.dtype:
+    from gcnforge.runtime.types import parse_type
+
+    st = parse_type(name)
+    if st is not None and st.lanes == 1:
+        return st.dtype
+    try:
+        return np.dtype(name)
+    except TypeError:
+        raise Diagnostic(f"unknown dtype '{name}' in '{spec}'") from None
+
+
+def make_array(spec: str, rng: np.random.Generator) -> np.ndarray:
+    if spec.endswith(".npy"):
+        p = Path(spec)
+        if not p.is_file():
+            raise Diagnostic(f"array file '{spec}' not found")
+        try:
+            return np.load(p, allow_pickle=False)
+        except ValueError as e:
+            raise Diagnostic(f"cannot read '{spec}': {e}") from None
+    m = _GEN.match(spec)
+    if not m:
+        raise Diagnostic(f"'{spec}' is not an array: use a .npy file or zeros|ones|arange|rand:SHAPE:DTYPE")
+    kind, shape_s, dt_s = m.groups()
+    shape = tuple(int(s) for s in shape_s.split("x") if s)
+    if not shape or any(s == 0 for s in shape) or np.prod(shape, dtype=np.int64) > 1 << 28:
+        raise Diagnostic(f"shape '{shape_s}' in '{spec}' must be positive and at most 2^28 elements")
+    dt = _dtype(dt_s, spec)
+    if kind == "zeros":
+        return np.zeros(shape, dt)
+    if kind == "ones":
+        return np.ones(shape, dt)
+    if kind == "arange":
+        return np.arange(int(np.prod(shape)), dtype=dt).reshape(shape)
+    return (rng.random(shape) * 2 - 1).astype(dt) if dt.kind == "f" else rng.integers(0, 100, shape).astype(dt)
+
+
+def _scalar(text: str) -> object:
+    try:
+        return int(text, 0)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise Diagnostic(f"'{text}' is not a number") from None
+
+
+def run(args) -> int:
+    import gcnforge.runtime as rt
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    mod = rt.load(Path(args.code_object))
+    layout = ArgLayout.slots16([s for s in args.layout.split(";") if s.strip()]) if args.layout else None
+    k = mod.kernel(args.kernel, layout=layout)
+    fields = {f.name: f for f in k.layout.explicit}
+    order = list(fields)
+    rng = np.random.default_rng(args.seed)
+    named: dict[str, object] = {}
+    for i, a in enumerate(args.args):
+        name, sep, val = a.partition("=")
+        if not sep:
+            if i >= len(order):
+                raise Diagnostic(f"kernel '{args.kernel}' takes {len(order)} argument(s), {len(args.args)} given")
+            name, val = order[i], a
+        if name not in fields:
+            raise Diagnostic(f"kernel '{args.kernel}' has no argument '{name}'", notes=(f"arguments: {', '.join(order)}",))
+        f = fields[name]
+        if f.kind == "ptr":
+            named[name] = make_array(val, rng)
+        else:
+            v = _scalar(val)
+            named[name] = v
+        if f.kind == "value" and f.type is not None and f.type.lanes > 1:
+            raise Diagnostic(f"argument '{name}' is a vector ({f.type}); vectors cannot be given on the command line")
+    res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=args.device,
+            sanitize=args.sanitize, dynamic_lds=args.dynamic_lds, **named)
+    timing = ""
+    if res.seconds is not None:
+        timing = (f", {res.cycles} modeled cycles = {res.seconds * 1e6:.3f} us at {res.clock_hz / 1e6:.0f} MHz"
+                  if res.modeled and res.cycles is not None else f", {res.seconds * 1e6:.3f} us measured")
+    print(f"ran {args.kernel} on {res.backend}{timing}")
+    save = Path(args.save) if args.save else None
+    if save:
+        save.mkdir(parents=True, exist_ok=True)
+    with np.printoptions(threshold=64, edgeitems=4, linewidth=100):
+        for name, v in named.items():
+            if isinstance(v, np.ndarray):
+                print(f"{name} {v.dtype}{list(v.shape)}:\n{v}")
+                if save:
+                    np.save(save / f"{name}.npy", v)
+    sys.stdout.flush()
+    return 0
