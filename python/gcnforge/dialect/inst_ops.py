@@ -368,14 +368,18 @@ def _parse_inst(cls: type[InstOp], parser: Parser) -> InstOp:
     end = parser.pos
     if isa_info.info(mnemonic) is None:
         parser.raise_error(f"unknown instruction '{mnemonic}' (not in the gfx942 ISA table)", pos, end)
+    inf = isa_info.info(mnemonic)
+    assert inf is not None
+    # The table fixes how many operands follow, so an op without operands never swallows
+    # the next line's result name, and only the encoding's modifiers are read.
+    n_items = len(inf.ssa_slots) + len(inf.imm_slots)
     unresolved: list[UnresolvedOperand] = []
     imms: list[int] = []
     offs: list[int] = []
     ssa_index = 0
-    first = True
-    while True:
-        if not first and not parser.parse_optional_punctuation(","):
-            break
+    for n in range(n_items):
+        if n:
+            parser.parse_punctuation(",", f" ({mnemonic} takes {n_items} operands)")
         if (u := parser.parse_optional_unresolved_operand()) is not None:
             unresolved.append(u)
             ssa_index += 1
@@ -384,13 +388,11 @@ def _parse_inst(cls: type[InstOp], parser: Parser) -> InstOp:
             ssa_index += 1
         elif (v := parser.parse_optional_integer(allow_boolean=False, allow_negative=True)) is not None:
             imms.append(v)
-        elif first:
-            break
         else:
-            parser.raise_error("expected an operand, 'off' or an integer immediate")
-        first = False
+            parser.raise_error(f"expected an operand, 'off' or an integer immediate ({mnemonic} takes {n_items})")
     mods: dict[str, object] = {}
-    while (k := parser.parse_optional_identifier()) is not None:
+    allowed = inf.inst.modifiers
+    while (k := parser.parse_optional_keyword_in(allowed) if allowed else None) is not None:
         if parser.parse_optional_punctuation("="):
             if parser.parse_optional_punctuation("["):
                 vals = []

@@ -103,7 +103,7 @@ def _slot(o: Operand) -> Slot:
         files, specials, any_int = files or "s", True, True
     else:
         files = files or "vs"
-    const = const and (o.inline_const or o.literal)
+    const = (const or o.inline_const or o.literal) and (o.inline_const or o.literal)
     return Slot(o, True, files, specials, const, any_int, off, is_def)
 
 

@@ -398,8 +398,10 @@ class BranchOp(IRDLOperation):
 
 @irdl_op_definition
 class AllocaOp(IRDLOperation):
-    """Pins a value to a physical register: ``%v = amdgcn.alloca : !amdgcn.vgpr<11>``.
-    Instructions that take ``%v`` as destination write that register in place."""
+    """Storage for a destination. ``amdgcn.alloca : !amdgcn.vgpr<11>`` pins v11;
+    ``!amdgcn.vgpr<?>`` is storage the allocator will place; ``!amdgcn.vgpr`` (value type)
+    is the placeholder destination of a fresh SSA definition. Instructions that take the
+    alloca as destination write it in place and yield the written value."""
 
     name = "amdgcn.alloca"
     result = result_def(RegisterType)
@@ -407,14 +409,6 @@ class AllocaOp(IRDLOperation):
 
     def __init__(self, t: RegisterType):
         super().__init__(result_types=[t])
-
-    def verify_(self) -> None:
-        t = self.result.type
-        assert isinstance(t, RegisterType)
-        if t.begin.data == VALUE:
-            raise VerifyException(
-                f"amdgcn.alloca yields storage: use an allocated ({t.name}<N>) or unallocated ({t.name}<?>) type, not {t}"
-            )
 
 
 def _same_file(ts: Sequence[Attribute]) -> type[RegisterType] | None:

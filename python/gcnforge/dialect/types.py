@@ -119,8 +119,20 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
     # -- text ------------------------------------------------------------------------------
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        params = cls._parse_params(parser)
+        probe = cls.__new__(cls)
+        object.__setattr__(probe, "begin", params[0])
+        object.__setattr__(probe, "count", params[1])
+        object.__setattr__(probe, "align", params[2])
+        if (msg := cls.problem(probe)) is not None:
+            parser.raise_error(msg, start, parser.pos)
+        return params
+
+    @classmethod
+    def _parse_params(cls, parser: AttrParser) -> Sequence[Attribute]:
         if not parser.parse_optional_punctuation("<"):
-            return cls._make(VALUE, 1, None).parameters
+            return (IntAttr(VALUE), IntAttr(1), IntAttr(1))
         align = None
         if parser.parse_optional_punctuation("["):
             if parser.parse_optional_punctuation("?"):
@@ -143,7 +155,7 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
             begin, count = VALUE, 1
             align = parser.parse_integer(allow_negative=False)
             parser.parse_punctuation(">")
-            return cls._make(begin, count, align).parameters
+            return (IntAttr(begin), IntAttr(count), IntAttr(align))
         else:
             begin, count = parser.parse_integer(allow_negative=False), 1
         if parser.parse_optional_punctuation(","):
@@ -152,7 +164,8 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(">")
         if count <= 0:
             parser.raise_error(f"register range must have a positive width, got {count}")
-        return cls._make(begin, count, align).parameters
+        a = default_align(cls.FILE, count) if align is None else align
+        return (IntAttr(begin), IntAttr(count), IntAttr(a))
 
     def print_parameters(self, printer: Printer) -> None:
         if mlir_compat.active():
@@ -175,28 +188,29 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(f"<{body}, align {a}>" if non_default else f"<{body}>")
 
     def verify(self) -> None:
+        if (msg := self.problem()) is not None:
+            raise VerifyException(msg)
+
+    def problem(self) -> str | None:
         b, n, a = self.begin.data, self.count.data, self.align.data
         if n not in VALID_COUNTS:
-            raise VerifyException(f"{self.name}: a register range holds 1-8, 16 or 32 dwords, not {n}")
+            return f"{self.name}: a register range holds 1-8, 16 or 32 dwords, not {n}"
         if a <= 0 or a & (a - 1):
-            raise VerifyException(f"{self.name}: alignment must be a power of two, got {a}")
+            return f"{self.name}: alignment must be a power of two, got {a}"
         need = default_align(self.FILE, n)
         if a < need:
-            raise VerifyException(
-                f"{self.name}: a {n}-dword range needs alignment {need} on gfx942, got {a}"
-            )
+            return f"{self.name}: a {n}-dword range needs alignment {need} on gfx942, got {a}"
         if b < VALUE:
-            raise VerifyException(f"{self.name}: invalid register index {b}")
+            return f"{self.name}: invalid register index {b}"
         if b >= 0:
             if b % a:
-                raise VerifyException(
-                    f"{self.name}: register {b} is not aligned to {a} (a {n}-dword range)"
-                )
+                return f"{self.name}: register {b} is not aligned to {a} (a {n}-dword range)"
             if b + n > FILE_LIMIT[self.FILE]:
-                raise VerifyException(
+                return (
                     f"{self.name}: registers [{b} : {b + n}] exceed the {FILE_LIMIT[self.FILE]} "
                     f"addressable {self.FILE.upper()}GPRs"
                 )
+        return None
 
 
 @irdl_attr_definition

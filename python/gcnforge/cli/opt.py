@@ -1,0 +1,133 @@
+"""``gcnforge-opt``: parse, verify, transform and print ``amdgcn`` IR (like ``xdsl-opt``).
+
+    gcnforge-opt kernel.mlir                      # parse + verify + print (custom syntax)
+    gcnforge-opt -p pass-a,pass-b{opt=1} k.mlir   # run a pass pipeline
+    gcnforge-opt --split-input-file --verify-diagnostics invalid.mlir
+    gcnforge-opt --print-op-generic k.mlir        # generic form (xDSL)
+    gcnforge-opt --mlir-generic k.mlir            # generic form LLVM's mlir-opt reads with the IRDL export
+    gcnforge-opt --emit-irdl -o amdgcn.irdl.mlir  # the dialect as IRDL
+
+Built on ``xdsl.xdsl_opt_main.xDSLOptMain``: its options (``-o``, ``-p``,
+``--split-input-file``, ``--verify-diagnostics``, ``--parsing-diagnostics``,
+``--print-op-generic``, ...) behave as in ``xdsl-opt``.
+
+Registering passes (for ``gcnforge.passes``): a pass is an ``xdsl.passes.ModulePass``
+subclass with a ``name``. ``gcnforge-opt`` imports ``gcnforge.passes.registry`` if it exists
+and registers every entry of its ``PASSES`` mapping ``{name: () -> type[ModulePass]}``
+(factories, so that importing the registry stays cheap). Passes are then usable as
+``-p name`` or ``-p 'name{option=value}'`` (xDSL's pipeline syntax). Every xDSL pass
+(``canonicalize``, ``cse``, ``dce``, ...) is available too.
+
+Errors in the input (syntax, verifier) print as ``file:line:col`` diagnostics and exit 1;
+with ``--verify-diagnostics`` / ``--parsing-diagnostics`` they are printed to stdout and
+the exit code is 0, for lit tests that FileCheck the messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from gcnforge.diagnostics import Diagnostic
+
+
+def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The gcnforge passes, from ``gcnforge.passes.registry.PASSES`` (empty if absent)."""
+    try:
+        reg = importlib.import_module("gcnforge.passes.registry")
+    except ModuleNotFoundError as e:
+        if e.name in ("gcnforge.passes.registry",):
+            return {}
+        raise
+    return dict(getattr(reg, "PASSES", {}))
+
+
+class GcnforgeOptMain(xDSLOptMain):
+    version_format = "gcnforge-opt (xdsl {xdsl_version})"
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        from gcnforge.dialect import AMDGCN
+
+        self.ctx.register_dialect("amdgcn", lambda: AMDGCN)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in registered_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--emit-irdl", action="store_true", help="write the amdgcn dialect as IRDL (for mlir-opt --irdl-file) and exit"
+        )
+        arg_parser.add_argument(
+            "--mlir-generic",
+            action="store_true",
+            help="print the generic form with dialect parameters in MLIR's generic syntax "
+            "(input for mlir-opt --irdl-file=<--emit-irdl output>)",
+        )
+
+    def output_resulting_program(self, prog) -> str:
+        if self.args.mlir_generic:
+            from gcnforge.dialect.irdl_export import print_mlir_generic
+
+            return print_mlir_generic(prog)
+        return super().output_resulting_program(prog)
+
+
+def _emit_irdl(out_path: str | None) -> int:
+    from gcnforge.dialect.irdl_export import dialect_irdl_text
+
+    text = dialect_irdl_text()
+    if out_path:
+        with open(out_path, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if "--emit-irdl" in args:
+            out = None
+            for i, a in enumerate(args):
+                if a in ("-o", "--output-file") and i + 1 < len(args):
+                    out = args[i + 1]
+                elif a.startswith("--output-file="):
+                    out = a.split("=", 1)[1]
+            return _emit_irdl(out)
+        tool = GcnforgeOptMain(description="gcnforge-opt: the amdgcn dialect's optimizer driver", args=args)
+        tool.run()
+        return 0
+    except ParseError as e:
+        print(str(e).rstrip(), file=sys.stderr)
+        return 1
+    except (DiagnosticException, VerifyException) as e:
+        print(str(e).rstrip(), file=sys.stderr)
+        for n in getattr(e, "__notes__", ()):
+            print(n, file=sys.stderr)
+        return 1
+    except Diagnostic as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except FileNotFoundError as e:
+        print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 1
+    except ValueError as e:  # unknown pass / file extension / pipeline syntax (xDSL raises ValueError)
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
