@@ -219,7 +219,7 @@ class KernelDescriptor:
             d["tg_split"] = self.tg_split
         d["next_free_vgpr"] = self.next_free_vgpr
         if reassemble:
-            d["next_free_sgpr"] = max(0, self.next_free_sgpr - ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS)
+            d["next_free_sgpr"] = min(max(0, self.next_free_sgpr - ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS), 102)
             d["user_sgpr_count"] = self.user_sgpr_count
         else:
             d["reserve_vcc"] = 0

@@ -1,0 +1,472 @@
+"""Whole-file assembler: a ``.s`` file as clang -S emits it -> code-object bytes.
+
+Pass 1 walks the statements: sections, labels, alignment, data and instruction sizes
+(instructions come from ``gcnforge.asm.parse_instruction``, whose size is known before
+labels resolve), symbol attributes, ``.set`` definitions, ``.amdhsa_kernel`` blocks and
+the ``.amdgpu_metadata`` YAML. Pass 2 evaluates every expression with all labels known,
+encodes instructions with label resolution, builds kernel descriptors, then
+``elf_writer.link`` lays the code object out like ld.lld -shared.
+
+Directive coverage: see ``statements.DIRECTIVES``; anything else is a diagnostic.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from gcnforge.binary.elf_writer import InputSection, InputSymbol, KernelRecord, link
+from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr
+from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
+from gcnforge.binary.metadata import parse_metadata_yaml
+from gcnforge.binary.statements import Statement, split_statements
+from gcnforge.binary.target_id import TargetId, parse_target_id
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+S_NOP_0 = 0xBF800000  # code-section padding, as AMDGPUAsmBackend::writeNopData emits
+MAX_FILL = 1 << 28  # bound on bytes one .fill/.zero/.p2align may add (input-controlled)
+DEFAULT_COV = 6  # llvm-mc 22's default --amdhsa-code-object-version
+_DATA_SIZES = {".byte": 1, ".short": 2, ".hword": 2, ".2byte": 2, ".value": 2, ".long": 4, ".int": 4,
+               ".4byte": 4, ".quad": 8, ".8byte": 8}
+_SECTION_DIRECTIVES = {".text": (".text", "ax"), ".data": (".data", "aw"), ".rodata": (".rodata", "a"),
+                       ".bss": (".bss", "aw")}
+_DEFAULT_FLAGS = {".text": "ax", ".rodata": "a", ".data": "aw", ".bss": "aw"}
+# Directives clang 22 emits that do not change the code object ld.lld produces.
+IGNORED = {".file", ".ident", ".addrsig", ".addrsig_sym", ".loc", ".cfi_sections", ".cfi_startproc",
+           ".cfi_endproc", ".cfi_undefined", ".cfi_escape", ".cfi_def_cfa", ".cfi_offset", ".cfi_register",
+           ".cfi_llvm_def_aspace_cfa", ".cfi_llvm_register_pair", ".cfi_llvm_vector_registers",
+           ".cfi_llvm_vector_offset", ".cfi_llvm_vector_register_mask", ".cfi_def_cfa_register",
+           ".cfi_restore", ".cfi_same_value", ".cfi_remember_state", ".cfi_restore_state",
+           ".cfi_adjust_cfa_offset", ".cfi_def_cfa_offset"}
+
+
+@dataclass
+class _Section:
+    name: str
+    flags: str
+    size: int = 0
+    align: int = 1
+    items: list = field(default_factory=list)  # (offset, kind, payload, loc)
+    nobits: bool = False
+
+
+@dataclass
+class _SymAttr:
+    binding: str = "LOCAL"
+    visibility: str = "DEFAULT"
+    type: str = "NOTYPE"
+    size: tuple[Node, SourceLoc] | None = None
+
+
+class Assembler:
+    def __init__(self, target: str | TargetId = "gfx942", filename: str = "<asm>"):
+        self.target = target if isinstance(target, TargetId) else parse_target_id(target)
+        self.filename = filename
+        self.cov = DEFAULT_COV
+        self.sections: dict[str, _Section] = {}
+        self.cur: _Section = self._section(".text", "ax", None)
+        self.labels: dict[str, Reloc] = {}
+        self.sets: dict[str, tuple[Node, SourceLoc]] = {}
+        self.attrs: dict[str, _SymAttr] = {}
+        self.kernels: list[tuple[KernelBlock, _Section, int, SourceLoc]] = []
+        self.metadata: dict | None = None
+        self.fns = AmdgpuFunctions(self.target.gfx90a_family, self.target.architected_flat_scratch)
+        self._evaluating: set[str] = set()
+
+    # -- symbols ------------------------------------------------------------------------
+    def _attr(self, name: str) -> _SymAttr:
+        return self.attrs.setdefault(name, _SymAttr())
+
+    def lookup(self, name: str) -> Value:
+        if name in self.labels:
+            return self.labels[name]
+        if name in self.sets:
+            if name in self._evaluating:
+                raise Diagnostic(f"recursive definition of symbol '{name}'", self.sets[name][1])
+            self._evaluating.add(name)
+            try:
+                node, loc = self.sets[name]
+                return Evaluator(self.lookup, loc, self.fns).eval(node)
+            finally:
+                self._evaluating.discard(name)
+        raise KeyError(name)
+
+    def evaluate(self, node: Node, loc: SourceLoc) -> Value:
+        return Evaluator(self.lookup, loc, self.fns).eval(node)
+
+    def absolute(self, node: Node, loc: SourceLoc) -> int:
+        return Evaluator(self.lookup, loc, self.fns).absolute(node)
+
+    # -- sections -----------------------------------------------------------------------
+    def _section(self, name: str, flags: str | None, loc: SourceLoc | None) -> _Section:
+        sec = self.sections.get(name)
+        if sec is None:
+            if flags is None:
+                flags = _DEFAULT_FLAGS.get(name, _DEFAULT_FLAGS.get("." + name.split(".")[1], "") if name.count(".") > 1 else "")
+            sec = _Section(name, flags, nobits=name == ".bss" or name.startswith(".bss."))
+            self.sections[name] = sec
+        return sec
+
+    def _emit(self, kind: str, size: int, payload, loc: SourceLoc) -> None:
+        self.cur.items.append((self.cur.size, kind, payload, loc))
+        self.cur.size += size
+
+    def _align(self, align: int, fill: int | None, fill_size: int, max_skip: int | None, loc: SourceLoc) -> None:
+        if align <= 0 or align & (align - 1):
+            raise Diagnostic(f"alignment must be a power of 2, got {align}", loc)
+        if align > 1 << 16:
+            raise Diagnostic(f"alignment {align} is too large", loc)
+        pad = -self.cur.size % align
+        self.cur.align = max(self.cur.align, align)
+        if max_skip is not None and pad > max_skip:
+            return
+        if pad:
+            self._emit("pad", pad, (fill, fill_size, pad), loc)
+
+    # -- pass 1 -------------------------------------------------------------------------
+    def run(self, text: str) -> bytes:
+        from gcnforge.asm import parse_instruction  # the instruction encoder (helper A/B)
+
+        statements = split_statements(text, self.filename)
+        i = 0
+        n = len(statements)
+        while i < n:
+            st = statements[i]
+            i += 1
+            for label, lloc in st.labels:
+                self._define_label(label, lloc)
+            if st.kind == "empty":
+                continue
+            if st.kind == "instruction":
+                parsed = parse_instruction(st.text, st.loc)
+                self._emit("inst", parsed.size, parsed, st.loc)
+                continue
+            if st.kind == "assign":
+                self.sets[st.name] = (parse_expr(st.args, st.args_loc), st.args_loc)
+                continue
+            d = st.name
+            if d == ".amdhsa_kernel":
+                i = self._kernel_block(statements, i, st)
+            elif d == ".amdgpu_metadata":
+                if self.metadata is not None:
+                    raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
+                self.metadata = parse_metadata_yaml(st.block, st.loc)
+            else:
+                self._directive(st)
+        return self._finish()
+
+    def _define_label(self, name: str, loc: SourceLoc) -> None:
+        if name in self.labels or name in self.sets:
+            raise Diagnostic(f"symbol '{name}' is already defined", loc)
+        self.labels[name] = Reloc(self.cur.name, self.cur.size)
+
+    def _kernel_block(self, statements: list[Statement], i: int, st: Statement) -> int:
+        name = st.args.strip()
+        if not name or not _is_ident(name):
+            raise Diagnostic("expected symbol name after .amdhsa_kernel", st.args_loc)
+        block = KernelBlock(name, st.loc, [])
+        while True:
+            if i >= len(statements):
+                raise Diagnostic("expected .end_amdhsa_kernel before end of file", st.loc)
+            s = statements[i]
+            i += 1
+            if s.labels:
+                raise Diagnostic("labels are not allowed inside .amdhsa_kernel", s.labels[0][1])
+            if s.kind == "empty":
+                continue
+            if s.kind != "directive" or not s.name.startswith(".amdhsa_") and s.name != ".end_amdhsa_kernel":
+                raise Diagnostic("expected .amdhsa_ directive or .end_amdhsa_kernel", s.loc)
+            if s.name == ".end_amdhsa_kernel":
+                break
+            block.add(DirectiveEntry(s.name, parse_expr(s.args, s.args_loc), s.loc, s.args_loc))
+        # LLVM: <name>.kd copies the kernel symbol's binding/visibility at this point; a default
+        # visibility kernel becomes protected (static relocations from the descriptor).
+        ka = self._attr(name)
+        kd = self._attr(name + ".kd")
+        kd.binding, kd.visibility, kd.type = ka.binding, ka.visibility, "OBJECT"
+        kd.size = (Node("num", 64), st.loc)
+        if ka.visibility == "DEFAULT":
+            ka.visibility = "PROTECTED"
+        self._define_label(name + ".kd", st.loc)
+        self.kernels.append((block, self.cur, self.cur.size, s.loc))
+        self._emit("kd", 64, len(self.kernels) - 1, st.loc)
+        return i
+
+    def _directive(self, st: Statement) -> None:
+        d, args, loc = st.name, st.args, st.args_loc
+        if d in IGNORED:
+            return
+        if d in _SECTION_DIRECTIVES:
+            name, flags = _SECTION_DIRECTIVES[d]
+            self.cur = self._section(name, flags, st.loc)
+        elif d in (".section", ".pushsection"):
+            parts = _split_args(args)
+            if not parts:
+                raise Diagnostic("expected section name", loc)
+            name = parts[0].strip('"')
+            flags = parts[1].strip('"') if len(parts) > 1 else None
+            if flags is not None and set(flags) - set("axwMSGTR?oe"):
+                raise Diagnostic(f"unknown section flags '{flags}'", loc)
+            sec = self._section(name, flags, loc)
+            if len(parts) > 2 and parts[2].strip() in ("@nobits", "%nobits"):
+                sec.nobits = True
+            self.cur = sec
+        elif d == ".amdgcn_target":
+            tid = parse_target_id(_string_arg(args, loc), loc)
+            if tid.processor != self.target.processor:
+                raise Diagnostic(f".amdgcn_target directive's target id {args.strip()} does not match the specified "
+                                 f"target {self.target}", loc)
+            self.target = tid
+            self.fns = AmdgpuFunctions(tid.gfx90a_family, tid.architected_flat_scratch)
+        elif d == ".amdhsa_code_object_version":
+            v = self.absolute(parse_expr(args, loc), loc)
+            if v not in (4, 5, 6):
+                raise Diagnostic(f"unsupported code object version {v} (gcnforge writes 4, 5 and 6)", loc)
+            self.cov = v
+        elif d in (".globl", ".global", ".weak", ".local"):
+            for name in _names(args, loc):
+                self._attr(name).binding = {".weak": "WEAK", ".local": "LOCAL"}.get(d, "GLOBAL")
+        elif d in (".protected", ".hidden", ".internal"):
+            for name in _names(args, loc):
+                self._attr(name).visibility = d[1:].upper()
+        elif d == ".type":
+            parts = _split_args(args)
+            if len(parts) != 2:
+                raise Diagnostic("expected '.type name, @function|@object'", loc)
+            kind = parts[1].strip().lstrip("@%").lower()
+            types = {"function": "FUNC", "stt_func": "FUNC", "object": "OBJECT", "stt_object": "OBJECT",
+                     "notype": "NOTYPE", "stt_notype": "NOTYPE"}
+            if kind not in types:
+                raise Diagnostic(f"unsupported symbol type '{parts[1].strip()}'", loc)
+            self._attr(parts[0].strip()).type = types[kind]
+        elif d == ".size":
+            parts = args.split(",", 1)
+            if len(parts) != 2:
+                raise Diagnostic("expected '.size name, expression'", loc)
+            self._attr(parts[0].strip()).size = (parse_expr(parts[1], _shift(loc, len(parts[0]) + 1)), loc)
+        elif d in (".set", ".equ"):
+            parts = args.split(",", 1)
+            if len(parts) != 2 or not _is_ident(parts[0].strip()):
+                raise Diagnostic(f"expected '{d} name, expression'", loc)
+            self.sets[parts[0].strip()] = (parse_expr(parts[1], _shift(loc, len(parts[0]) + 1)), loc)
+        elif d in (".p2align", ".p2alignl", ".p2alignw", ".balign", ".balignl", ".balignw", ".align"):
+            vals = [self._now(a, loc) if a.strip() else None for a in _split_args(args)]
+            if not vals or vals[0] is None:
+                raise Diagnostic(f"expected alignment after {d}", loc)
+            align = 1 << vals[0] if d.startswith(".p2align") else vals[0]
+            if d.startswith(".p2align") and not 0 <= vals[0] <= 16:
+                raise Diagnostic("alignment exponent out of range", loc)
+            fill_size = 4 if d.endswith("l") else 2 if d.endswith("w") else 1
+            self._align(align, vals[1] if len(vals) > 1 else None, fill_size, vals[2] if len(vals) > 2 else None, loc)
+        elif d in _DATA_SIZES:
+            size = _DATA_SIZES[d]
+            for part, ploc in _split_args_with_loc(args, loc):
+                self._emit("data", size, (size, parse_expr(part, ploc)), ploc)
+        elif d in (".zero", ".space", ".skip"):
+            vals = [self._now(a, loc) for a in _split_args(args)]
+            if not vals or vals[0] < 0 or vals[0] > MAX_FILL:
+                raise Diagnostic(f"invalid size for {d}", loc)
+            self._emit("fill", vals[0], (vals[0], 1, vals[1] if len(vals) > 1 else 0), loc)
+        elif d == ".fill":
+            vals = [self._now(a, loc) for a in _split_args(args)]
+            count, size, value = (vals + [1, 0])[:3] if len(vals) >= 1 else (None, 1, 0)
+            if count is None or count < 0 or size not in (1, 2, 4, 8) or count * size > MAX_FILL:
+                raise Diagnostic("invalid .fill (count, size 1/2/4/8, value)", loc)
+            self._emit("fill", count * size, (count, size, value), loc)
+        elif d in (".ascii", ".asciz", ".string"):
+            for part, ploc in _split_args_with_loc(args, loc):
+                data = _unquote(part.strip(), ploc) + (b"\0" if d != ".ascii" else b"")
+                self._emit("bytes", len(data), data, ploc)
+        elif d in (".end_amdhsa_kernel", ".end_amdgpu_metadata"):
+            raise Diagnostic(f"{d} without a matching start directive", st.loc)
+        else:
+            raise Diagnostic(f"unknown directive '{d}'", st.loc)
+
+    def _now(self, text: str, loc: SourceLoc) -> int:
+        """A value that must be known in pass 1 (sizes, alignments)."""
+        try:
+            return self.absolute(parse_expr(text, loc), loc)
+        except Diagnostic as e:
+            raise Diagnostic(f"{e.message} (this value must be known when the directive is read)", e.loc) from None
+
+    # -- pass 2 -------------------------------------------------------------------------
+    def _finish(self) -> bytes:
+        datas: dict[str, bytearray] = {}
+        for sec in self.sections.values():
+            buf = bytearray(sec.size if not sec.nobits else 0)
+            code = "x" in sec.flags
+            for off, kind, payload, loc in sec.items:
+                if sec.nobits:
+                    if kind not in ("pad", "fill") or (kind == "fill" and payload[2]):
+                        raise Diagnostic(f"cannot put data in NOBITS section {sec.name}", loc)
+                    continue
+                if kind == "inst":
+                    def resolve(name: str, _loc=loc, _sec=sec.name) -> int:
+                        try:
+                            v = self.lookup(name)
+                        except KeyError:
+                            raise Diagnostic(f"undefined symbol '{name}'", _loc) from None
+                        if isinstance(v, Reloc):
+                            if v.section != _sec:
+                                raise Diagnostic(f"label '{name}' is in section {v.section}, not {_sec}", _loc)
+                            return v.offset
+                        return v
+                    enc = payload.encode(off, resolve)
+                    if len(enc) != payload.size:
+                        raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected {payload.size}", loc)
+                    buf[off:off + len(enc)] = enc
+                elif kind == "data":
+                    size, node = payload
+                    v = self.evaluate(node, loc)
+                    if isinstance(v, Reloc):
+                        raise Diagnostic("the address of a label in data needs a dynamic relocation, which the built-in "
+                                         "linker does not support (use a label difference)", loc)
+                    if not -(1 << (8 * size - 1)) <= v < 1 << (8 * size):
+                        raise Diagnostic(f"value {v} does not fit in {size} bytes", loc)
+                    buf[off:off + size] = (v & ((1 << 8 * size) - 1)).to_bytes(size, "little")
+                elif kind == "fill":
+                    count, size, value = payload
+                    chunk = (value & ((1 << 8 * size) - 1)).to_bytes(size, "little")
+                    buf[off:off + count * size] = chunk * count
+                elif kind == "bytes":
+                    buf[off:off + len(payload)] = payload
+                elif kind == "pad":
+                    fill, fill_size, n = payload
+                    if fill is None and code:
+                        # AMDGPUAsmBackend::writeNopData: zeros for the odd bytes, then s_nop 0 words.
+                        z = n % 4
+                        buf[off + z:off + n] = struct.pack("<I", S_NOP_0) * (n // 4)
+                    elif fill is not None:
+                        chunk = (fill & ((1 << 8 * fill_size) - 1)).to_bytes(fill_size, "little")
+                        rep = chunk * (n // fill_size) + chunk[: n % fill_size]
+                        buf[off:off + n] = rep
+            datas[sec.name] = buf
+
+        kernel_records = []
+        for block, sec, off, end_loc in self.kernels:
+            kd = build_descriptor(block, lambda node, loc: _nonneg(self.absolute(node, loc)), self.target, end_loc)
+            datas[sec.name][off:off + 64] = kd.to_bytes()
+            kernel_records.append(KernelRecord(block.name, sec.name, off))
+
+        sections = [InputSection(s.name, bytes(datas[s.name]), s.align, s.flags, s.nobits)
+                    for s in self.sections.values() if "a" in s.flags and (s.size or s.name != ".text" or s.items)]
+        symbols = self._symbols()
+        return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
+
+    def _symbols(self) -> list[InputSymbol]:
+        out = []
+        for name, attr in self.attrs.items():
+            if name not in self.labels and name not in self.sets:
+                if attr.binding != "LOCAL" or attr.size is not None:
+                    raise Diagnostic(f"symbol '{name}' is declared but never defined (undefined symbols need a "
+                                     "linker with dynamic relocations; define it in this file)")
+        names = list(self.labels) + [n for n in self.sets if n not in self.labels]
+        for name in names:
+            if name.startswith(".L"):
+                continue
+            attr = self.attrs.get(name, _SymAttr())
+            size = 0
+            if attr.size is not None:
+                node, loc = attr.size
+                size = self.absolute(node, loc)
+            if name in self.labels:
+                r = self.labels[name]
+                if "a" not in self.sections[r.section].flags:
+                    continue  # labels in non-allocated sections (.AMDGPU.csdata ...) are dropped with them
+                out.append(InputSymbol(name, r.section, r.offset, size, attr.type, attr.binding, attr.visibility))
+            else:
+                try:
+                    v = self.lookup(name)
+                except (Diagnostic, KeyError):
+                    continue  # .set symbols that do not evaluate are not emitted (never referenced by code)
+                if isinstance(v, Reloc):
+                    out.append(InputSymbol(name, v.section, v.offset, size, attr.type, attr.binding, attr.visibility))
+                else:
+                    out.append(InputSymbol(name, None, v & 0xFFFFFFFFFFFFFFFF, size, attr.type, attr.binding, attr.visibility))
+        return out
+
+
+def _nonneg(v: int) -> int:
+    return v
+
+
+def _is_ident(s: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[A-Za-z_.$][\w.$]*", s) is not None
+
+
+def _names(args: str, loc: SourceLoc) -> list[str]:
+    names = [a.strip() for a in args.split(",")]
+    for n in names:
+        if not _is_ident(n):
+            raise Diagnostic(f"expected symbol name, got '{n}'", loc)
+    return names
+
+
+def _shift(loc: SourceLoc, n: int) -> SourceLoc:
+    return SourceLoc(loc.file, loc.line, loc.col + n)
+
+
+def _split_args(args: str) -> list[str]:
+    return [a for a, _ in _split_args_with_loc(args, SourceLoc("", 0, 1))]
+
+
+def _split_args_with_loc(args: str, loc: SourceLoc) -> list[tuple[str, SourceLoc]]:
+    """Split on top-level commas (not inside parentheses or strings)."""
+    out, depth, start, quote = [], 0, 0, False
+    for i, c in enumerate(args):
+        if quote:
+            if c == "\\":
+                continue
+            if c == '"' and (i == 0 or args[i - 1] != "\\"):
+                quote = False
+        elif c == '"':
+            quote = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append((args[start:i], _shift(loc, start)))
+            start = i + 1
+    if args.strip():
+        out.append((args[start:], _shift(loc, start)))
+    return out
+
+
+def _string_arg(args: str, loc: SourceLoc) -> str:
+    s = args.strip()
+    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
+        raise Diagnostic("expected a quoted string", loc)
+    return _unquote(s, loc).decode()
+
+
+def _unquote(s: str, loc: SourceLoc) -> bytes:
+    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
+        raise Diagnostic("expected a quoted string", loc)
+    body, out, i = s[1:-1], bytearray(), 0
+    esc = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, '"': 34, "b": 8, "f": 12}
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and i + 2 < len(body) and body[i + 2] in "01234567":
+                j = i + 1
+                while j < len(body) and j < i + 4 and body[j] in "01234567":
+                    j += 1
+                out.append(int(body[i + 1:j], 8) & 0xFF)
+                i = j
+                continue
+            if nxt not in esc:
+                raise Diagnostic(f"unknown escape '\\{nxt}' in string", loc)
+            out.append(esc[nxt])
+            i += 2
+            continue
+        out += c.encode()
+        i += 1
+    return bytes(out)
+
+
+def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
+    return Assembler(target, filename).run(text)

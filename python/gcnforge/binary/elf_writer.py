@@ -1,0 +1,313 @@
+"""Link assembled sections into an AMDGPU HSA code object the way ``ld.lld -shared`` lays it out.
+
+ELF64 LSB, ET_DYN, EM_AMDGPU, ELFOSABI_AMDGPU_HSA with the code-object-version ABI version,
+e_flags from the target id. Layout (as ld.lld 22 does for a kernel-only object):
+
+    ELF header, program headers (PHDR LOAD LOAD LOAD DYNAMIC GNU_RELRO GNU_STACK NOTE)
+    R  segment: .note .dynsym .gnu.hash .hash .dynstr .rodata*      (vaddr == file offset)
+    RX segment: .text                                               (next page, same offset mod 4 KiB)
+    RW segment: .data* .dynamic
+    .symtab .shstrtab .strtab, section headers
+
+Dynamic symbols: every global/weak symbol that is not hidden (kernels as FUNC, their
+``.kd`` descriptors as OBJECT). No relocations: every reference was resolved when the
+sections were assembled (PC-relative within .text, label differences in data); a kernel
+descriptor's kernel_code_entry_byte_offset is filled here, once addresses are known.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from gcnforge.binary.metadata import metadata_note
+from gcnforge.binary.target_id import ABI_VERSION_BY_COV, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, TargetId
+from gcnforge.diagnostics import Diagnostic
+
+PAGE = 0x1000
+SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "HASH": 5, "DYNAMIC": 6, "NOTE": 7, "NOBITS": 8,
+       "DYNSYM": 11, "GNU_HASH": 0x6FFFFFF6}
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 1, 2, 4
+STT = {"NOTYPE": 0, "OBJECT": 1, "FUNC": 2, "SECTION": 3}
+STB = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
+STV = {"DEFAULT": 0, "INTERNAL": 1, "HIDDEN": 2, "PROTECTED": 3}
+PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR = 1, 2, 4, 6
+PT_GNU_STACK, PT_GNU_RELRO = 0x6474E551, 0x6474E552
+PF_X, PF_W, PF_R = 1, 2, 4
+DT_NULL, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_GNU_HASH = 0, 4, 5, 6, 10, 11, 0x6FFFFEF5
+
+
+@dataclass
+class InputSection:
+    name: str
+    data: bytes
+    align: int = 1
+    flags: str = "a"  # ELF .section flag letters: a (alloc), x (exec), w (write)
+    nobits: bool = False
+
+
+@dataclass
+class InputSymbol:
+    name: str
+    section: str | None  # section name; None for an absolute symbol
+    value: int  # offset within the section (or the absolute value)
+    size: int = 0
+    type: str = "NOTYPE"
+    binding: str = "LOCAL"
+    visibility: str = "DEFAULT"
+
+
+@dataclass
+class KernelRecord:
+    name: str  # kernel symbol; the descriptor symbol is name + ".kd"
+    kd_section: str
+    kd_offset: int
+
+
+@dataclass
+class _Out:
+    name: str
+    sh_type: int
+    flags: int
+    data: bytes
+    align: int
+    entsize: int = 0
+    link: str | None = None
+    info: int = 0
+    addr: int = 0
+    offset: int = 0
+    size: int = field(default=-1)
+
+    def __post_init__(self):
+        if self.size < 0:
+            self.size = len(self.data)
+
+
+def _elf_hash(name: bytes) -> int:
+    h = 0
+    for c in name:
+        h = ((h << 4) + c) & 0xFFFFFFFF
+        g = h & 0xF0000000
+        if g:
+            h ^= g >> 24
+        h &= ~g & 0xFFFFFFFF
+    return h
+
+
+def _gnu_hash(name: bytes) -> int:
+    h = 5381
+    for c in name:
+        h = (h * 33 + c) & 0xFFFFFFFF
+    return h
+
+
+class _StrTab:
+    def __init__(self):
+        self.data = bytearray(b"\0")
+        self.index: dict[str, int] = {"": 0}
+
+    def add(self, s: str) -> int:
+        if s not in self.index:
+            self.index[s] = len(self.data)
+            self.data += s.encode() + b"\0"
+        return self.index[s]
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a if a > 1 else x
+
+
+def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
+         kernels: list[KernelRecord], metadata: dict | None) -> bytes:
+    """Lay out, resolve descriptor entry offsets and write the ELF image."""
+    if cov not in ABI_VERSION_BY_COV:
+        raise Diagnostic(f"unsupported code object version {cov} (gcnforge writes 4, 5 and 6)")
+    by_name = {s.name: s for s in sections}
+    sym_by_name = {s.name: s for s in symbols}
+    for k in kernels:
+        if k.name not in sym_by_name or sym_by_name[k.name].section is None:
+            raise Diagnostic(f"kernel '{k.name}' has a .amdhsa_kernel block but no label '{k.name}:' in the code")
+
+    # Dynamic symbols: exported (global/weak, not hidden/internal), defined.
+    exported = [s for s in symbols if s.binding != "LOCAL" and s.visibility in ("DEFAULT", "PROTECTED") and s.section is not None]
+    dynstr = _StrTab()
+    for s in exported:
+        dynstr.add(s.name)
+
+    # .gnu.hash (ld.lld's GnuHashTableSection): all exported symbols hashed (symoffset 1),
+    # nbuckets = max(1, n / 4), bloom filter of NextPowerOf2(n * 12 / 64) 64-bit words, shift 26;
+    # .dynsym is ordered by bucket (stable).
+    nb = max(1, len(exported) // 4)
+    mask_words = 1 << ((len(exported) * 12 // 64).bit_length()) if exported else 1
+    order = sorted(range(len(exported)), key=lambda i: _gnu_hash(exported[i].name.encode()) % nb)
+    exported = [exported[i] for i in order]
+    note = metadata_note(metadata) if metadata is not None else b""
+
+    r_secs = [s for s in sections if "a" in s.flags and "x" not in s.flags and "w" not in s.flags]
+    x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
+    w_secs = [s for s in sections if "a" in s.flags and "w" in s.flags and "x" not in s.flags]
+
+    nphdr = 8 if note else 7
+    outs: list[_Out] = []
+    if note:
+        outs.append(_Out(".note", SHT["NOTE"], SHF_ALLOC, note, 4))
+    dynsym_out = _Out(".dynsym", SHT["DYNSYM"], SHF_ALLOC, b"", 8, entsize=24, link=".dynstr", info=1,
+                      size=24 * (len(exported) + 1))
+    gnuhash_size = 16 + 8 * mask_words + 4 * nb + 4 * len(exported)
+    gnuhash_out = _Out(".gnu.hash", SHT["GNU_HASH"], SHF_ALLOC, b"", 8, link=".dynsym", size=gnuhash_size)
+    nsyms = len(exported) + 1
+    hash_out = _Out(".hash", SHT["HASH"], SHF_ALLOC, b"", 4, entsize=4, link=".dynsym", size=4 * (2 + 2 * nsyms))
+    dynstr_out = _Out(".dynstr", SHT["STRTAB"], SHF_ALLOC, bytes(dynstr.data), 1)
+    outs += [dynsym_out, gnuhash_out, hash_out, dynstr_out]
+    sec_out: dict[str, _Out] = {}
+    for s in r_secs:
+        sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC, s.data, s.align)
+        outs.append(sec_out[s.name])
+    first_x = len(outs)
+    for s in x_secs:
+        sec_out[s.name] = _Out(s.name, SHT["PROGBITS"], SHF_ALLOC | SHF_EXECINSTR, s.data, s.align)
+        outs.append(sec_out[s.name])
+    first_w = len(outs)
+    for s in w_secs:
+        sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC | SHF_WRITE, s.data, s.align)
+        outs.append(sec_out[s.name])
+    dyn_entries = 7
+    dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16, link=".dynstr",
+                       size=16 * dyn_entries)
+    outs.append(dynamic_out)
+
+    # Addresses: one PT_LOAD per permission class; a new segment starts on a new page at the
+    # same offset modulo the page size (ld.lld's layout).
+    off = 64 + 56 * nphdr
+    va = off
+    segments: list[tuple[int, int, int]] = []  # (first, last+1, flags)
+    groups = [(0, first_x, PF_R), (first_x, first_w, PF_R | PF_X), (first_w, len(outs), PF_R | PF_W)]
+    for gi, (a, b, _) in enumerate(groups):
+        if a == b:
+            continue
+        if gi > 0:
+            off = _align(off, max(o.align for o in outs[a:b]))
+            va = _align(va, PAGE) + off % PAGE
+        for o in outs[a:b]:
+            pad = _align(off, o.align) - off
+            off += pad
+            va += pad
+            o.offset, o.addr = off, va
+            va += o.size
+            if o.sh_type != SHT["NOBITS"]:
+                off += o.size
+        segments.append((a, b, groups[gi][2]))
+
+    def sym_addr(s: InputSymbol) -> int:
+        if s.section is None:
+            return s.value
+        if s.section not in sec_out:
+            raise Diagnostic(f"symbol '{s.name}' is in section '{s.section}', which is not allocated in the code object")
+        return sec_out[s.section].addr + s.value
+
+    # Kernel descriptors: kernel_code_entry_byte_offset = entry - descriptor (bytes 16..23).
+    patched = {name: bytearray(s.data) for name, s in by_name.items()}
+    for k in kernels:
+        kd_addr = sec_out[k.kd_section].addr + k.kd_offset
+        entry = sym_addr(sym_by_name[k.name])
+        struct.pack_into("<q", patched[k.kd_section], k.kd_offset + 16, entry - kd_addr)
+    for name, o in sec_out.items():
+        o.data = bytes(patched[name])
+
+    # Dynamic symbol table, hashes, dynamic section.
+    index_of = {o.name: i + 1 for i, o in enumerate(outs)}
+
+    def sym_entry(strtab: _StrTab, s: InputSymbol) -> bytes:
+        shndx = 0xFFF1 if s.section is None else index_of[s.section]
+        info = (STB[s.binding] << 4) | STT.get(s.type, 0)
+        return struct.pack("<IBBHQQ", strtab.add(s.name), info, STV[s.visibility], shndx, sym_addr(s), s.size)
+
+    dynsym_out.data = bytes(24) + b"".join(sym_entry(dynstr, s) for s in exported)
+    hashes = [_gnu_hash(s.name.encode()) for s in exported]
+    bloom = [0] * mask_words
+    for h in hashes:
+        bloom[(h // 64) & (mask_words - 1)] |= (1 << (h % 64)) | (1 << ((h >> 26) % 64))
+    buckets = [0] * nb
+    chains = []
+    for i, h in enumerate(hashes):
+        b = h % nb
+        if not buckets[b]:
+            buckets[b] = i + 1
+        last = i + 1 == len(hashes) or hashes[i + 1] % nb != b
+        chains.append((h & ~1) | int(last))
+    gnuhash_out.data = struct.pack("<IIII", nb, 1, mask_words, 26) + struct.pack(f"<{mask_words}Q", *bloom) + \
+        struct.pack(f"<{nb}I", *buckets) + struct.pack(f"<{len(chains)}I", *chains)
+    sysv_b = [0] * nsyms
+    sysv_c = [0] * nsyms
+    for i, s in enumerate(exported, start=1):
+        b = _elf_hash(s.name.encode()) % nsyms
+        sysv_c[i] = sysv_b[b]
+        sysv_b[b] = i
+    hash_out.data = struct.pack(f"<II{nsyms}I{nsyms}I", nsyms, nsyms, *sysv_b, *sysv_c)
+    dynamic_out.data = struct.pack(
+        "<14Q", DT_SYMTAB, dynsym_out.addr, DT_SYMENT, 24, DT_STRTAB, dynstr_out.addr, DT_STRSZ, dynstr_out.size,
+        DT_GNU_HASH, gnuhash_out.addr, DT_HASH, hash_out.addr, DT_NULL, 0)
+
+    # Static symbol table: locals, then _DYNAMIC (local hidden), then globals (ld.lld's order).
+    strtab = _StrTab()
+    locals_ = [s for s in symbols if s.binding == "LOCAL" and not s.name.startswith(".L")]
+    globals_ = [s for s in symbols if s.binding != "LOCAL"]
+    dynamic_sym = InputSymbol("_DYNAMIC", ".dynamic", 0, 0, "NOTYPE", "LOCAL", "HIDDEN")
+    sec_out[".dynamic"] = dynamic_out
+    symtab = bytes(24) + b"".join(sym_entry(strtab, s) for s in [*locals_, dynamic_sym, *globals_])
+    symtab_out = _Out(".symtab", SHT["SYMTAB"], 0, symtab, 8, entsize=24, link=".strtab", info=len(locals_) + 2)
+    shstrtab = _StrTab()
+    tail = [symtab_out]
+    shstr_out = _Out(".shstrtab", SHT["STRTAB"], 0, b"", 1)
+    strtab_out = _Out(".strtab", SHT["STRTAB"], 0, b"", 1)
+    tail += [shstr_out, strtab_out]
+    for o in [*outs, *tail]:
+        shstrtab.add(o.name)
+    shstr_out.data = bytes(shstrtab.data)
+    shstr_out.size = len(shstr_out.data)
+    strtab_out.data = bytes(strtab.data)
+    strtab_out.size = len(strtab_out.data)
+    for o in tail:
+        off = _align(off, o.align)
+        o.offset = off
+        off += o.size
+    all_out = [*outs, *tail]
+    index_of = {o.name: i + 1 for i, o in enumerate(all_out)}
+    shoff = _align(off, 8)
+
+    image = bytearray(shoff + 64 * (len(all_out) + 1))
+    for o in all_out:
+        if o.sh_type != SHT["NOBITS"]:
+            assert len(o.data) == o.size, o.name
+            image[o.offset:o.offset + o.size] = o.data
+
+    # Program headers.
+    phdrs = [(PT_PHDR, PF_R, 64, 64, 56 * nphdr, 56 * nphdr, 8)]
+    load_ranges = []
+    for a, b, flags in segments:
+        first, last = outs[a], outs[b - 1]
+        start_off = 0 if a == 0 else first.offset
+        start_va = 0 if a == 0 else first.addr
+        filesz = (last.offset + (0 if last.sh_type == SHT["NOBITS"] else last.size)) - start_off
+        memsz = last.addr + last.size - start_va
+        phdrs.append((PT_LOAD, flags, start_off, start_va, filesz, memsz, PAGE))
+        load_ranges.append((start_off, start_va))
+    phdrs.append((PT_DYNAMIC, PF_R | PF_W, dynamic_out.offset, dynamic_out.addr, dynamic_out.size, dynamic_out.size, 8))
+    phdrs.append((PT_GNU_RELRO, PF_R, dynamic_out.offset, dynamic_out.addr, dynamic_out.size, dynamic_out.size, 1))
+    phdrs.append((PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0))
+    if note:
+        n = outs[0]
+        phdrs.append((PT_NOTE, PF_R, n.offset, n.addr, n.size, n.size, 4))
+    assert len(phdrs) == nphdr
+    for i, (ptype, flags, poff, pva, filesz, memsz, align) in enumerate(phdrs):
+        struct.pack_into("<IIQQQQQQ", image, 64 + 56 * i, ptype, flags, poff, pva, pva, filesz, memsz, align)
+
+    # Section headers.
+    for i, o in enumerate(all_out, start=1):
+        struct.pack_into("<IIQQQQIIQQ", image, shoff + 64 * i, shstrtab.index[o.name], o.sh_type, o.flags,
+                         o.addr, o.offset, o.size, index_of[o.link] if o.link else 0, o.info, o.align, o.entsize)
+
+    ident = b"\x7fELF" + bytes([2, 1, 1, ELFOSABI_AMDGPU_HSA, ABI_VERSION_BY_COV[cov]]) + bytes(7)
+    struct.pack_into("<16sHHIQQQIHHHHHH", image, 0, ident, 3, EM_AMDGPU, 1, 0, 64, shoff, target.e_flags(),
+                     64, 56, nphdr, 64, len(all_out) + 1, index_of[".shstrtab"])
+    return bytes(image)

@@ -1,0 +1,206 @@
+"""The ``.amdhsa_kernel NAME ... .end_amdhsa_kernel`` block -> ``KernelDescriptor``.
+
+Semantics follow LLVM 22's AMDGPUAsmParser::ParseDirectiveAMDHSAKernel for gfx940-class
+targets (checked field by field against llvm-mc in tests/binary/test_directives.py):
+defaults from getDefaultAmdhsaKernelDescriptor (denorm_16_64 = 3, dx10_clamp = 1,
+ieee_mode = 1, workgroup_id_x = 1), user SGPR count implied by the enables unless
+``.amdhsa_user_sgpr_count`` is given, granulated GPR counts from next_free_vgpr/sgpr
+(the SGPR count adds VCC/flat-scratch/XNACK extras: always 6 with architected flat
+scratch), accum_offset in [4, 256] step 4. Values are expressions; they are evaluated when
+the whole file has been read, so they may use ``.set`` symbols defined later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from gcnforge.binary.descriptor import FIELD_BY_NAME, SGPR_ENCODING_GRANULE, VGPR_ENCODING_GRANULE, KernelDescriptor
+from gcnforge.binary.expr import Node
+from gcnforge.binary.target_id import TargetId
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+ADDRESSABLE_SGPRS = 102  # gfx8/gfx9 (AMDGPUBaseInfo.cpp getAddressableNumSGPRs)
+MAX_USER_SGPRS = 16  # gfx9 user SGPRs usable for kernarg preload (getMaxNumUserSGPRs)
+
+# Directives that set a descriptor bit field directly: directive -> field name.
+BIT_DIRECTIVES = {
+    f".amdhsa_{n}": n
+    for n in (
+        "user_sgpr_dispatch_ptr", "user_sgpr_queue_ptr", "user_sgpr_kernarg_segment_ptr",
+        "user_sgpr_dispatch_id", "user_sgpr_private_segment_size", "uses_dynamic_stack",
+        "enable_private_segment", "system_sgpr_workgroup_id_x", "system_sgpr_workgroup_id_y",
+        "system_sgpr_workgroup_id_z", "system_sgpr_workgroup_info", "system_vgpr_workitem_id",
+        "float_round_mode_32", "float_round_mode_16_64", "float_denorm_mode_32",
+        "float_denorm_mode_16_64", "dx10_clamp", "ieee_mode", "fp16_overflow", "tg_split",
+        "exception_fp_ieee_invalid_op", "exception_fp_denorm_src", "exception_fp_ieee_div_zero",
+        "exception_fp_ieee_overflow", "exception_fp_ieee_underflow", "exception_fp_ieee_inexact",
+        "exception_int_div_zero", "user_sgpr_kernarg_preload_length", "user_sgpr_kernarg_preload_offset",
+    )
+}
+# User SGPRs each enable implies (AMDHSA "Initial Kernel Execution State").
+IMPLIED_USER_SGPRS = {
+    "user_sgpr_dispatch_ptr": 2, "user_sgpr_queue_ptr": 2, "user_sgpr_kernarg_segment_ptr": 2,
+    "user_sgpr_dispatch_id": 2, "user_sgpr_private_segment_size": 1,
+}
+SIZE_DIRECTIVES = {".amdhsa_group_segment_fixed_size", ".amdhsa_private_segment_fixed_size", ".amdhsa_kernarg_size"}
+OTHER_DIRECTIVES = {
+    ".amdhsa_user_sgpr_count", ".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr",
+    ".amdhsa_accum_offset", ".amdhsa_reserve_vcc", ".amdhsa_reserve_xnack_mask",
+}
+# Directives LLVM knows but rejects on gfx940-class targets, with LLVM's reason.
+UNSUPPORTED_ON_GFX942 = {
+    ".amdhsa_user_sgpr_private_segment_buffer": "directive is not supported with architected flat scratch",
+    ".amdhsa_user_sgpr_flat_scratch_init": "directive is not supported with architected flat scratch",
+    ".amdhsa_system_sgpr_private_segment_wavefront_offset": "directive is not supported with architected flat scratch",
+    ".amdhsa_reserve_flat_scratch": "directive is not supported with architected flat scratch",
+    ".amdhsa_wavefront_size32": "directive requires gfx10+",
+    ".amdhsa_workgroup_processor_mode": "directive unsupported on gfx942",
+    ".amdhsa_memory_ordered": "directive requires gfx10+",
+    ".amdhsa_forward_progress": "directive requires gfx10+",
+    ".amdhsa_shared_vgpr_count": "directive requires gfx10 or gfx11",
+    ".amdhsa_inst_pref_size": "directive requires gfx11+",
+    ".amdhsa_round_robin_scheduling": "directive requires gfx12+",
+    ".amdhsa_named_barrier_count": "directive requires gfx1250+",
+}
+KNOWN_DIRECTIVES = set(BIT_DIRECTIVES) | SIZE_DIRECTIVES | OTHER_DIRECTIVES
+
+
+@dataclass(frozen=True, slots=True)
+class DirectiveEntry:
+    name: str  # ".amdhsa_next_free_vgpr"
+    expr: Node
+    loc: SourceLoc  # of the directive name
+    value_loc: SourceLoc  # of the value text
+
+
+@dataclass
+class KernelBlock:
+    """One parsed (not yet evaluated) ``.amdhsa_kernel`` block."""
+
+    name: str
+    loc: SourceLoc
+    entries: list[DirectiveEntry]
+
+    def add(self, entry: DirectiveEntry) -> None:
+        if entry.name not in KNOWN_DIRECTIVES:
+            if entry.name in UNSUPPORTED_ON_GFX942:
+                raise Diagnostic(UNSUPPORTED_ON_GFX942[entry.name], entry.loc)
+            raise Diagnostic(f"unknown .amdhsa_kernel directive '{entry.name}'", entry.loc)
+        if any(e.name == entry.name for e in self.entries):
+            raise Diagnostic(".amdhsa_ directives cannot be repeated", entry.loc)
+        self.entries.append(entry)
+
+
+def default_descriptor(target: TargetId) -> KernelDescriptor:
+    """AMDGPU::MCKernelDescriptor::getDefaultAmdhsaKernelDescriptor for gfx9."""
+    return KernelDescriptor().with_fields(
+        float_denorm_mode_16_64=3, dx10_clamp=1, ieee_mode=1, system_sgpr_workgroup_id_x=1,
+    )
+
+
+def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], int], target: TargetId,
+                     end_loc: SourceLoc | None = None) -> KernelDescriptor:
+    """Evaluate a block into a descriptor (kernel_code_entry_byte_offset left 0: the linker sets it)."""
+    kd = default_descriptor(target)
+    end_loc = end_loc or block.loc
+    values: dict[str, tuple[int, DirectiveEntry]] = {}
+    for e in block.entries:
+        v = evaluate(e.expr, e.value_loc)
+        if v < 0:
+            raise Diagnostic("value out of range", e.value_loc)
+        values[e.name] = (v, e)
+
+    def out_of_range(e: DirectiveEntry) -> Diagnostic:
+        return Diagnostic("value out of range", e.value_loc)
+
+    implied = 0
+    for name, (v, e) in values.items():
+        if name in SIZE_DIRECTIVES:
+            if v >= 1 << 32:
+                raise out_of_range(e)
+            kd = kd.with_fields(**{name[len(".amdhsa_"):]: v})
+        elif name in BIT_DIRECTIVES:
+            field = BIT_DIRECTIVES[name]
+            if field == "user_sgpr_kernarg_preload_length" and v > MAX_USER_SGPRS:
+                raise out_of_range(e)
+            if field == "user_sgpr_kernarg_preload_offset" and v >= 1024:
+                raise out_of_range(e)
+            if v >> FIELD_BY_NAME[field].width:
+                raise out_of_range(e)
+            kd = kd.with_fields(**{field: v})
+            if field in IMPLIED_USER_SGPRS and v:
+                implied += IMPLIED_USER_SGPRS[field]
+            if field == "user_sgpr_kernarg_preload_length":
+                implied += v
+
+    for required in (".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr"):
+        if required not in values:
+            raise Diagnostic(f"{required} directive is required", end_loc)
+
+    reserve_vcc = True
+    if ".amdhsa_reserve_vcc" in values:
+        v, e = values[".amdhsa_reserve_vcc"]
+        if v > 1:
+            raise out_of_range(e)
+        reserve_vcc = bool(v)
+    if ".amdhsa_reserve_xnack_mask" in values:
+        v, e = values[".amdhsa_reserve_xnack_mask"]
+        if v > 1:
+            raise out_of_range(e)
+        if bool(v) != target.xnack_on_or_any:
+            raise Diagnostic(".amdhsa_reserve_xnack_mask does not match target id", e.loc)
+
+    count = implied
+    if ".amdhsa_user_sgpr_count" in values:
+        count, e = values[".amdhsa_user_sgpr_count"]
+        if implied > count:
+            raise Diagnostic("amdgpu_user_sgpr_count smaller than than implied by enabled user SGPRs", end_loc)
+    if count >> 5:
+        raise Diagnostic("too many user SGPRs enabled", end_loc)
+    kd = kd.with_fields(user_sgpr_count=count)
+
+    # Granulated counts (AMDGPUAsmParser::calculateGPRBlocks).
+    nvgpr, ve = values[".amdhsa_next_free_vgpr"]
+    nsgpr, se = values[".amdhsa_next_free_sgpr"]
+    if nsgpr > ADDRESSABLE_SGPRS:
+        raise out_of_range(se)
+    if kd.user_sgpr_kernarg_preload_length:
+        # Preloaded kernargs live in user SGPRs: llvm-mc 22 counts them as used (measured:
+        # preload 2 + explicit user_sgpr_count 16 + next_free_sgpr 1 -> 16 + 6 SGPRs).
+        nsgpr = max(nsgpr, count)
+    extra = 2 if reserve_vcc else 0
+    if target.xnack_on_or_any:
+        extra = 4
+    if target.architected_flat_scratch:
+        extra = 6
+    nsgpr += extra
+    vgpr_blocks = _blocks(nvgpr, VGPR_ENCODING_GRANULE)
+    sgpr_blocks = _blocks(nsgpr, SGPR_ENCODING_GRANULE)
+    if vgpr_blocks >> 6:
+        raise out_of_range(ve)
+    if sgpr_blocks >> 4:
+        raise out_of_range(se)
+    kd = kd.with_fields(granulated_workitem_vgpr_count=vgpr_blocks, granulated_wavefront_sgpr_count=sgpr_blocks)
+
+
+    plen, poff = kd.user_sgpr_kernarg_preload_length, kd.user_sgpr_kernarg_preload_offset
+    if plen and kd.kernarg_size and plen * 4 + poff * 4 > kd.kernarg_size:
+        raise Diagnostic("Kernarg preload length + offset is larger than the kernarg segment size", end_loc)
+
+    if target.gfx90a_family:
+        if ".amdhsa_accum_offset" not in values:
+            raise Diagnostic(".amdhsa_accum_offset directive is required", end_loc)
+        acc, ae = values[".amdhsa_accum_offset"]
+        if acc < 4 or acc > 256 or acc & 3:
+            raise Diagnostic("accum_offset should be in range [4..256] in increments of 4", end_loc)
+        if acc > (max(1, nvgpr) + 3) // 4 * 4:
+            raise Diagnostic("accum_offset exceeds total VGPR allocation", end_loc)
+        kd = kd.with_fields(accum_offset_granules=acc // 4 - 1)
+    elif ".amdhsa_accum_offset" in values:
+        raise Diagnostic("directive requires gfx90a+", values[".amdhsa_accum_offset"][1].loc)
+    return kd
+
+
+def _blocks(count: int, granule: int) -> int:
+    return (max(1, count) + granule - 1) // granule - 1

@@ -1,0 +1,217 @@
+"""AMDGPU HSA metadata: the ``.amdgpu_metadata`` YAML block <-> the msgpack NT_AMDGPU_METADATA note.
+
+LLVM parses the YAML into a msgpack::Document (MsgPackDocumentYAML.cpp): every scalar,
+quoted or not, is typed by its text -- unsigned integer (auto radix: 0x, 0b, 0o, leading
+0), then signed integer, then boolean (``parseBool``: true/yes/on/y ...), then float
+(strtod syntax), else string. Maps are std::map, so keys come out sorted. The note is
+name "AMDGPU", type NT_AMDGPU_METADATA (32), desc = the msgpack bytes, written with the
+smallest encodings (the msgpack library does the same for ints and strings).
+PyYAML does the YAML syntax; scalar typing is LLVM's, applied to the composed node tree.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import msgpack
+import yaml
+
+from gcnforge.binary.target_id import NT_AMDGPU_METADATA
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+_BOOLS = {
+    **dict.fromkeys(("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
+    **dict.fromkeys(("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"), False),
+}
+_FLOAT = re.compile(
+    r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\Z"
+)
+MAX_DEPTH = 64
+
+
+def _auto_radix_uint(s: str) -> int | None:
+    """llvm::getAsUnsignedInteger(S, 0, N) (GetAutoSenseRadix), limited to uint64."""
+    if not s:
+        return None
+    radix, digits = 10, s
+    if s[:2] in ("0x", "0X"):
+        radix, digits = 16, s[2:]
+    elif s[:2] in ("0b", "0B"):
+        radix, digits = 2, s[2:]
+    elif s[:2] in ("0o", "0O"):
+        radix, digits = 8, s[2:]
+    elif s[0] == "0" and len(s) > 1 and s[1].isdigit():
+        radix, digits = 8, s[1:]
+    if not digits or not all(c in "0123456789abcdefABCDEF"[: radix if radix <= 10 else 22] for c in digits):
+        return None
+    v = int(digits, radix)
+    return v if v < 1 << 64 else None
+
+
+def scalar_value(text: str):
+    """The msgpack value LLVM gives a YAML scalar's text."""
+    u = _auto_radix_uint(text)
+    if u is not None:
+        return u
+    if text.startswith("-"):
+        u = _auto_radix_uint(text[1:])
+        if u is not None and u <= 1 << 63:
+            return -u
+    if text in _BOOLS:
+        return _BOOLS[text]
+    if _FLOAT.match(text):
+        return float(text)
+    return text
+
+
+def _convert(node: yaml.Node, depth: int = 0):
+    if depth > MAX_DEPTH:
+        raise ValueError("metadata nested too deeply")
+    if isinstance(node, yaml.ScalarNode):
+        if node.value == "" and node.style is None:
+            return None  # an empty plain value is a YAML null (msgpack nil)
+        return scalar_value(node.value)
+    if isinstance(node, yaml.SequenceNode):
+        return [_convert(n, depth + 1) for n in node.value]
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for k, v in node.value:
+            key = _convert(k, depth + 1)
+            if isinstance(key, (list, dict)):
+                raise ValueError("metadata map key must be a scalar")
+            if key in out:
+                raise ValueError(f"duplicate metadata key '{key}'")
+            out[key] = _convert(v, depth + 1)
+        return sort_maps(out)
+    raise ValueError(f"unsupported YAML node {type(node).__name__}")
+
+
+def _sort_key(k):
+    # msgpack::DocNode ordering: by kind first (Int/UInt/Nil/Boolean/Float/String ...), then value.
+    order = {bool: 3, int: 1, float: 4, str: 5, type(None): 2}
+    return (order.get(type(k), 9), k if not isinstance(k, (type(None),)) else 0)
+
+
+def sort_maps(obj):
+    """Maps with keys in LLVM's (std::map) order, recursively."""
+    if isinstance(obj, dict):
+        return {k: sort_maps(obj[k]) for k in sorted(obj, key=_sort_key)}
+    if isinstance(obj, list):
+        return [sort_maps(v) for v in obj]
+    return obj
+
+
+def parse_metadata_yaml(text: str, loc: SourceLoc) -> dict:
+    """The YAML between ``.amdgpu_metadata`` and ``.end_amdgpu_metadata`` -> a map."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        md = {} if node is None else _convert(node)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark
+        where = SourceLoc(loc.file, loc.line + 1 + (mark.line if mark else 0), (mark.column + 1) if mark else 1)
+        raise Diagnostic(f"invalid HSA metadata: {e.problem or e}", where) from None
+    except (yaml.YAMLError, ValueError, RecursionError) as e:
+        raise Diagnostic(f"invalid HSA metadata: {e}", loc) from None
+    if not isinstance(md, dict):
+        raise Diagnostic("invalid HSA metadata: the document must be a map", loc)
+    verify_metadata(md, loc)
+    return md
+
+
+_KERNEL_REQUIRED = (".name", ".symbol", ".kernarg_segment_size", ".group_segment_fixed_size",
+                    ".private_segment_fixed_size", ".kernarg_segment_align", ".wavefront_size",
+                    ".sgpr_count", ".vgpr_count", ".max_flat_workgroup_size")
+_INT_KEYS = (".kernarg_segment_size", ".group_segment_fixed_size", ".private_segment_fixed_size",
+             ".kernarg_segment_align", ".wavefront_size", ".sgpr_count", ".vgpr_count",
+             ".max_flat_workgroup_size", ".agpr_count", ".sgpr_spill_count", ".vgpr_spill_count")
+
+
+def verify_metadata(md: dict, loc: SourceLoc) -> None:
+    """The shape checks of LLVM's AMDGPU MetadataVerifier that matter for loading."""
+    def bad(msg: str) -> Diagnostic:
+        return Diagnostic(f"invalid HSA metadata: {msg}", loc)
+
+    ver = md.get("amdhsa.version")
+    if not (isinstance(ver, list) and len(ver) == 2 and all(type(v) is int for v in ver)):
+        raise bad("amdhsa.version must be a list of two integers")
+    kernels = md.get("amdhsa.kernels", [])
+    if not isinstance(kernels, list):
+        raise bad("amdhsa.kernels must be a list")
+    for i, k in enumerate(kernels):
+        if not isinstance(k, dict):
+            raise bad(f"amdhsa.kernels[{i}] must be a map")
+        for key in _KERNEL_REQUIRED:
+            if key not in k:
+                raise bad(f"kernel {k.get('.name', i)} lacks required key '{key}'")
+        for key in (".name", ".symbol"):
+            if not isinstance(k[key], str):
+                raise bad(f"kernel {i}: {key} must be a string")
+        for key in _INT_KEYS:
+            if key in k and type(k[key]) is not int:
+                raise bad(f"kernel {k['.name']}: {key} must be an integer")
+        args = k.get(".args", [])
+        if not isinstance(args, list) or not all(isinstance(a, dict) for a in args):
+            raise bad(f"kernel {k['.name']}: .args must be a list of maps")
+        for a in args:
+            for key in (".size", ".offset", ".value_kind"):
+                if key not in a:
+                    raise bad(f"kernel {k['.name']}: argument lacks required key '{key}'")
+
+
+def pack_metadata(md: dict) -> bytes:
+    return msgpack.packb(sort_maps(md), use_bin_type=True)
+
+
+def note_bytes(name: bytes, ntype: int, desc: bytes) -> bytes:
+    """One ELF note record with 4-byte padding of name and desc."""
+    n = name + b"\0"
+    pad = lambda b: b + bytes(-len(b) % 4)  # noqa: E731
+    return struct.pack("<III", len(n), len(desc), ntype) + pad(n) + pad(desc)
+
+
+def metadata_note(md: dict) -> bytes:
+    return note_bytes(b"AMDGPU", NT_AMDGPU_METADATA, pack_metadata(md))
+
+
+def format_metadata_yaml(md: dict) -> str:
+    """The map as a ``.amdgpu_metadata`` YAML body (strings quoted when LLVM would retype them)."""
+    def q(v):
+        if isinstance(v, str) and (scalar_value(v) != v or not v or re.search(r"[:#*&!|>'\"%@`{}\[\],]|^[-?\s]|\s$", v)):
+            return "'" + v.replace("'", "''") + "'"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if v is None:
+            return "~"
+        return str(v)
+
+    lines: list[str] = ["---"]
+
+    def emit(obj, indent: str) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if isinstance(v, (dict, list)) and v:
+                    lines.append(f"{indent}{q(k)}:")
+                    emit(v, indent + "  ")
+                else:
+                    lines.append(f"{indent}{q(k)}: {q(v) if not isinstance(v, (dict, list)) else ('{}' if isinstance(v, dict) else '[]')}")
+        else:
+            for v in obj:
+                if isinstance(v, dict) and v:
+                    sub: list[str] = []
+                    lines_before = len(lines)
+                    emit(v, indent + "  ")
+                    sub = lines[lines_before:]
+                    del lines[lines_before:]
+                    sub[0] = indent + "- " + sub[0][len(indent) + 2:]
+                    lines.extend(sub)
+                elif isinstance(v, list) and v:
+                    lines.append(f"{indent}-")
+                    emit(v, indent + "  ")
+                else:
+                    lines.append(f"{indent}- {q(v) if not isinstance(v, (dict, list)) else '[]'}")
+
+    emit(md, "")
+    lines.append("...")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,50 @@
+"""``assemble(text, target, toolchain)``: the built-in assembler/linker or llvm-mc + ld.lld."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from gcnforge.binary.target_id import TargetId, parse_target_id
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.llvm_tools import require_tool
+
+TOOLCHAINS = ("builtin", "llvm")
+_TARGET_DIRECTIVE = re.compile(r'^\s*\.amdgcn_target\s+"([^"]*)"', re.M)
+
+
+def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>") -> bytes:
+    if toolchain == "builtin":
+        from gcnforge.binary.assembler import assemble_builtin
+
+        return assemble_builtin(text, target, filename)
+    if toolchain == "llvm":
+        return assemble_llvm(text, target, filename)
+    raise Diagnostic(f"unknown toolchain '{toolchain}' (choose from {', '.join(TOOLCHAINS)})")
+
+
+def llvm_mc_args(tid: TargetId) -> list[str]:
+    attrs = [f"{'+' if v == 'on' else '-'}{n}" for n, v in (("xnack", tid.xnack), ("sramecc", tid.sramecc)) if v in ("on", "off")]
+    return ["-triple=amdgcn-amd-amdhsa", f"-mcpu={tid.processor}"] + ([f"-mattr={','.join(attrs)}"] if attrs else [])
+
+
+def assemble_llvm(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
+    """llvm-mc -filetype=obj, then ld.lld -shared (the reference toolchain)."""
+    tid = parse_target_id(target)
+    m = _TARGET_DIRECTIVE.search(text)
+    if m:  # the file's own target id (features included) wins, as it would for clang
+        tid = parse_target_id(m.group(1))
+    mc, lld = require_tool("llvm-mc"), require_tool("ld.lld")
+    with tempfile.TemporaryDirectory(prefix="gcnforge-") as d:
+        src, obj, out = Path(d) / "in.s", Path(d) / "in.o", Path(d) / "out.hsaco"
+        src.write_text(text)
+        r = subprocess.run([mc, *llvm_mc_args(tid), "-filetype=obj", str(src), "-o", str(obj)],
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise Diagnostic("llvm-mc failed:\n" + r.stderr.replace(str(src), filename).strip(), filename)
+        r = subprocess.run([lld, "-shared", str(obj), "-o", str(out)], capture_output=True, text=True)
+        if r.returncode:
+            raise Diagnostic("ld.lld failed:\n" + r.stderr.strip(), filename)
+        return out.read_bytes()
