@@ -182,3 +182,29 @@ def test_explicit_hip_without_gpu_is_a_clear_diagnostic(monkeypatch):
         devices.get_device("hip")
     with pytest.raises(Diagnostic, match="unknown device 'cuda'"):
         devices.get_device("cuda")
+
+
+def test_metadata_without_args_asks_for_a_layout(dev):
+    k = rt.load(fake_co("gfx942", {"vendor": {".kernarg_segment_size": 64}}))["vendor"]
+    with pytest.raises(Diagnostic, match=r"metadata does not describe its arguments") as e:
+        k(np.zeros(4, np.float32), grid=1, block=64, device=dev)
+    assert "ArgLayout.slots16" in str(e.value)
+
+
+def test_explicit_layout_padded_to_the_code_object_kernarg_size():
+    dev = RecordingBackend()
+    k = rt.load(fake_co("gfx942", {"vendor": {".kernarg_segment_size": 64}})).kernel(
+        "vendor", layout=ArgLayout.slots16(["n:u32"]))
+    k(n=5, grid=1, block=64, device=dev)
+    assert dev.launches[0]["kernarg"] == struct.pack("<I", 5) + bytes(60)
+
+
+def test_bench_stages_arrays_once_and_labels_times(dev, saxpy):
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    res = rt.bench(saxpy, out, x, 64, 1.0, grid=1, block=64, device=dev, warmup=1, repeat=3)
+    assert len(dev.launches) == 4 and len(res.seconds) == 3
+    # copied in once, results back once: out accumulated over 4 launches
+    np.testing.assert_array_equal(out, 4 * x)
+    assert res.modeled and "modeled" in res.label and "us" in str(res)
+    assert dev.mem == {}

@@ -72,8 +72,16 @@ class Module:
     def __contains__(self, name: str) -> bool:
         return name in self.code_object.kernels
 
+    def device_name(self) -> str:
+        """Which backend a launch without ``device=`` would use (and why not the other)."""
+        try:
+            return get_device(self.device, self.target).name
+        except Diagnostic as d:
+            return f"none ({d.message})"
+
     def __repr__(self) -> str:
-        return f"Module({self.name}, target={self.target}, kernels={self.kernel_names})"
+        return (f"Module({self.name}, target={self.target}, kernels={self.kernel_names}, "
+                f"device={self.device_name()})")
 
 
 class Kernel:
@@ -127,6 +135,10 @@ class Kernel:
         """Validate and pack (without launching): returns (kernarg bytes, Bound, grid, block,
         total dynamic LDS)."""
         grid3, block3 = normalize_dims(grid, "grid"), normalize_dims(block, "block")
+        if self._explicit_layout is None and ".args" not in self.metadata and (args or kwargs):
+            raise Diagnostic(
+                f"kernel '{self.name}': its metadata does not describe its arguments (no .args)",
+                notes=("declare them: module.kernel(name, layout=ArgLayout.slots16(['out:ptr', 'n:u32', ...]))",))
         named = name_args(self.layout, args, kwargs, self.name)
         static_lds = int(self.metadata.get(".group_segment_fixed_size", 0) or 0)
         bound = bind(self.layout, named, backend, static_lds)
