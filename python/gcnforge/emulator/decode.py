@@ -1,0 +1,109 @@
+"""Decode a kernel once into ``XInst`` records keyed by pc, with handlers bound.
+
+Decoding goes only through ``gcnforge.asm.disassemble`` (the project's decoder); the
+result is cached per (code bytes, entry) so repeated launches do not decode again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.program import XInst, XOp, parse_text
+from gcnforge.emulator.timing import cycles_for, sem_of
+
+_CACHE: dict = {}
+
+
+def _sext16(v: int) -> int:
+    v &= 0xFFFF
+    return v - 0x10000 if v & 0x8000 else v
+
+
+def handlers() -> dict:
+    from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar, ops_valu, ops_vop3p
+
+    h = {}
+    for mod in (ops_scalar, ops_valu, ops_vop3p, ops_mem, ops_mfma):
+        h.update({k: v for k, v in mod.HANDLERS.items() if v is not None})
+    return h
+
+
+_HANDLERS: dict | None = None
+
+
+def bind(ins: XInst) -> None:
+    global _HANDLERS
+    if _HANDLERS is None:
+        _HANDLERS = handlers()
+    h = _HANDLERS.get(ins.base) or _HANDLERS.get(ins.mnemonic)
+    if h is None:
+        from gcnforge.emulator import ops_mem, ops_mfma
+
+        h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base)
+    if h is None:
+        def h(x, i, w, _m=ins.mnemonic):
+            raise WaveFault(f"instruction '{_m}' is not implemented by the emulator")
+    ins.handler = h
+    if ins.sem == "":
+        ins.sem = sem_of(ins.base)
+    ins.cycles = cycles_for(ins)
+    if ins.sem == "branch" or ins.base == "s_call_b64":
+        imm = [o for o in ins.ops if o.kind == "imm"]
+        if imm:
+            ins.target = ins.pc + 4 + 4 * _sext16(imm[-1].value)
+
+
+def undecodable(pc: int, size: int, text: str) -> XInst:
+    ins = XInst(pc, size, text, ".long", ".long", "", ())
+
+    def h(x, i, w):
+        raise WaveFault(f"cannot execute undecodable bytes '{text}'")
+
+    ins.handler = h
+    ins.sem = "invalid"
+    return ins
+
+
+def from_listing(listing, code_key) -> dict[int, XInst]:
+    """``listing``: iterable of (pc, size, text, sem) -> program dict."""
+    prog: dict[int, XInst] = {}
+    for pc, size, text, sem in listing:
+        if text.startswith(".long") or text.startswith("<unknown>"):
+            prog[pc] = undecodable(pc, size, text)
+            continue
+        try:
+            ins = parse_text(text, pc, size)
+        except (ValueError, IndexError) as e:
+            prog[pc] = undecodable(pc, size, f"{text} ({e})")
+            continue
+        ins.sem = sem or ""
+        bind(ins)
+        prog[pc] = ins
+    return prog
+
+
+def gcnforge_listing(code: bytes, base_pc: int):
+    from gcnforge.asm import disassemble
+
+    for pc, di in disassemble(code, base_pc):
+        inst = getattr(di, "inst", None)
+        yield pc, di.size, di.text(pc), (getattr(inst, "sem", "") or "") if inst is not None else ""
+
+
+# The decoder the emulator uses; tests may substitute another listing source, e.g. to
+# cross-check, but the emulator itself only ever calls gcnforge.asm.
+LISTING = gcnforge_listing
+
+
+def decode_kernel(text: bytes, text_address: int, entry: int, end: int) -> dict[int, XInst]:
+    code = text[entry - text_address : end - text_address]
+    key = (hashlib.sha1(code).hexdigest(), entry, LISTING)
+    prog = _CACHE.get(key)
+    if prog is None:
+        prog = from_listing(LISTING(code, entry), key)
+        _CACHE[key] = prog
+    return prog
+
+
+__all__ = ["decode_kernel", "XInst", "XOp"]

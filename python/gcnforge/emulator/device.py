@@ -1,0 +1,115 @@
+"""``Device``: the emulator's public face (memory + kernel launches)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator.decode import decode_kernel
+from gcnforge.emulator.executor import EmulationError, Executor
+from gcnforge.emulator.launch import kernel_image
+from gcnforge.emulator.memory import Memory
+
+DEFAULT_MAX_INSTRUCTIONS = 200_000_000  # wave-instructions per launch
+LDS_LIMIT = 65536  # gfx942 LDS per workgroup (ISA guide "Local Data Share")
+WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
+
+
+@dataclass
+class RunStats:
+    kernel: str
+    grid: tuple
+    block: tuple
+    waves: int = 0
+    wave_instructions: int = 0  # instructions executed, counted once per wave
+    issues: int = 0  # NumPy-level instruction executions (a group of lockstep waves = 1)
+    cycles: int = 0  # modeled: the longest wave's issue cycles (all workgroups resident)
+    by_mnemonic: dict = field(default_factory=dict)
+    reports: list = field(default_factory=list)  # sanitizer reports (continue mode)
+
+    @property
+    def lockstep_factor(self) -> float:
+        return self.wave_instructions / max(self.issues, 1)
+
+
+class Device:
+    """An emulated gfx942 device: ``memory`` and ``run``."""
+
+    def __init__(self):
+        self.memory = Memory()
+        self.clock = 0
+
+    def _dispatch_packet(self, grid, block, kernarg_addr, priv, group) -> int:
+        # hsa_kernel_dispatch_packet_t (HSA Platform System Architecture spec, 2.9)
+        pkt = struct.pack("<HHHHHHIIIIIQQQQ", 0, 3, block[0], block[1], block[2], 0, grid[0] * block[0],
+                          grid[1] * block[1], grid[2] * block[2], priv, group, 0, kernarg_addr, 0, 0)
+        addr = self.memory.alloc(len(pkt), 64, name="dispatch_packet")
+        self.memory.write(addr, pkt)
+        return addr
+
+    def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
+            max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS, dynamic_lds: int = 0,
+            lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH) -> RunStats:
+        """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
+        work-items. ``sanitize``: check the execution (see ``sanitizer.py``);
+        ``sanitize_mode`` 'stop' raises the first report, 'continue' collects them in
+        ``RunStats.reports``."""
+        grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
+        block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
+        if any(g < 1 for g in grid) or any(b < 1 for b in block):
+            raise Diagnostic(f"bad launch shape grid={grid} block={block}")
+        if block[0] * block[1] * block[2] > 1024:
+            raise Diagnostic(f"workgroup of {block[0] * block[1] * block[2]} work-items exceeds gfx942's 1024")
+        image = kernel_image(code_object, kernel)
+        d = image.descriptor
+        prog = decode_kernel(image.text, image.text_address, image.entry, image.end)
+        lds = d.group_segment_fixed_size + int(dynamic_lds)
+        if lds > LDS_LIMIT:
+            raise Diagnostic(f"kernel '{kernel}' needs {lds} bytes of LDS; gfx942 has {LDS_LIMIT}")
+        ka = bytes(kernarg) + b"\0" * max(0, d.kernarg_size - len(kernarg))
+        kernarg_addr = self.memory.alloc(max(len(ka), 4), 256, name="kernarg")
+        if ka:
+            self.memory.write(kernarg_addr, ka)
+        dispatch = self._dispatch_packet(grid, block, kernarg_addr, d.private_segment_fixed_size, lds)
+        queue = self.memory.alloc(256, 64, name="queue")
+        stats = RunStats(kernel, grid, block)
+        san = None
+        if sanitize:
+            from gcnforge.emulator.sanitizer import Sanitizer
+
+            san_kw = {"mode": sanitize_mode}
+        wgs = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        nthreads = block[0] * block[1] * block[2]
+        wpg = (nthreads + 63) // 64
+        per = max(1, waves_per_batch // wpg)
+        remaining = max_instructions
+        cycles = 0
+        try:
+            for i in range(0, len(wgs), per):
+                if sanitize:
+                    san = Sanitizer(image, prog, stats, **san_kw)
+                ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
+                              sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock)
+                if san is not None:
+                    san.attach(ex)
+                ex.run()
+                stats.waves += ex.W
+                stats.wave_instructions += ex.executed
+                stats.issues += ex.issued
+                cycles = max(cycles, int(ex.cycles.max()) if ex.W else 0)
+                for k, v in ex.counts.items():
+                    stats.by_mnemonic[k] = stats.by_mnemonic.get(k, 0) + v
+                if remaining is not None:
+                    remaining -= ex.executed
+        finally:
+            for a in (kernarg_addr, dispatch, queue):
+                self.memory.free(a)
+        stats.cycles = cycles
+        self.clock += cycles
+        return stats
+
+
+__all__ = ["Device", "RunStats", "EmulationError"]

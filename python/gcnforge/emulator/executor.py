@@ -1,0 +1,323 @@
+"""Run the waves of a batch of workgroups: dispatch setup, scheduling, memory access.
+
+Dispatch follows the hardware's wave launch for gfx942 (LLVM AMDGPUUsage, "Initial
+Kernel Execution State"): user SGPRs in order — private segment buffer (4), dispatch
+ptr (2), queue ptr (2), kernarg segment ptr (2), dispatch id (2), flat scratch init (2),
+private segment size (1), then preloaded kernarg dwords — as the descriptor enables them;
+then system SGPRs: workgroup id x, y, z, workgroup info (gfx942 has architected flat
+scratch, so no private-segment wave offset SGPR). v0 holds the packed work-item ids
+x | y << 10 | z << 20 for the components ``enable_vgpr_workitem_id`` enables; EXEC has
+one bit per existing work-item (partial last wave).
+
+Scheduling: among waves that can run, those at the lowest PC execute the next
+instruction together (one NumPy operation over all of them). Lowest-PC-first keeps
+diverged waves re-converging at loop exits. ``lockstep=False`` runs one wave at a time
+instead (for the benchmark's comparison).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator.core import LANE, Machine, WaveFault
+from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
+from gcnforge.emulator.program import EXEC, M0
+
+U64 = np.uint64
+
+
+class EmulationError(Diagnostic):
+    """A fault (or sanitizer report) with its execution location."""
+
+    def __init__(self, message, loc=None, notes=(), kind="fault"):
+        super().__init__(message, loc, notes)
+        self.kind = kind
+
+
+class ExecLoc:
+    def __init__(self, kernel, pc, text, wg, wave, lane):
+        self.kernel, self.pc, self.text, self.wg, self.wave, self.lane = kernel, pc, text, wg, wave, lane
+
+    def __str__(self):
+        lane = "" if self.lane is None else f" lane={self.lane}"
+        return (f"{self.kernel}: pc=0x{self.pc:x} '{self.text}' workgroup=({self.wg[0]},{self.wg[1]},{self.wg[2]}) "
+                f"wave={self.wave}{lane}")
+
+
+class Executor(Machine):
+    def __init__(self, device, image, prog, wgs, block, kernarg_addr, dispatch_ptr, queue_ptr,
+                 lds_bytes, sanitizer=None, lockstep=True, budget=None, clock0=0):
+        desc = image.descriptor
+        self.device, self.image, self.prog = device, image, prog
+        self.mem = device.memory
+        self.block = block
+        nthreads = block[0] * block[1] * block[2]
+        self.waves_per_wg = (nthreads + 63) // 64
+        nw = self.waves_per_wg * len(wgs)
+        super().__init__(nw, desc.vgpr_count, min(desc.accum_offset, desc.vgpr_count))
+        self.kernel = image.name
+        self.wgs = wgs
+        self.wg_of = np.repeat(np.arange(len(wgs)), self.waves_per_wg)
+        self.wave_slot = np.tile(np.arange(self.waves_per_wg), len(wgs))
+        self.lds_bytes = lds_bytes
+        self.lds = np.zeros((len(wgs), max(lds_bytes, 4)), dtype=np.uint8)
+        self.priv_bytes = desc.private_segment_fixed_size
+        self.scratch = np.zeros((nw, 64, max(self.priv_bytes, 4)), dtype=np.uint8)
+        self.done = np.zeros(nw, dtype=bool)
+        self.at_barrier = np.zeros(nw, dtype=bool)
+        self.lockstep = lockstep
+        self.budget = budget
+        self.executed = 0
+        self.issued = 0
+        self.clock0 = clock0
+        self.realtime_divider = 21  # s_memrealtime: 100 MHz against a 2.1 GHz shader clock
+        self.ftz32 = desc.float_denorm_mode_32 == 0
+        self.sanitizer = sanitizer
+        self.counts: dict[str, int] = {}
+        self._setup(desc, kernarg_addr, dispatch_ptr, queue_ptr, nthreads)
+        self.PC[:] = image.entry
+
+    # ---- dispatch -------------------------------------------------------------------------
+    def _setup(self, d, kernarg_addr, dispatch_ptr, queue_ptr, nthreads):
+        s = 0
+        W = self.W
+        user = []
+        if d.prop(0):  # private segment buffer: a V# for swizzled scratch (unused on gfx942 code)
+            user += [("psb", 4)]
+        if d.prop(1):
+            user += [("dispatch_ptr", 2)]
+        if d.prop(2):
+            user += [("queue_ptr", 2)]
+        if d.prop(3):
+            user += [("kernarg", 2)]
+        if d.prop(4):
+            user += [("dispatch_id", 2)]
+        if d.prop(5):
+            user += [("flat_scratch_init", 2)]
+        if d.prop(6):
+            user += [("private_segment_size", 1)]
+        for name, n in user:
+            if name == "dispatch_ptr":
+                self.swrite64(s, slice(None), np.full(W, dispatch_ptr, U64))
+            elif name == "queue_ptr":
+                self.swrite64(s, slice(None), np.full(W, queue_ptr, U64))
+            elif name == "kernarg":
+                self.swrite64(s, slice(None), np.full(W, kernarg_addr, U64))
+            elif name == "private_segment_size":
+                self.S[:, s] = self.priv_bytes
+            s += n
+        if d.preload_length:
+            ka = self.mem.read(kernarg_addr + 4 * d.preload_offset, 4 * d.preload_length)
+            self.S[:, s : s + d.preload_length] = np.frombuffer(ka, np.uint32)
+            s += d.preload_length
+        if s != d.user_sgpr_count:
+            # the descriptor's count wins (it is what the hardware uses)
+            s = d.user_sgpr_count
+        wgid = np.array(self.wgs, dtype=np.uint32)[self.wg_of]
+        for i in range(3):
+            if d.workgroup_id[i]:
+                self.S[:, s] = wgid[:, i]
+                s += 1
+        if d.workgroup_info:
+            self.S[:, s] = 0
+            s += 1
+        bx, by, bz = self.block
+        tid = self.wave_slot[:, None] * 64 + np.arange(64)[None, :]
+        x, y, z = tid % bx, (tid // bx) % by, tid // (bx * by)
+        v0 = x.astype(np.uint32)
+        if d.vgpr_workitem_id >= 1:
+            v0 = v0 | (y.astype(np.uint32) << 10)
+        if d.vgpr_workitem_id >= 2:
+            v0 = v0 | (z.astype(np.uint32) << 20)
+        if self.nv < 1:
+            raise Diagnostic("kernel descriptor allocates no VGPRs")
+        self.V[:, 0, :] = v0
+        live = tid < nthreads
+        self.swrite64(EXEC, slice(None), (live.astype(U64) << LANE).sum(axis=1, dtype=U64))
+        self.init_sgprs = s
+        self.user_sgprs = d.user_sgpr_count
+
+    # ---- barriers / end --------------------------------------------------------------------
+    def arrive_barrier(self, w):
+        self.at_barrier[w] = True
+        self._release(np.unique(self.wg_of[w]))
+
+    def end_waves(self, w):
+        self.done[w] = True
+        self.at_barrier[w] = False
+        self._release(np.unique(self.wg_of[w]))
+
+    def _release(self, groups):
+        for g in groups:
+            sl = slice(g * self.waves_per_wg, (g + 1) * self.waves_per_wg)
+            live = ~self.done[sl]
+            if live.any() and np.all(self.at_barrier[sl][live]):
+                self.at_barrier[sl] = False
+                c = self.cycles[sl].max()
+                self.cycles[sl] = c
+                if self.sanitizer is not None:
+                    self.sanitizer.barrier(g)
+
+    def clock(self, w):
+        return (self.clock0 + self.cycles[w]).astype(U64)
+
+    # ---- run -----------------------------------------------------------------------------
+    def run(self):
+        prog = self.prog
+        budget = self.budget
+        while True:
+            runnable = ~self.done & ~self.at_barrier
+            if not runnable.any():
+                if self.done.all():
+                    return
+                stuck = np.nonzero(~self.done)[0]
+                raise self._error(WaveFault("deadlock: waves wait at s_barrier for waves of their workgroup "
+                                            "that ended or wait elsewhere"), int(stuck[0]), None)
+            idx = np.nonzero(runnable)[0]
+            pcs = self.PC[idx]
+            pc = int(pcs.min())
+            w = idx[pcs == pc] if self.lockstep else idx[np.argmin(pcs)][None]
+            ins = prog.get(pc)
+            if ins is None:
+                raise self._error(WaveFault(f"pc 0x{pc:x} is not the start of an instruction of kernel "
+                                            f"'{self.kernel}' (jump outside the kernel or into an instruction)"),
+                                  int(w[0]), None, text="<no instruction>", pc=pc)
+            self.executed += len(w)
+            self.issued += 1
+            if budget is not None and self.executed > budget:
+                raise self._error(WaveFault(f"instruction budget of {budget} wave-instructions exhausted "
+                                            "(endless loop?); raise max_instructions if the kernel is just long"),
+                                  int(w[0]), ins, kind="budget")
+            self.PC[w] = pc + ins.size
+            self.cycles[w] += ins.cycles
+            try:
+                if self.sanitizer is not None:
+                    self.sanitizer.before(ins, w)
+                if self.gpr_idx_mode[w].any() and ins.base.startswith("v_"):
+                    self._gpr_indexed(ins, w)
+                else:
+                    ins.handler(self, ins, w)
+                if self.sanitizer is not None:
+                    self.sanitizer.after(ins, w)
+            except WaveFault as f:
+                wave = next(iter(f.lanes), int(w[0]))
+                raise self._error(f, wave, ins, lane=f.lanes.get(wave), kind=getattr(f, "kind", "fault")) from None
+            self.counts[ins.base] = self.counts.get(ins.base, 0) + len(w)
+
+    def _gpr_indexed(self, ins, w):
+        """VGPR indexing mode (s_set_gpr_idx_on): add M0[7:0] to the VGPR operands the mode
+        bits select (bit0 src0, bit1 src1, bit2 src2, bit3 dst), one wave at a time."""
+        from dataclasses import replace
+
+        for wi in w:
+            mode = int(self.gpr_idx_mode[wi])
+            if not mode:
+                ins.handler(self, ins, np.array([wi]))
+                continue
+            off = int(self.S[wi, M0]) & 0xFF
+            ops = list(ins.ops)
+            ndst = 1
+            for k, o in enumerate(ops):
+                slot = 3 if k < ndst else min(k - ndst, 2)
+                if o.kind == "v" and mode >> slot & 1:
+                    ops[k] = replace(o, index=o.index + off)
+            ins2 = replace(ins, ops=tuple(ops))
+            ins.handler(self, ins2, np.array([wi]))
+
+    def _error(self, f, wave, ins, lane=None, kind="fault", text=None, pc=None):
+        g = self.wgs[self.wg_of[wave]]
+        loc = ExecLoc(self.kernel, ins.pc if ins is not None else pc, text or (ins.text if ins else ""), g,
+                      int(self.wave_slot[wave]), lane)
+        return EmulationError(f.message, loc, f.notes, kind=kind)
+
+    # ---- memory access for lanes --------------------------------------------------------------
+    def global_read(self, addr, n, ins, w, scalar=False, valid=None):
+        """Scalar (per-wave) global read: addr (k,) -> (k, n) bytes."""
+        ok = self.mem.check(addr, n)
+        v = np.ones(len(addr), bool) if valid is None else valid
+        bad = v & ~ok
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise WaveFault(f"scalar load of {n} bytes at unmapped address 0x{int(addr[i]):x}", {int(w[i]): None})
+        return self.mem.gather(addr, n, v)
+
+    def global_write(self, addr, data, valid, ins, w, scalar=False):
+        ok = self.mem.check(addr, data.shape[1])
+        bad = valid & ~ok
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise WaveFault(f"scalar store at unmapped address 0x{int(addr[i]):x}", {int(w[i]): None})
+        self.mem.scatter(addr, data, valid)
+
+    def _fault_lanes(self, bad, w, what):
+        wi, li = np.argwhere(bad)[0]
+        return WaveFault(what, {int(w[wi]): int(li)})
+
+    def lane_access(self, space, addrs, n, mask, w, ins, data=None, check_global=True):
+        """Per-lane memory access. ``space`` 'global' | 'flat' | 'scratch' | 'lds'; addrs (k,64)
+        uint64 (byte addresses, or offsets for lds/scratch). Reads return (k,64,n) uint8;
+        writes store ``data`` (k,64,n) where ``mask``."""
+        k = len(w)
+        if space == "flat":
+            hi = (addrs >> U64(32)).astype(np.uint64)
+            is_lds = mask & (hi == U64(SHARED_APERTURE_HI))
+            is_prv = mask & (hi == U64(PRIVATE_APERTURE_HI))
+            is_glb = mask & ~is_lds & ~is_prv
+            lo = addrs & U64(0xFFFFFFFF)
+            out = np.zeros((k, 64, n), np.uint8) if data is None else None
+            for sub, m, a in (("global", is_glb, addrs), ("lds", is_lds, lo), ("scratch", is_prv, lo)):
+                if m.any():
+                    r = self.lane_access(sub, a, n, m, w, ins, data)
+                    if out is not None:
+                        out[m] = r[m]
+            return out
+        if self.sanitizer is not None:
+            self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None)
+        if space == "global":
+            flat = addrs.reshape(-1)
+            fm = mask.reshape(-1)
+            ok = self.mem.check(flat, n)
+            bad = fm & ~ok
+            if bad.any():
+                raise self._fault_lanes(bad.reshape(k, 64), w,
+                                        f"{'store to' if data is not None else 'load from'} unmapped global address "
+                                        f"0x{int(flat[np.argmax(bad)]):x} ({n} bytes)")
+            if data is None:
+                return self.mem.gather(flat, n, fm).reshape(k, 64, n)
+            self.mem.scatter(flat, data.reshape(-1, n), fm)
+            return None
+        if space == "lds":
+            off = addrs.astype(np.int64)
+            inb = (off >= 0) & (off + n <= self.lds_bytes)
+            m = mask & inb  # out-of-range LDS accesses read 0 and drop writes (ISA guide "LDS")
+            g = self.wg_of[w][:, None, None]
+            idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
+            if data is None:
+                r = self.lds[g, idx]
+                r[~m] = 0
+                return r
+            sel = np.nonzero(m)
+            if len(sel[0]):
+                self.lds[self.wg_of[w][sel[0]][:, None], idx[sel]] = data[sel]
+            return None
+        if space == "scratch":
+            off = addrs.astype(np.int64)
+            inb = (off >= 0) & (off + n <= self.priv_bytes)
+            m = mask & inb
+            bad = mask & ~inb
+            if bad.any():
+                raise self._fault_lanes(bad, w, f"scratch access at offset {int(off[bad][0])} outside the "
+                                                f"{self.priv_bytes}-byte private segment")
+            idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
+            wv = w[:, None, None]
+            ln = np.arange(64)[None, :, None]
+            if data is None:
+                r = self.scratch[wv, ln, idx]
+                r[~m] = 0
+                return r
+            sel = np.nonzero(m)
+            if len(sel[0]):
+                self.scratch[w[sel[0]][:, None], sel[1][:, None], idx[sel]] = data[sel]
+            return None
+        raise WaveFault(f"unknown address space {space}")

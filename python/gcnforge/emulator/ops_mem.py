@@ -1,0 +1,462 @@
+"""Vector memory: DS (LDS), FLAT / GLOBAL / SCRATCH, and MUBUF buffer instructions.
+
+Address calculations follow the MI300 ISA guide chapters "Flat Memory Instructions",
+"Vector Memory Buffer Instructions" and "Data Share Operations". Atomics whose lanes hit
+the same address are applied one lane after another (wave order, then lane order), which
+is one of the orders hardware may produce.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.program import M0, XOp
+
+U64 = np.uint64
+HANDLERS: dict = {}
+
+_SIZES = {"ubyte": 1, "sbyte": 1, "byte": 1, "ushort": 2, "sshort": 2, "short": 2, "dword": 4,
+          "dwordx2": 8, "dwordx3": 12, "dwordx4": 16, "b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2,
+          "i16": 2, "b32": 4, "b64": 8, "b96": 12, "b128": 16}
+
+
+def _size_kind(base: str):
+    """-> (bytes, signed, d16 ('', 'lo', 'hi'))"""
+    d16 = ""
+    b = base
+    if b.endswith("_d16_hi"):
+        d16, b = "hi", b[: -len("_d16_hi")]
+    elif b.endswith("_d16"):
+        d16, b = "lo", b[: -len("_d16")]
+    last = b.split("_")[-1]
+    n = _SIZES.get(last)
+    if n is None:
+        raise WaveFault(f"cannot size memory instruction {base}")
+    return n, last in ("sbyte", "sshort", "i8", "i16"), d16
+
+
+def _bytes_to_dwords(raw: np.ndarray, n: int, signed: bool) -> np.ndarray:
+    """(k,64,n) bytes -> (k, dwords, 64) uint32, zero/sign-extending sub-dword values."""
+    k = raw.shape[0]
+    if n >= 4:
+        d = np.ascontiguousarray(raw).view(np.uint32).reshape(k, 64, n // 4)
+        return np.transpose(d, (0, 2, 1))
+    if n == 1:
+        v = raw[:, :, 0].astype(np.int8 if signed else np.uint8)
+    else:
+        v = np.ascontiguousarray(raw).view(np.int16 if signed else np.uint16).reshape(k, 64)
+    return v.astype(np.int64).astype(np.uint32)[:, None, :]
+
+
+def _dwords_to_bytes(vals: np.ndarray, n: int) -> np.ndarray:
+    """(k, dwords, 64) uint32 -> (k,64,n) bytes (low bytes for sub-dword stores)."""
+    k = vals.shape[0]
+    b = np.ascontiguousarray(np.transpose(vals, (0, 2, 1))).view(np.uint8).reshape(k, 64, -1)
+    return b[:, :, :n]
+
+
+def _put_load(x, ins, w, dst: XOp, raw, n, signed, d16, mask):
+    if d16:
+        v = _bytes_to_dwords(raw, n, signed)[:, 0, :] & np.uint32(0xFFFF)
+        old = x.vread(dst, w, 1)
+        r = (old & np.uint32(0xFFFF0000)) | v if d16 == "lo" else (old & np.uint32(0xFFFF)) | (v << np.uint32(16))
+        x.vwrite(dst, w, r, mask, 1)
+        return
+    vals = _bytes_to_dwords(raw, n, signed)
+    x.vwrite_n(dst, w, vals, mask)
+
+
+def _store_bytes(x, ins, w, src: XOp, n, d16):
+    vals = x.vread_n(src, w, max(n // 4, 1))
+    if d16 == "hi":
+        vals = vals >> np.uint32(16)
+    return _dwords_to_bytes(vals, n)
+
+
+def _mods_offset(ins, key="offset"):
+    v = ins.mods.get(key, 0)
+    return v if isinstance(v, int) else 0
+
+
+# ---- FLAT / GLOBAL / SCRATCH ------------------------------------------------------------------
+def _flat_addr(x, ins, w, vaddr: XOp, saddr: XOp | None, space: str):
+    off = _mods_offset(ins)
+    if space == "scratch":
+        a = np.zeros((len(w), 64), dtype=np.int64)
+        if vaddr.kind == "v":
+            a = a + x.vread(vaddr, w, 1).astype(np.int64)
+        if saddr is not None and saddr.kind == "s":
+            a = a + x.sread(saddr, w, 1).astype(np.int64)[:, None]
+        return (a + off).astype(U64)
+    if saddr is not None and saddr.kind == "s":  # saddr (64-bit) + vaddr (32-bit unsigned offset)
+        base = x.sread(saddr, w, 2)[:, None]
+        return base + x.vread(vaddr, w, 1).astype(U64) + U64(off & 0xFFFFFFFFFFFFFFFF)
+    return x.vread(vaddr, w, 2) + U64(off & 0xFFFFFFFFFFFFFFFF)
+
+
+def _space(base):
+    return "global" if base.startswith("global_") else "scratch" if base.startswith("scratch_") else "flat"
+
+
+def flat_load(x, ins, w):
+    space = _space(ins.base)
+    n, signed, d16 = _size_kind(ins.base.replace("_lds_", "_"))
+    lanes = x.exec_lanes(w)
+    if "_lds_" in ins.base:  # global_load_lds_dword vaddr, saddr: data -> LDS[M0 + offset + lane*4]
+        vaddr, saddr = ins.ops[0], ins.ops[1] if len(ins.ops) > 1 else None
+        addr = _flat_addr(x, ins, w, vaddr, saddr, space)
+        raw = x.lane_access(space, addr, n, lanes, w, ins)
+        vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
+        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
+        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+        return
+    dst, vaddr = ins.ops[0], ins.ops[1]
+    saddr = ins.ops[2] if len(ins.ops) > 2 else None
+    addr = _flat_addr(x, ins, w, vaddr, saddr, space)
+    raw = x.lane_access(space, addr, n, lanes, w, ins)
+    _put_load(x, ins, w, dst, raw, n, signed, d16, lanes)
+
+
+def flat_store(x, ins, w):
+    space = _space(ins.base)
+    n, _, d16 = _size_kind(ins.base)
+    vaddr, data = ins.ops[0], ins.ops[1]
+    saddr = ins.ops[2] if len(ins.ops) > 2 else None
+    lanes = x.exec_lanes(w)
+    addr = _flat_addr(x, ins, w, vaddr, saddr, space)
+    x.lane_access(space, addr, n, lanes, w, ins, _store_bytes(x, ins, w, data, n, d16))
+
+
+# ---- atomics -------------------------------------------------------------------------------------
+def _atomic_fn(name: str):
+    """(function(old, src, cmp) -> new, dtype) for an atomic op name like add_u32, cmpswap_x2."""
+    wide = name.endswith("_x2") or name.endswith("_u64") or name.endswith("_i64") or name.endswith("_b64") \
+        or name.endswith("_f64")
+    core = re.sub(r"(_x2|_rtn)", "", name)
+    parts = core.split("_")
+    op = parts[0]
+    ty = parts[-1] if len(parts) > 1 else ("u64" if wide else "u32")
+    if op == "pk":
+        op, ty = "pk_add", parts[-1]  # pk_add_f16 / pk_add_bf16
+    if ty in ("b32", "b64"):
+        ty = "u" + ty[1:]
+    if ty not in ("u32", "i32", "u64", "i64", "f32", "f64", "f16", "bf16"):
+        ty = "u64" if wide else "u32"
+    dt = {"u32": np.uint32, "i32": np.int32, "u64": np.uint64, "i64": np.int64, "f32": np.float32,
+          "f64": np.float64, "f16": np.uint32, "bf16": np.uint32}[ty]
+    fns = {
+        "add": lambda o, s, c: o + s, "sub": lambda o, s, c: o - s, "rsub": lambda o, s, c: s - o,
+        "swap": lambda o, s, c: s, "wrxchg": lambda o, s, c: s, "and": lambda o, s, c: o & s,
+        "or": lambda o, s, c: o | s, "xor": lambda o, s, c: o ^ s,
+        "smin": lambda o, s, c: np.minimum(o, s), "umin": lambda o, s, c: np.minimum(o, s),
+        "smax": lambda o, s, c: np.maximum(o, s), "umax": lambda o, s, c: np.maximum(o, s),
+        "min": lambda o, s, c: np.fmin(o, s) if o.dtype.kind == "f" else np.minimum(o, s),
+        "max": lambda o, s, c: np.fmax(o, s) if o.dtype.kind == "f" else np.maximum(o, s),
+        "inc": lambda o, s, c: np.where(o >= s, 0, o + 1).astype(o.dtype),
+        "dec": lambda o, s, c: np.where((o == 0) | (o > s), s, o - 1).astype(o.dtype),
+        "cmpswap": lambda o, s, c: np.where(o == c, s, o), "cmpst": lambda o, s, c: np.where(o == c, s, o),
+        "mskor": lambda o, s, c: (o & ~c) | s,
+        "pk_add": None,
+    }
+    if op in ("smin", "smax"):
+        dt = np.int64 if wide else np.int32
+    if op == "pk_add":
+        from gcnforge.emulator.numerics import bf16_to_f32, f32_to_bf16_rne
+
+        def pk(o, s, c, bf=(ty == "bf16")):
+            res = np.zeros_like(o)
+            for sh in (0, 16):
+                a = ((o >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
+                b = ((s >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
+                if bf:
+                    r = f32_to_bf16_rne(bf16_to_f32(a) + bf16_to_f32(b))
+                else:
+                    r = (a.view(np.float16) + b.view(np.float16)).view(np.uint16)
+                res |= r.astype(np.uint32) << np.uint32(sh)
+            return res
+
+        return pk, dt, 4
+    if op not in fns:
+        raise WaveFault(f"unknown atomic operation {name}")
+    return fns[op], dt, np.dtype(dt).itemsize
+
+
+def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
+    """Apply an atomic at addr (k,64); returns old values (k,64) of dt. Lanes in order."""
+    old_raw = x.lane_access(space, addr, n, mask, w, ins)
+    old = np.ascontiguousarray(old_raw).view(dt).reshape(len(w), 64)
+    flat_addr = addr[mask]
+    if len(np.unique(flat_addr)) == len(flat_addr):
+        with np.errstate(all="ignore"):
+            new = fn(old, src_vals, cmp_vals).astype(dt)
+        x.lane_access(space, addr, n, mask, w, ins, np.ascontiguousarray(new).view(np.uint8).reshape(len(w), 64, n))
+        return old
+    # duplicates: serialize
+    olds = old.copy()
+    for wi, li in np.argwhere(mask):
+        one = np.zeros((len(w), 64), bool)
+        one[wi, li] = True
+        cur = np.ascontiguousarray(x.lane_access(space, addr, n, one, w, ins)).view(dt).reshape(len(w), 64)
+        olds[wi, li] = cur[wi, li]
+        with np.errstate(all="ignore"):
+            nv = fn(cur[wi, li:li + 1], src_vals[wi, li:li + 1], cmp_vals[wi, li:li + 1]).astype(dt)
+        buf = np.zeros((len(w), 64), dt)
+        buf[wi, li] = nv[0]
+        x.lane_access(space, addr, n, one, w, ins, np.ascontiguousarray(buf).view(np.uint8).reshape(len(w), 64, n))
+    return olds
+
+
+def _vals(x, op, w, dt, n):
+    if n == 8:
+        return x.vread(op, w, 2).view(dt)
+    return x.vread(op, w, 1).view(dt)
+
+
+def flat_atomic(x, ins, w):
+    space = _space(ins.base)
+    name = ins.base.split("_atomic_", 1)[1]
+    fn, dt, n = _atomic_fn(name)
+    rtn = "sc0" in ins.mods or "glc" in ins.mods
+    ops = list(ins.ops)
+    dst = ops.pop(0) if rtn else None
+    vaddr, data = ops[0], ops[1]
+    saddr = ops[2] if len(ops) > 2 else None
+    lanes = x.exec_lanes(w)
+    addr = _flat_addr(x, ins, w, vaddr, saddr, space)
+    cmpswap = name.startswith("cmpswap")
+    src = _vals(x, data, w, dt, n)
+    cmpv = np.zeros_like(src)
+    if cmpswap:  # vdata = {src, cmp}
+        hi = XOp(data.kind, data.index + n // 4, n // 4)
+        cmpv = _vals(x, hi, w, dt, n)
+    old = _atomic(x, ins, w, space, addr, src, cmpv, lanes, fn, dt, n)
+    if dst is not None:
+        x.vwrite(dst, w, np.ascontiguousarray(old).view(np.uint64 if n == 8 else np.uint32), lanes, n // 4)
+
+
+# ---- MUBUF ---------------------------------------------------------------------------------------
+def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n):
+    r = x.S[w, srsrc.index : srsrc.index + 4].astype(U64)
+    base = r[:, 0] | ((r[:, 1] & U64(0xFFFF)) << U64(32))
+    stride = (r[:, 1] >> U64(16)) & U64(0x3FFF)
+    num = r[:, 2]
+    add_tid = ((r[:, 3] >> U64(23)) & U64(1)) != 0
+    soff = x.sread(soffset, w, 1).astype(U64) if soffset.kind != "off" else np.zeros(len(w), U64)
+    inst_off = U64(_mods_offset(ins))
+    voff = np.zeros((len(w), 64), U64)
+    vidx = np.zeros((len(w), 64), U64)
+    if "idxen" in ins.mods and "offen" in ins.mods:
+        vidx = x.vread(vaddr, w, 1).astype(U64)
+        voff = x.vread(XOp(vaddr.kind, vaddr.index + 1), w, 1).astype(U64)
+    elif "idxen" in ins.mods:
+        vidx = x.vread(vaddr, w, 1).astype(U64)
+    elif "offen" in ins.mods:
+        voff = x.vread(vaddr, w, 1).astype(U64)
+    lane = np.arange(64, dtype=U64)[None, :]
+    vidx = vidx + np.where(add_tid[:, None], lane, U64(0))
+    offset = voff + inst_off
+    addr = base[:, None] + soff[:, None] + offset + stride[:, None] * vidx
+    # range check (ISA guide "Buffer addressing"; the scalar offset is not range checked)
+    raw = stride == 0
+    inb = np.where(raw[:, None], offset + U64(n) <= num[:, None], vidx < num[:, None])
+    return addr, inb
+
+
+def buffer_op(x, ins, w):
+    b = ins.base
+    lanes = x.exec_lanes(w)
+    if b.startswith("buffer_atomic_"):
+        name = b[len("buffer_atomic_"):]
+        fn, dt, n = _atomic_fn(name)
+        data, vaddr, srsrc, soff = ins.ops[:4]
+        addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)
+        if x.sanitizer is not None:
+            x.sanitizer.buffer_bounds(lanes & ~inb, w, ins)
+        m = lanes & inb
+        src = _vals(x, data, w, dt, n)
+        cmpv = np.zeros_like(src)
+        if name.startswith("cmpswap"):
+            cmpv = _vals(x, XOp(data.kind, data.index + n // 4, n // 4), w, dt, n)
+        old = _atomic(x, ins, w, "global", addr, src, cmpv, m, fn, dt, n)
+        if "sc0" in ins.mods or "glc" in ins.mods:
+            x.vwrite(data, w, np.ascontiguousarray(np.where(m, old, 0).astype(dt)).view(np.uint64 if n == 8 else np.uint32),
+                     lanes, n // 4)
+        return
+    load = b.startswith("buffer_load_")
+    n, signed, d16 = _size_kind(b.replace("buffer_load_", "x_").replace("buffer_store_", "x_").replace("format_", ""))
+    data, vaddr, srsrc, soff = ins.ops[:4]
+    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)
+    if x.sanitizer is not None:
+        x.sanitizer.buffer_bounds(lanes & ~inb, w, ins)
+    m = lanes & inb
+    if load:
+        raw = x.lane_access("global", addr, n, m, w, ins)  # out-of-range lanes read 0
+        if "lds" in ins.mods:
+            vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
+            ldsa = (x.S[w, M0].astype(np.int64) & 0xFFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
+            x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+            return
+        _put_load(x, ins, w, data, raw, n, signed, d16, lanes)
+    else:
+        x.lane_access("global", addr, n, m, w, ins, _store_bytes(x, ins, w, data, n, d16))
+
+
+# ---- DS ------------------------------------------------------------------------------------------
+_SWZ = re.compile(r"swizzle\((\w+)(?:,([^)]*))?\)")
+
+
+def _swizzle_offset(v) -> int:
+    """Decode LLVM's ``offset:swizzle(...)`` macro text to the 16-bit offset field
+    (ISA guide DS_SWIZZLE_B32; LLVM AMDGPU "swizzle" syntax)."""
+    if isinstance(v, int):
+        return v
+    m = _SWZ.fullmatch(v)
+    if not m:
+        raise WaveFault(f"cannot parse swizzle offset '{v}'")
+    kind, args = m.group(1), [a.strip() for a in (m.group(2) or "").split(",") if a.strip()]
+    if kind == "QUAD_PERM":
+        a = [int(t) for t in args]
+        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
+    if kind == "BITMASK_PERM":
+        pat = args[0].strip('"')
+        and_m = or_m = xor_m = 0
+        for i, c in enumerate(pat):
+            bit = 1 << (4 - i)
+            if c == "0":
+                pass
+            elif c == "1":
+                or_m |= bit
+            elif c == "p":
+                and_m |= bit
+            elif c == "i":
+                and_m |= bit
+                xor_m |= bit
+        return and_m | or_m << 5 | xor_m << 10
+    if kind == "SWAP":
+        return 0x1F | int(args[0]) << 10
+    if kind == "REVERSE":
+        return 0x1F | (int(args[0]) - 1) << 10
+    if kind == "BROADCAST":
+        size, lane = int(args[0]), int(args[1])
+        return (0x1F & ~(size - 1)) | lane << 5
+    raise WaveFault(f"unknown swizzle mode {kind}")
+
+
+def ds_swizzle(x, ins, w):
+    off = _swizzle_offset(ins.mods.get("offset", 0))
+    lanes = x.exec_lanes(w)
+    src = x.vread(ins.ops[2] if len(ins.ops) > 2 else ins.ops[1], w, 1)
+    lane = np.arange(64)
+    if off & 0x8000:
+        sel = [(off >> (2 * i)) & 3 for i in range(4)]
+        s = (lane & ~3) + np.array(sel)[lane & 3]
+    else:
+        and_m, or_m, xor_m = off & 0x1F, (off >> 5) & 0x1F, (off >> 10) & 0x1F
+        s = (lane & ~0x1F) | ((((lane & 0x1F) & and_m) | or_m) ^ xor_m)
+    vals = src[:, s]
+    vals = np.where(lanes[:, s], vals, 0)  # reading a disabled lane returns 0
+    x.vwrite(ins.ops[0], w, vals, lanes, 1)
+
+
+def ds_permute(x, ins, w):
+    """ds_permute_b32 (push to lane addr/4) and ds_bpermute_b32 (pull from lane addr/4)."""
+    lanes = x.exec_lanes(w)
+    addr = (x.vread(ins.ops[1], w, 1).astype(np.int64) + _mods_offset(ins))
+    lane_sel = (addr >> 2) & 63
+    data = x.vread(ins.ops[2], w, 1)
+    k = len(w)
+    if ins.base == "ds_bpermute_b32":
+        vals = np.take_along_axis(data, lane_sel, axis=1)
+        vals = np.where(np.take_along_axis(lanes, lane_sel, axis=1), vals, 0)
+    else:
+        vals = np.zeros((k, 64), np.uint32)
+        for wi in range(k):
+            for li in np.nonzero(lanes[wi])[0]:
+                vals[wi, lane_sel[wi, li]] = data[wi, li]
+    x.vwrite(ins.ops[0], w, vals, lanes, 1)
+
+
+def _ds_addr(x, ins, w, vaddr, key="offset"):
+    return (x.vread(vaddr, w, 1).astype(np.int64) + _mods_offset(ins, key)).astype(U64)
+
+
+def ds_op(x, ins, w):
+    b = ins.base
+    lanes = x.exec_lanes(w)
+    name = b[3:]
+    if name.startswith(("read2", "write2")):
+        st64 = "st64" in name
+        n = 8 if name.endswith("b64") else 4
+        stride = n * (64 if st64 else 1)
+        if name.startswith("read2"):
+            dst, vaddr = ins.ops[0], ins.ops[1]
+            a0 = _ds_addr(x, ins, w, vaddr, "__none") + U64(ins.mods.get("offset0", 0) * stride)
+            a1 = _ds_addr(x, ins, w, vaddr, "__none") + U64(ins.mods.get("offset1", 0) * stride)
+            r0 = x.lane_access("lds", a0, n, lanes, w, ins)
+            r1 = x.lane_access("lds", a1, n, lanes, w, ins)
+            vals = np.concatenate([_bytes_to_dwords(r0, n, False), _bytes_to_dwords(r1, n, False)], axis=1)
+            x.vwrite_n(dst, w, vals, lanes)
+        else:
+            vaddr, d0, d1 = ins.ops[0], ins.ops[1], ins.ops[2]
+            a0 = _ds_addr(x, ins, w, vaddr, "__none") + U64(ins.mods.get("offset0", 0) * stride)
+            a1 = _ds_addr(x, ins, w, vaddr, "__none") + U64(ins.mods.get("offset1", 0) * stride)
+            x.lane_access("lds", a0, n, lanes, w, ins, _store_bytes(x, ins, w, d0, n, ""))
+            x.lane_access("lds", a1, n, lanes, w, ins, _store_bytes(x, ins, w, d1, n, ""))
+        return
+    if name.startswith("read_") or name.startswith("read"):
+        n, signed, d16 = _size_kind("x_" + name[len("read_"):] if name.startswith("read_") else name)
+        dst, vaddr = ins.ops[0], ins.ops[1]
+        raw = x.lane_access("lds", _ds_addr(x, ins, w, vaddr), n, lanes, w, ins)
+        _put_load(x, ins, w, dst, raw, n, signed, d16, lanes)
+        return
+    if name.startswith("write_") and not name.startswith("write_addtid"):
+        n, _, d16 = _size_kind("x_" + name[len("write_"):])
+        vaddr, data = ins.ops[0], ins.ops[1]
+        x.lane_access("lds", _ds_addr(x, ins, w, vaddr), n, lanes, w, ins, _store_bytes(x, ins, w, data, n, d16))
+        return
+    # atomics: ds_<op>[_rtn]_<type> vdst?, vaddr, data0[, data1]
+    rtn = "_rtn_" in name
+    aname = name.replace("_rtn", "")
+    fn, dt, n = _atomic_fn(aname)
+    ops = list(ins.ops)
+    dst = ops.pop(0) if rtn else None
+    vaddr = ops[0]
+    two = aname.startswith(("cmpst", "mskor"))
+    src = _vals(x, ops[1], w, dt, n)
+    cmpv = np.zeros_like(src)
+    if two:  # DS: data0 = cmp (or mask), data1 = new value (ISA guide DS_CMPST_B32, DS_MSKOR_B32)
+        cmpv = src
+        src = _vals(x, ops[2], w, dt, n)
+    old = _atomic(x, ins, w, "lds", _ds_addr(x, ins, w, vaddr), src, cmpv, lanes, fn, dt, n)
+    if dst is not None:
+        x.vwrite(dst, w, np.ascontiguousarray(old).view(np.uint64 if n == 8 else np.uint32), lanes, n // 4)
+
+
+def ds_nop(x, ins, w):
+    pass
+
+
+def lookup_mem(base: str):
+    if base.startswith(("global_load", "flat_load", "scratch_load")):
+        return flat_load
+    if base.startswith(("global_store", "flat_store", "scratch_store")):
+        return flat_store
+    if base.startswith(("global_atomic", "flat_atomic")):
+        return flat_atomic
+    if base.startswith(("buffer_load", "buffer_store", "buffer_atomic")):
+        return buffer_op
+    if base == "ds_swizzle_b32":
+        return ds_swizzle
+    if base in ("ds_permute_b32", "ds_bpermute_b32"):
+        return ds_permute
+    if base == "ds_nop":
+        return ds_nop
+    if base.startswith("ds_"):
+        return ds_op
+    return None
+
+
+HANDLERS = {}

@@ -1,0 +1,9 @@
+HANDLERS: dict = {}
+
+
+def lookup(base):
+    return None
+
+
+def info_for(base):
+    return None
