@@ -178,7 +178,9 @@ def _disassemble_batch(probes: list[bytes], mcpu: str) -> list[Decoded | None]:
             bad.add(int(m.group(1)) - 1)
     groups: list[list[tuple[str, bytes, str]]] = [[]]
     for e in _entries(out):
-        if e[2] == "S_MOVK_I32_vi" and e[0].startswith("s_movk_i32 s101, "):
+        # a marker is "s_movk_i32 s101, <next probe index>"; checking the index keeps a
+        # probe that happens to be an s_movk_i32 s101 from splitting the groups
+        if e[2] == "S_MOVK_I32_vi" and e[0] == f"s_movk_i32 s101, 0x{len(groups) - 1:x}":
             groups.append([])
         else:
             groups[-1].append(e)

@@ -86,8 +86,9 @@ def sop_row(enc: str, op: int, d: Decoded) -> Instruction | None:
             ops.append(Operand("mode", K.GPR_IDX, fld))
         elif t == hex(LIT):
             ops.append(Operand("simm32", K.IMM, "literal", optype="x32"))
-        elif facts.BRANCHES.match(base):
-            ops.append(Operand("simm16", K.LABEL, "simm16"))
+        elif facts.BRANCHES.match(base) or base == "s_cbranch_i_fork":
+            style = _imm_style(t, SIMM, 16) or ""
+            ops.append(Operand("simm16", K.LABEL, "simm16", optype="" if style.startswith("i") else style))
         else:
             style = _imm_style(t, SIMM, 16)
             if style is None:

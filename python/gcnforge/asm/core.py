@@ -239,11 +239,15 @@ class Codec:
 
     # -- parsing ----------------------------------------------------------------------
     def parse(self, inst: Instruction, segs: list[list[Tok]], loc: SourceLoc, mtok: Tok) -> ParsedInst:
+        return self.parse_with(inst, self.operand_list(inst, None), segs, loc, mtok)
+
+    def parse_with(self, inst: Instruction, ops: tuple[Operand, ...], segs: list[list[Tok]], loc: SourceLoc,
+                   mtok: Tok) -> ParsedInst:
+        """Parse ``segs`` as the operand list ``ops`` (a family may pick among shapes)."""
         enc = ENCODINGS[inst.encoding]
         fields = self.defaults(inst)
         fields["op"] = inst.opcode
         st = EncState(inst, enc, loc, fields)
-        ops = self.operand_list(inst, None)
         mods: list[Tok] = []
         if not ops:
             for seg in segs:
@@ -374,7 +378,8 @@ class Codec:
         inst = di.inst
         assert inst is not None
         parts = [self.handler(op.kind).text(self, di, op, pc, symbolize) for op in self.operand_list(inst, di.fields)
-                 if not (op.optional and not di.fields.get(op.field or "", 0))]
+                 if not (op.optional and op.kind in (OperandKind.SIMM16, OperandKind.IMM)
+                         and not di.fields.get(op.field or "", 0))]
         s = inst.mnemonic
         if parts:
             s += " " + ", ".join(parts)

@@ -166,6 +166,9 @@ class ImmHandler(KindHandler):
         v = self.raw(di, op)
         style = op.optype or "u"
         bits = self._bits(di, op)
+        if op.field == "literal" or style == "u7" or (style.startswith("x") and di.inst.encoding == "SOPP"):
+            # LLVM prints these immediates like inline integers: decimal in -16..64, else hex
+            return str(v) if v <= 64 else hex(v)
         if style.startswith("x"):
             return hex(v)
         if style.startswith("i") and v & (1 << (bits - 1)):
@@ -196,7 +199,7 @@ class LabelHandler(KindHandler):
 
     def text(self, codec, di, op, pc, symbolize):
         v = field_value(di, op)
-        if v & 0x8000:
+        if v & 0x8000 and not op.optype.startswith("u"):
             v -= 0x10000
         if symbolize is not None:
             s = symbolize(pc + 4 + v * 4)

@@ -293,9 +293,14 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
         return SrcResult(sreg_code(ref, dwords, tok, base, what))
     low = text.lower()
     if low in _SRC_ALIASES:
+        if _SRC_ALIASES[low] == 254 and not vgpr:
+            raise _err(f"invalid operand for instruction: {what} cannot be lds_direct (vector ALU only)", tok, base)
         return SrcResult(_SRC_ALIASES[low])
     iv = parse_int(text)
     if iv is not None:
+        wide0 = dwords == 2 or optype.endswith("64")
+        if not wide0 and (1 << 31) <= iv < (1 << 32):
+            iv -= 1 << 32  # a 32-bit operand sees 0xffffffff as -1 (an inline constant)
         code = inline_int_code(iv)
         if code is not None:
             return SrcResult(code)
@@ -326,7 +331,11 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
     if fv is not None:
         wide = dwords == 2 or optype.endswith("64")
         for c, t in INLINE_FLOATS.items():
-            if fv == float(t[0]) or (c == 248 and abs(fv - 1 / (2 * math.pi)) < 1e-7):
+            if c == 248:
+                # 1/(2*pi) is inline only when the value rounds to the hardware pattern
+                if (wide and f64_bits(fv) == t[3]) or (not wide and f32_bits(fv) == t[1]):
+                    return SrcResult(c)
+            elif fv == float(t[0]):
                 return SrcResult(c)
         if not literal_ok:
             raise _err(f"literal {text} not allowed here: {what} accepts only inline constants", tok, base)

@@ -99,10 +99,10 @@ DS = _enc("DS", 8, 0xFC00_0000, 0xD800_0000,
           ("addr", 32, 8), ("data0", 40, 8), ("data1", 48, 8), ("vdst", 56, 8))
 
 # -- FLAT / GLOBAL / SCRATCH (ISA guide 12.8): one format, segment in bits 15:14 -------
-# gfx940 cache-policy bits: sc0 (16, was glc), sc1 (17, was slc), nt (25).  Bit 13 is
+# gfx940 cache-policy bits: sc0 (16, was glc), nt (17, was slc), sc1 (25).  Bit 13 is
 # ``lds`` for flat/global and ``sve`` (vaddr enabled) for scratch.
-_FLAT_FIELDS = (("offset", 0, 13), ("lds", 13, 1), ("seg", 14, 2), ("sc0", 16, 1), ("sc1", 17, 1),
-                ("op", 18, 7), ("nt", 25, 1), ("addr", 32, 8), ("data", 40, 8), ("saddr", 48, 7),
+_FLAT_FIELDS = (("offset", 0, 13), ("lds", 13, 1), ("seg", 14, 2), ("sc0", 16, 1), ("nt", 17, 1),
+                ("op", 18, 7), ("sc1", 25, 1), ("addr", 32, 8), ("data", 40, 8), ("saddr", 48, 7),
                 ("acc", 55, 1), ("vdst", 56, 8))
 FLAT = _enc("FLAT", 8, 0xFC00_C000, 0xDC00_0000, *_FLAT_FIELDS)
 SCRATCH = _enc("SCRATCH", 8, 0xFC00_C000, 0xDC00_4000, *_FLAT_FIELDS)
@@ -111,11 +111,11 @@ GLOBAL = _enc("GLOBAL", 8, 0xFC00_C000, 0xDC00_8000, *_FLAT_FIELDS)
 # -- buffer (ISA guide 12.6 / 12.7) ----------------------------------------------------
 _BUF_HI = (("vaddr", 32, 8), ("vdata", 40, 8), ("srsrc", 48, 5, 4), ("acc", 55, 1), ("soffset", 56, 8))
 MUBUF = _enc("MUBUF", 8, 0xFC00_0000, 0xE000_0000,
-             ("offset", 0, 12), ("offen", 12, 1), ("idxen", 13, 1), ("sc0", 14, 1), ("nt", 15, 1),
-             ("lds", 16, 1), ("sc1", 17, 1), ("op", 18, 7), *_BUF_HI)
+             ("offset", 0, 12), ("offen", 12, 1), ("idxen", 13, 1), ("sc0", 14, 1), ("sc1", 15, 1),
+             ("lds", 16, 1), ("nt", 17, 1), ("op", 18, 7), *_BUF_HI)
 MTBUF = _enc("MTBUF", 8, 0xFC00_0000, 0xE800_0000,
              ("offset", 0, 12), ("offen", 12, 1), ("idxen", 13, 1), ("sc0", 14, 1), ("op", 15, 4),
-             ("dfmt", 19, 4), ("nfmt", 23, 3), ("sc1", 54, 1), ("nt", 53, 1), *_BUF_HI)
+             ("dfmt", 19, 4), ("nfmt", 23, 3), ("sc1", 53, 1), ("nt", 54, 1), *_BUF_HI)
 
 ENCODINGS: dict[str, Encoding] = {
     e.name: e

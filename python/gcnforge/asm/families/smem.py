@@ -33,6 +33,9 @@ def _parse_offset_imm(text: str, tok, st) -> int:
     v = parse_int(text)
     if v is None:
         raise Diagnostic(f"invalid SMEM offset '{text}': expected an SGPR, m0 or an integer", tok.loc(st.loc))
+    if "_buffer" in st.inst.base and not 0 <= v <= 0xFFFFF:
+        raise Diagnostic(f"SMEM offset {text} out of range: s_buffer_* take a 20-bit unsigned byte offset "
+                         "(0..0xfffff)", tok.loc(st.loc))
     if not OFFSET_MIN <= v <= OFFSET_MAX:
         raise Diagnostic(f"SMEM offset {text} out of range: expected a signed 21-bit byte offset "
                          f"({OFFSET_MIN}..{OFFSET_MAX})", tok.loc(st.loc))
@@ -92,6 +95,14 @@ class SmemCodec(Codec):
     encodings = ("SMEM",)
     modifiers = {"offset": OFFSET_MOD, "glc": flag_mod("glc")}
     kinds = {OperandKind.SMEM_OFFSET: SmemOffsetHandler()}
+
+    def finish_parse(self, st):
+        # LLVM's SReg_*_XM0_XEXEC: a loaded/returned sdata cannot be m0 or exec
+        for op in st.inst.operands:
+            if op.name == "sdata" and op.kind is OperandKind.SREG:
+                if st.fields.get("sdata") in (124, 126, 127):
+                    raise Diagnostic(f"invalid operand for instruction: {st.inst.mnemonic} cannot use m0 or exec as sdata",
+                                     st.loc)
 
     def valid(self, di):
         has_off = any(o.kind is OperandKind.SMEM_OFFSET for o in di.inst.operands)
