@@ -375,9 +375,7 @@ class Builder:
                         raise _Mismatch(f"operand {s.name} cannot be off")
                     offs.append(i)
                     continue
-                val = self._operand_value(v, s)
-                self._check_slot_type(s, val)
-                args.append(val)
+                args.append(self._operand_value(v, s))
             else:  # fresh destination
                 args.append(self._fresh(s))
         imms: list[int] = []
@@ -403,14 +401,6 @@ class Builder:
             op.detach()
             raise _Mismatch(str(e).removeprefix(f"{mnemonic}: ")) from None
         return self._results(op)
-
-    @staticmethod
-    def _check_slot_type(s: isa_info.Slot, v: SSAValue) -> None:
-        t = v.type
-        if isinstance(t, RegisterType) and (t.FILE not in s.files or t.width != s.operand.dwords):
-            raise _Mismatch(
-                f"operand {s.name} must be {s.operand.dwords} dword(s) of {'/'.join(s.files) or 'no'} registers, got {t}"
-            )
 
     def _fresh(self, s: isa_info.Slot) -> SSAValue:
         """Destination operand for a fresh definition: ``amdgcn.alloca : !amdgcn.vgpr``

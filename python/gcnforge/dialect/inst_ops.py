@@ -232,8 +232,9 @@ class InstOp(IRDLOperation):
                 f"{m} expects {len(inf.imm_slots)} immediate(s) ({names}), got {len(self.imm_values)}"
             )
         literals: set[int | float] = set()
+        saddr_on = any(s.name == "saddr" for s in present)
         for slot, val in zip(present, self.args, strict=True):
-            self._check_operand(m, slot, val, literals)
+            self._check_operand(m, slot, val, literals, isa_info.slot_dwords(inf, slot, saddr_on))
         if len(literals) > 1:
             raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
         for slot, v in zip(inf.imm_slots, self.imm_values, strict=True):
@@ -255,21 +256,21 @@ class InstOp(IRDLOperation):
             )
 
     @staticmethod
-    def _check_operand(m: str, slot: isa_info.Slot, val: SSAValue, literals: set) -> None:
+    def _check_operand(m: str, slot: isa_info.Slot, val: SSAValue, literals: set, dwords: int) -> None:
         t = val.type
         o = slot.operand
         what = f"{m}: operand {o.name}"
         if isinstance(t, RegisterType):
             if t.FILE not in slot.files:
                 raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
-            if t.width != o.dwords:
-                raise VerifyException(f"{what} must be {o.dwords} dword(s) wide, got {t.width} ({t})")
+            if t.width != dwords:
+                raise VerifyException(f"{what} must be {dwords} dword(s) wide, got {t.width} ({t})")
             return
         if isinstance(t, SpecialRegType):
             if not slot.specials:
                 raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
-            if t.width != o.dwords:
-                raise VerifyException(f"{what} must be {o.dwords} dword(s) wide, got {t.reg.data}")
+            if t.width != dwords:
+                raise VerifyException(f"{what} must be {dwords} dword(s) wide, got {t.reg.data}")
             return
         if is_constant_type(t):
             if slot.is_def:

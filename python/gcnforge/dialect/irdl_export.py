@@ -230,7 +230,7 @@ def _operations(out: list[str]) -> None:
         out, "call", operands=_pos("arg", MAX_VALUES, ["irdl.any"]), results=_pos("res", MAX_VALUES, ["irdl.any"]),
         attrs={"callee": 'irdl.base "#builtin.symbol_ref"'},
     )
-    _operation(out, "alloca", results=[("result", "single", _REG)])
+    _operation(out, "alloca", results=[("result", "single", [*_REG, "irdl.base @amdgcn::@special"])])
     _operation(out, "make_range", operands=_pos("part", MAX_VALUES, _REG), results=[("result", "single", _REG)])
     _operation(out, "split_range", operands=[("range", "single", _REG)], results=_pos("part", MAX_VALUES, _REG))
     _operation(out, "load_arg", results=[("result", "single", ["irdl.base @amdgcn::@sgpr"])], attrs={"index": _INT})

@@ -150,6 +150,15 @@ def family_mnemonics() -> dict[str, tuple[str, ...]]:
     return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
 
 
+def slot_dwords(inf: InstInfo, slot: Slot, saddr_on: bool) -> int:
+    """Register width of ``slot``. The table gives GLOBAL/SCRATCH ``vaddr`` for
+    ``saddr = off`` (a 64-bit address); with an SGPR ``saddr`` it is a 32-bit offset
+    (ISA guide 10.x "Global / Scratch addressing": ADDR = SADDR + VADDR[31:0] + OFFSET)."""
+    if saddr_on and slot.name == "vaddr" and inf.family in ("global", "scratch"):
+        return 1
+    return slot.operand.dwords
+
+
 # -- constants ---------------------------------------------------------------------------
 INLINE_INTS = range(-16, 65)
 _INV_2PI = 0.15915494309189535

@@ -77,6 +77,7 @@ from gcnforge.dialect.types import (
     ReadTokenType,
     RegisterType,
     SGPRType,
+    SpecialRegType,
     VGPRType,
     WriteTokenType,
 )
@@ -404,10 +405,10 @@ class AllocaOp(IRDLOperation):
     alloca as destination write it in place and yield the written value."""
 
     name = "amdgcn.alloca"
-    result = result_def(RegisterType)
+    result = result_def(RegisterType | SpecialRegType)
     assembly_format = "attr-dict `:` type($result)"
 
-    def __init__(self, t: RegisterType):
+    def __init__(self, t: RegisterType | SpecialRegType):
         super().__init__(result_types=[t])
 
 
