@@ -9,7 +9,7 @@ from gcnforge.cli.main import main
 from gcnforge.runtime import devices
 from gcnforge.testing import require_llvm
 
-from .helpers import RecordingBackend, compile_cl
+from .helpers import RecordingBackend, compile_cl, require_emulator
 from .test_launch import saxpy_effect
 
 SAXPY = """
@@ -72,9 +72,7 @@ def test_run_unknown_kernel_and_bad_file(saxpy_co, tmp_path, capsys):
 
 
 def test_run_on_the_real_emulator(saxpy_co, tmp_path, capsys):
-    emu = devices._make("emulator")
-    if not emu.available():
-        pytest.skip(f"emulator not available yet: {emu.unavailable_reason}")
+    require_emulator()
     rc = main(["run", str(saxpy_co), "saxpy", "--grid", "2", "--block", "64", "--device", "emulator",
                "-a", "out=ones:100:f32", "-a", "x=arange:100:f32", "-a", "n=100", "-a", "a=2", "--save", str(tmp_path)])
     assert rc == 0, capsys.readouterr().err

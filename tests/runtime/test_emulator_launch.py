@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 
 import gcnforge.runtime as rt
-from gcnforge.runtime import devices
 from gcnforge.runtime.kernargs import ArgLayout
 from gcnforge.testing import require_llvm
 
-from .helpers import compile_cl
+from .helpers import compile_cl, require_emulator
 
 DATA = Path(__file__).parent / "data"
 
@@ -49,10 +48,7 @@ __kernel void ids2d(__global uint* out, uint width) {
 
 @pytest.fixture(scope="module")
 def emulator():
-    emu = devices._make("emulator")
-    if not emu.available():
-        pytest.skip(f"emulator not available yet: {emu.unavailable_reason}")
-    return "emulator"
+    return require_emulator()
 
 
 @pytest.fixture(scope="module")
@@ -110,12 +106,15 @@ def _vadd_co(tmp_path, toolchain):
                         str(DATA / "vadd_slots16.s"), "-o", str(obj)], check=True)
         subprocess.run([tools["ld.lld"], "-shared", str(obj), "-o", str(co)], check=True)
         return co.read_bytes()
-    try:
-        from gcnforge.binary import assemble
+    from gcnforge.binary import assemble
+    from gcnforge.diagnostics import Diagnostic
 
+    try:
         return assemble(text, filename="vadd_slots16.s")
-    except (ImportError, ModuleNotFoundError) as e:
-        pytest.skip(f"built-in assembler not available yet: {e}")
+    except Diagnostic as d:
+        if "has no codec yet" in str(d):  # the built-in encoder is still growing families
+            pytest.skip(f"built-in assembler incomplete: {d}")
+        raise
 
 
 @pytest.mark.parametrize("toolchain", ["llvm", "builtin"])

@@ -14,7 +14,7 @@ from gcnforge.runtime.registry import Registry
 from gcnforge.runtime.tuning import KernelFamily, Variant, results_table, tune
 from gcnforge.testing import require_llvm
 
-from .helpers import RecordingBackend
+from .helpers import RecordingBackend, require_emulator
 
 
 def gemm_effect(broken_grid=None):
@@ -118,11 +118,7 @@ def test_e2e_mode_times_the_whole_operation(tmp_path, llvm_tools):
 
 
 def test_tune_gemm_family_on_the_emulator(tmp_path, llvm_tools):
-    from gcnforge.runtime import devices
-
-    emu = devices._make("emulator")
-    if not emu.available():
-        pytest.skip(f"emulator not available yet: {emu.unavailable_reason}")
+    require_emulator()
     from .gemm_family import GemmFamily
 
     fam = GemmFamily(tiles=((8, 8), (16, 16)), with_bug=True)

@@ -6,10 +6,13 @@ Launches use the HIP module API the way hand-written code objects are launched i
 ``hipModuleLoadData`` on the code-object bytes, ``hipModuleGetFunction`` by symbol name, and
 ``hipModuleLaunchKernel`` with the whole kernarg segment passed through the ``extra`` array
 ``{HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
-HIP_LAUNCH_PARAM_END}`` (HIP API reference, hipModuleLaunchKernel). The HIP runtime copies the
-explicit arguments from that buffer at the offsets its metadata gives and fills the hidden
-arguments itself, so the bytes gcnforge packed for hidden arguments are ignored here (the
-emulator, which has no runtime of its own, uses them).
+HIP_LAUNCH_PARAM_END}`` (HIP API reference, hipModuleLaunchKernel). The HIP runtime (ROCm clr,
+``hipamd/src/hip_module.cpp``, ``ihipModuleLaunchKernel``) checks those three tags, copies each
+explicit parameter its metadata declares from the buffer at the parameter's offset, and fills
+the hidden arguments itself from a 3-dimensional NDRange; so the bytes gcnforge packed for
+hidden arguments are ignored here (the emulator, which has no runtime of its own, uses them),
+and a code object whose metadata declares no ``.args`` gets no explicit arguments from HIP —
+the backend logs a warning when it launches one with a non-empty explicit layout.
 
 Kernel time is measured with a pair of HIP events recorded around the launch on the same
 stream (``hipEventElapsedTime``, milliseconds).
@@ -18,10 +21,13 @@ stream (``hipEventElapsedTime``, milliseconds).
 from __future__ import annotations
 
 import ctypes
+import logging
 from typing import Any
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import LaunchResult
+
+log = logging.getLogger("gcnforge.runtime")
 
 
 # Every hip-python name this module uses (checked against the installed package in tests).
@@ -171,6 +177,10 @@ class HipBackend:
             raise Diagnostic("sanitize=True needs the emulator; the HIP backend runs the kernel unchecked",
                              notes=("launch with device='emulator' to check memory accesses",))
         func = self._function(code_object, kernel_name)
+        info = getattr(code_object, "kernels", {}).get(kernel_name)
+        if info is not None and ".args" not in (getattr(info, "metadata", None) or {}) and any(kernarg):
+            log.warning("kernel %s declares no .args in its metadata; the HIP runtime copies only "
+                        "declared arguments, so the packed kernarg bytes may not reach it", kernel_name)
         args = ctypes.create_string_buffer(bytes(kernarg), max(len(kernarg), 1))
         size = ctypes.c_size_t(len(kernarg))
         extra = (ctypes.c_void_p * 5)(

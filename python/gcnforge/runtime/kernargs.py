@@ -111,7 +111,8 @@ def hidden_values(dims: LaunchDims) -> dict[str, int]:
     * block counts are the grid in workgroups; group sizes the block; remainders are 0
       because a grid counted in workgroups has no partial workgroup;
     * global offsets are 0 (HIP has no global offset); grid dims is 3, since HIP dispatches
-      every module launch as a 3-dimensional AQL packet (unused dimensions have size 1);
+      every module launch as a 3-dimensional NDRange (ROCm clr ``ihipModuleLaunchKernel``;
+      unused dimensions have size 1);
     * the dynamic LDS size is what the launch requested;
     * private/shared base (the aperture high halves, only read by GFX8 code) are 0 here;
     * runtime-object pointers come from the backend or are null.
