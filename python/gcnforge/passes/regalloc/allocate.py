@@ -72,8 +72,10 @@ class Interference:
                 op = ops[i]
                 clobber = after | d | (u if op.early_clobber else 0)
                 note(clobber, op, b, i)
+                # a copy's destination may share its source's registers (same value)
+                spare = op.copy_src.mask() if op.copy_src is not None else 0
                 for r in op.defs:
-                    add(idx[id(r.group)], clobber & ~self._own(r.group))
+                    add(idx[id(r.group)], clobber & ~self._own(r.group) & ~spare)
         entry = live.entry_live()
         for r in program.entry_defs:
             entry |= r.mask()

@@ -18,10 +18,18 @@ from gcnforge.passes.regalloc.model import Group, Program, Ref
 _TOP = None  # block not reached yet
 
 
-def _write(state: dict, r: Ref) -> None:
+def _write(state: dict, r: Ref, also: Ref | None = None) -> None:
+    """Record that ``r``'s registers now hold its units; a copy's registers also still hold
+    the source's units when source and destination share them."""
     g = r.group
     for k in range(r.w):
-        state[(g.file, g.reg + r.offset + k)] = (id(g), r.offset + k)
+        reg = (g.file, g.reg + r.offset + k)
+        tags = {(id(g), r.offset + k)}
+        if also is not None:
+            src = (also.group.file, also.group.reg + also.offset + k)
+            if src == reg:
+                tags |= state.get(reg, frozenset())
+        state[reg] = frozenset(tags)
 
 
 def check(program: Program, limits: dict[str, int]) -> list[str]:
@@ -67,23 +75,23 @@ def check(program: Program, limits: dict[str, int]) -> list[str]:
                 g = r.group
                 for k in range(r.w):
                     reg = (g.file, g.reg + r.offset + k)
-                    if state.get(reg) != (id(g), r.offset + k) and (b, i, id(g)) not in reported:
+                    if (id(g), r.offset + k) not in state.get(reg, ()) and (b, i, id(g)) not in reported:
                         reported.add((b, i, id(g)))
                         held = state.get(reg)
-                        other = groups[held[0]].name if held else "nothing known"
+                        other = ", ".join(sorted(groups[h[0]].name for h in held)) if held else "nothing known"
                         problems.append(
                             f"block {b} op {i} '{op.text}': reads {g.name} unit {r.offset + k} from "
                             f"{g.file}{reg[1]}, which holds {other}"
                         )
             for r in op.defs:
-                _write(state, r)
+                _write(state, r, op.copy_src)
         for s in program.blocks[b].succs:
             old = ins[s]
             if old is _TOP:
                 new = state
             else:
-                new = {k: v for k, v in old.items() if state.get(k) == v}
-            if old is _TOP or len(new) != len(old):
+                new = {k: v & state[k] for k, v in old.items() if k in state and v & state[k]}
+            if old is _TOP or new != old:
                 ins[s] = new
                 work.append(s)
     return problems

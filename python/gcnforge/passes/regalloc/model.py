@@ -69,6 +69,7 @@ class Op:
     text: str = ""
     early_clobber: bool = False
     loc: object | None = None
+    copy_src: Ref | None = None  # a register copy: its def may share the source's registers
 
 
 @dataclass(eq=False)

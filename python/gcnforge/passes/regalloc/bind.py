@@ -1,0 +1,289 @@
+"""Binding of the allocator core to the ``amdgcn`` dialect.
+
+An ``amdgcn.kernel`` body becomes a ``model.Program``:
+
+* every ``amdgcn.alloca`` is a storage node (``!amdgcn.vgpr`` a fresh value's placeholder,
+  ``!amdgcn.vgpr<?>`` storage the allocator places, ``!amdgcn.vgpr<5>`` a pin);
+* an instruction's results are its destination operands' storage (destination passing:
+  the op writes the register in place); ``defuse`` slots are read and written;
+* ``amdgcn.make_range`` joins its parts into one node at consecutive offsets (they are
+  allocated together); ``amdgcn.split_range`` results are sub-ranges of their range;
+* storage nodes are joined with a union-find carrying offsets, so a range, its parts and
+  every value written into them resolve to (root, offset, width).
+
+Copies (``v_mov_b32``, ``s_mov_b32``, ``s_mov_b64``, ``v_accvgpr_mov_b32``) whose source
+and fresh destination do not interfere are coalesced: the destination joins the source's
+node and the move is erased.
+
+Pre: ABI ops lowered (``amdgcn-lower-abi``), functions inlined. Post (``apply``): every
+register-typed value has an allocated type; moves coalesced away are gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.structure_ops import (
+    AllocaOp,
+    BlockIdOp,
+    BranchOp,
+    CallOp,
+    LoadArgOp,
+    MakeRangeOp,
+    SplitRangeOp,
+    ThreadIdOp,
+)
+from gcnforge.dialect.types import RegisterType
+from gcnforge.passes.regalloc.model import Block as MBlock
+from gcnforge.passes.regalloc.model import Group, Op, Program, Ref
+
+COPIES = {"v_mov_b32_e32", "v_mov_b32_e64", "s_mov_b32", "s_mov_b64", "v_accvgpr_mov_b32"}
+
+
+@dataclass(eq=False)
+class Node:
+    file: str
+    width: int
+    align: int
+    pin: int | None
+    name: str
+    origin: str
+    loc: object | None
+    parent: Node | None = None
+    offset: int = 0  # offset of this node inside its parent
+    group: Group | None = None
+
+    def find(self) -> tuple[Node, int]:
+        off = 0
+        n = self
+        while n.parent is not None:
+            off += n.offset
+            n = n.parent
+        return n, off
+
+
+def _short(op: Operation) -> str:
+    m = getattr(op, "mnemonic", None)
+    return f"{op.name} {m}" if m else op.name
+
+
+class Binding:
+    """Maps the kernel's register values to union-find nodes and builds the model."""
+
+    def __init__(self, region_op: Operation):
+        self.op = region_op
+        self.where: dict[SSAValue, tuple[Node, int, int]] = {}  # value -> (node, offset, width)
+        self.names: dict[SSAValue, str] = {}
+        self.copies: list[InstOp] = []
+        n = 0
+        for block in region_op.regions[0].blocks:
+            for a in block.args:
+                self.names[a] = f"%{n}"
+                n += 1
+            for op in block.ops:
+                for r in op.results:
+                    self.names[r] = f"%{r.name_hint}" if r.name_hint else f"%{n}"
+                    n += 1
+        for block in region_op.regions[0].blocks:
+            for a in block.args:
+                self._leaf(a, a.type, "a block argument", None)
+            for op in block.ops:
+                self._visit(op)
+
+    # -- union-find construction ------------------------------------------------------------
+    def _leaf(self, v: SSAValue, t, origin: str, loc) -> None:
+        if not isinstance(t, RegisterType):
+            return
+        pin = t.begin.data if t.is_allocated else None
+        node = Node(t.FILE, t.width, t.align.data, pin, self.names.get(v, "%?"), origin, loc)
+        self.where[v] = (node, 0, t.width)
+
+    def ref_of(self, v: SSAValue) -> tuple[Node, int, int] | None:
+        w = self.where.get(v)
+        if w is None:
+            return None
+        node, off, width = w
+        root, o = node.find()
+        return root, off + o, width
+
+    def _visit(self, op: Operation) -> None:
+        if isinstance(op, (LoadArgOp, ThreadIdOp, BlockIdOp)):
+            raise Diagnostic(f"{op.name} must be lowered before register allocation (run amdgcn-lower-abi)", _loc(op))
+        if isinstance(op, CallOp):
+            raise Diagnostic(f"call to {op.callee} must be inlined before register allocation (run amdgcn-inline)",
+                             _loc(op))
+        if isinstance(op, AllocaOp):
+            self._leaf(op.result, op.result.type, f"amdgcn.alloca : {op.result.type}", _loc(op))
+            return
+        if isinstance(op, SplitRangeOp):
+            src = self.where.get(op.range)
+            if src is None:
+                return
+            node, off, _ = src
+            for r in op.parts:
+                self.where[r] = (node, off, r.type.width)
+                off += r.type.width
+            return
+        if isinstance(op, MakeRangeOp):
+            t = op.result.type
+            root = Node(t.FILE, t.width, t.align.data, t.begin.data if t.is_allocated else None,
+                        self.names[op.result], "amdgcn.make_range", _loc(op))
+            off = 0
+            for p in op.parts:
+                self._join(p, root, off, op)
+                off += p.type.width
+            self.where[op.result] = (root, 0, t.width)
+            return
+        if isinstance(op, InstOp):
+            inf = op.info
+            if inf is None:
+                return
+            offs = set(op.off_slots)
+            present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
+            ri = 0
+            for slot, arg in zip(present, op.args):
+                if slot.is_def:
+                    if ri < len(op.outs) and arg in self.where:
+                        self.where[op.outs[ri]] = self.where[arg]
+                    ri += 1
+            if op.mnemonic in COPIES and len(op.args) == 2 and isinstance(op.args[0].type, RegisterType):
+                a0 = op.args[0].owner
+                if isinstance(a0, AllocaOp) and a0.result.type.is_value and isinstance(op.args[1].type, RegisterType) \
+                        and op.args[1].type.FILE == op.args[0].type.FILE:
+                    self.copies.append(op)
+
+    def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> None:
+        w = self.where.get(part)
+        if w is None:
+            raise Diagnostic(f"amdgcn.make_range part {self.names.get(part)} is not a register value", _loc(op))
+        node, poff, width = w
+        pr, ro = node.find()
+        if pr is root:
+            if ro + poff != off:
+                raise Diagnostic(f"{self.names.get(part)} appears twice in one range", _loc(op))
+            return
+        if poff + ro != 0 or width != pr.width or pr.parent is not None:
+            raise Diagnostic(
+                f"amdgcn.make_range: {self.names.get(part)} is already part of another range; "
+                "copy it into fresh registers first", _loc(op))
+        if pr.file != root.file:
+            raise Diagnostic("amdgcn.make_range parts must be of one register file", _loc(op))
+        # alignment and pins carry over to the root
+        if pr.align > 1 and off % pr.align:
+            raise Diagnostic(f"{self.names.get(part)} needs alignment {pr.align} but sits at offset {off} of the range",
+                             _loc(op))
+        root.align = max(root.align, pr.align)
+        if pr.pin is not None:
+            want = pr.pin - off
+            if root.pin is not None and root.pin != want:
+                raise Diagnostic(
+                    f"conflicting pinned registers in one range: {pr.name} is pinned to {pr.file}{pr.pin} "
+                    f"but the range puts it at {pr.file}{root.pin + off}", _loc(op))
+            root.pin = want
+        pr.parent, pr.offset = root, off
+
+    # -- the model ----------------------------------------------------------------------------
+    def program(self) -> tuple[Program, dict[int, Op]]:
+        groups: dict[int, Group] = {}
+
+        def group(root: Node) -> Group:
+            g = groups.get(id(root))
+            if g is None:
+                g = Group(root.file, root.width, root.align, root.pin, root.name, root.origin, root.loc)
+                groups[id(root)] = g
+                root.group = g
+            return g
+
+        def ref(v: SSAValue) -> Ref | None:
+            r = self.ref_of(v)
+            if r is None:
+                return None
+            root, off, width = r
+            return Ref(group(root), off, width)
+
+        blocks = list(self.op.regions[0].blocks)
+        index = {id(b): i for i, b in enumerate(blocks)}
+        mblocks: list[MBlock] = []
+        by_op: dict[int, Op] = {}
+        for b in blocks:
+            mb = MBlock(name=f"bb{index[id(b)]}")
+            for op in b.ops:
+                m = self._model_op(op, ref)
+                if m is not None:
+                    mb.ops.append(m)
+                    by_op[id(op)] = m
+            term = b.last_op
+            if isinstance(term, BranchOp):
+                mb.succs = [index[id(s)] for s in term.dests]
+            mblocks.append(mb)
+        p = Program(mblocks)
+        p.groups = list(groups.values())
+        return p, by_op
+
+    def _model_op(self, op: Operation, ref) -> Op | None:
+        if not isinstance(op, InstOp) or op.info is None:
+            return None
+        inf = op.info
+        offs = set(op.off_slots)
+        present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
+        defs: list[Ref] = []
+        uses: list[Ref] = []
+        for slot, arg in zip(present, op.args):
+            r = ref(arg)
+            if r is None:
+                continue
+            if slot.is_def:
+                defs.append(r)
+                if slot.operand.role == "defuse":
+                    uses.append(r)
+            else:
+                uses.append(r)
+        text = _short(op)
+        # an MFMA result must not partially overlap its sources (ISA guide 7.x; LLVM early-clobber)
+        clobber = inf.family == "mfma"
+        return Op(tuple(defs), tuple(uses), text, clobber, _loc(op))
+
+
+def _loc(op: Operation) -> object:
+    loc = op.attributes.get("loc") if hasattr(op, "attributes") else None
+    return loc if loc is not None else _OpLoc(op)
+
+
+class _OpLoc:
+    """Names an op in diagnostics (the IR has no file positions after building)."""
+
+    def __init__(self, op: Operation):
+        self.op = op
+
+    def __str__(self) -> str:
+        m = getattr(self.op, "mnemonic", None)
+        return f"'{self.op.name}{(' ' + m) if m else ''}'"
+
+
+def write_back(binding: Binding) -> None:
+    """Give every register value its allocated type."""
+    for v, (node, off, width) in binding.where.items():
+        root, o = node.find()
+        g = root.group
+        if g is None or g.reg is None:
+            continue
+        t = v.type
+        begin = g.reg + o + off
+        align = t.align.data
+        if begin % align:
+            align = 1 << ((begin & -begin).bit_length() - 1) if begin else align
+        nt = type(t)._make(begin, t.width, max(align, 1))
+        if (msg := nt.problem()) is not None:
+            raise Diagnostic(f"allocation of {binding.names.get(v)} gives an invalid register: {msg}", None)
+        v._type = nt  # noqa: SLF001 - xDSL has no public setter for value types
+
+
+def block_index(op: Operation) -> dict[int, int]:
+    return {id(b): i for i, b in enumerate(op.regions[0].blocks)}
+
+
+__all__ = ["Binding", "write_back", "COPIES", "Block"]

@@ -1,0 +1,91 @@
+"""Register allocation of one ``amdgcn.kernel`` (or ``amdgcn.func``): bind, coalesce
+copies, allocate, check, write back.
+
+Pre: ABI ops lowered and calls inlined. Post: every register-typed value is allocated;
+coalesced moves are erased; ``Result`` reports registers used and the lower bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.structure_ops import AllocaOp
+from gcnforge.passes.regalloc.allocate import Allocation, Interference, allocate
+from gcnforge.passes.regalloc.bind import Binding, write_back
+from gcnforge.passes.regalloc.check import check
+from gcnforge.passes.regalloc.liveness import Liveness
+from gcnforge.passes.regalloc.model import Ref
+
+
+@dataclass
+class Result:
+    allocation: Allocation
+    coalesced: int
+
+
+def _coalesce(b: Binding) -> int:
+    """Join each copy's fresh destination with its source when they never hold different
+    values at once (no interference once the copy itself is discounted)."""
+    if not b.copies:
+        return 0
+    prog, by_op = b.program()
+    for copy in b.copies:
+        m = by_op.get(id(copy))
+        if m is not None and m.uses:
+            m.copy_src = m.uses[0]
+    prog.number()
+    inter = Interference(prog, Liveness(prog))
+    done = 0
+    for copy in b.copies:
+        dst, src = copy.args[0], copy.args[1]
+        d, s = b.ref_of(dst), b.ref_of(src)
+        if d is None or s is None:
+            continue
+        droot, doff, dw = d
+        sroot, soff, sw = s
+        if droot is sroot or dw != sw or doff != 0 or droot.width != dw or droot.pin is not None:
+            continue
+        if droot.align > 1 and (soff % droot.align or sroot.align < droot.align):
+            continue
+        gi, hi = inter.index.get(id(droot.group)), inter.index.get(id(sroot.group))
+        if gi is None or hi is None or hi in inter.adj[gi]:
+            continue
+        # merge: the destination's node now lives inside the source's, at the source offset
+        droot.parent, droot.offset = sroot, soff
+        for n in inter.adj[gi]:
+            inter.adj[n].add(hi)
+            inter.adj[hi].add(n)
+        inter.adj[gi] = inter.adj[hi]
+        res = copy.outs[0]
+        res.replace_all_uses_with(src)
+        alloca = dst.owner
+        copy.detach()
+        copy.erase()
+        if isinstance(alloca, AllocaOp) and not alloca.result.uses:
+            alloca.detach()
+            alloca.erase()
+        done += 1
+    return done
+
+
+def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = True, verify: bool = True) -> Result:
+    b = Binding(op)
+    n = _coalesce(b) if coalesce else 0
+    if n:
+        b = Binding(op)  # rebuild: erased copies, replaced uses
+    prog, _ = b.program()
+    # registers read before any write hold what the hardware preloaded (ABI pins) or
+    # what the author left there: they are defined on entry
+    prog.number()
+    prog.entry_defs = tuple(Ref(g) for g in prog.groups_in(Liveness(prog).entry_live()))
+    alloc = allocate(prog, limits)
+    if verify:
+        problems = check(prog, limits)
+        if problems:
+            raise Diagnostic("register allocation failed its own check (a gcnforge bug): " + problems[0],
+                             getattr(op, "sym_name", None) and f"@{op.sym_name.data}", tuple(problems[1:8]))
+    write_back(b)
+    return Result(alloc, n)

@@ -1,0 +1,15 @@
+"""The gcnforge passes by name, for ``gcnforge-opt -p`` and ``gcnforge compile``
+(factories, so importing this stays cheap)."""
+
+from __future__ import annotations
+
+
+def _regalloc():
+    from gcnforge.passes.regalloc_pass import RegAllocPass
+
+    return RegAllocPass
+
+
+PASSES = {
+    "amdgcn-regalloc": _regalloc,
+}
