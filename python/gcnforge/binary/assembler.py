@@ -349,7 +349,7 @@ class Assembler:
             kernel_records.append(KernelRecord(block.name, sec.name, off))
 
         sections = [InputSection(s.name, bytes(datas[s.name]), s.align, s.flags, s.nobits)
-                    for s in self.sections.values() if "a" in s.flags and (s.size or s.name != ".text" or s.items)]
+                    for s in self.sections.values() if "a" in s.flags and (s.size or s.name == ".text")]
         symbols = self._symbols()
         return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
 

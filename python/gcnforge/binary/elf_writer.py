@@ -147,7 +147,8 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
     w_secs = [s for s in sections if "a" in s.flags and "w" in s.flags and "x" not in s.flags]
 
-    nphdr = 8 if note else 7
+    n_loads = 1 + bool(x_secs) + 1  # R (headers at least), RX if any code, RW (.dynamic)
+    nphdr = 1 + n_loads + 3 + bool(note)  # PHDR, LOADs, DYNAMIC, GNU_RELRO, GNU_STACK, NOTE
     outs: list[_Out] = []
     if note:
         outs.append(_Out(".note", SHT["NOTE"], SHF_ALLOC, note, 4))

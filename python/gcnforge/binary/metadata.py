@@ -20,13 +20,12 @@ import yaml
 from gcnforge.binary.target_id import NT_AMDGPU_METADATA
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
-_BOOLS = {
-    **dict.fromkeys(("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
-    **dict.fromkeys(("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"), False),
-}
+# Measured with llvm-mc 22 (tests/binary/test_metadata.py): only "true"/"false" are booleans;
+# floats are whatever strtod consumes whole (so "" -> 0.0, "+3" -> 3.0, "inf", "NaN", "0x1p3").
+_BOOLS = {"true": True, "false": False}
 _FLOAT = re.compile(
-    r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
-    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\Z"
+    r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])?\Z"
 )
 MAX_DEPTH = 64
 
@@ -40,7 +39,7 @@ def _auto_radix_uint(s: str) -> int | None:
         radix, digits = 16, s[2:]
     elif s[:2] in ("0b", "0B"):
         radix, digits = 2, s[2:]
-    elif s[:2] in ("0o", "0O"):
+    elif s[:2] == "0o":  # case-sensitive in llvm::GetAutoSenseRadix
         radix, digits = 8, s[2:]
     elif s[0] == "0" and len(s) > 1 and s[1].isdigit():
         radix, digits = 8, s[1:]
@@ -62,7 +61,12 @@ def scalar_value(text: str):
     if text in _BOOLS:
         return _BOOLS[text]
     if _FLOAT.match(text):
-        return float(text)
+        body = text.strip()
+        if not body.lstrip("+-") or body.lstrip("+-") in (".",):
+            return 0.0 if not body else text
+        if body.lstrip("+-")[:2] in ("0x", "0X"):
+            return float.fromhex(body)
+        return float(body)
     return text
 
 
@@ -70,8 +74,19 @@ def _convert(node: yaml.Node, depth: int = 0):
     if depth > MAX_DEPTH:
         raise ValueError("metadata nested too deeply")
     if isinstance(node, yaml.ScalarNode):
+        tag = node.tag if node.tag.startswith("!") else ""
+        if tag:  # explicit tags LLVM's DocNode::fromString honours
+            if tag == "!str":
+                return node.value
+            if tag == "!nil":
+                return None
+            v = scalar_value(node.value)
+            want = {"!int": int, "!bool": bool, "!float": float}.get(tag)
+            if want is None or type(v) is not want:
+                raise ValueError(f"'{node.value}' is not a valid {tag} value")
+            return v
         if node.value == "" and node.style is None:
-            return None  # an empty plain value is a YAML null (msgpack nil)
+            return []  # llvm-mc 22 writes an empty plain value as an empty array (measured)
         return scalar_value(node.value)
     if isinstance(node, yaml.SequenceNode):
         return [_convert(n, depth + 1) for n in node.value]
@@ -160,8 +175,39 @@ def verify_metadata(md: dict, loc: SourceLoc) -> None:
                     raise bad(f"kernel {k['.name']}: argument lacks required key '{key}'")
 
 
+_F32_MIN, _F32_MAX = 1.1754943508222875e-38, 3.4028234663852886e38
+
+
+def _pack(obj, out: bytearray, depth: int = 0) -> None:
+    """msgpack like llvm::msgpack::Writer: the library encodes scalars; floats whose magnitude
+    is in float's normal range are written as float32 (Writer::write(double)), others float64."""
+    if depth > MAX_DEPTH:
+        raise ValueError("metadata nested too deeply")
+    if isinstance(obj, float):
+        a = abs(obj)
+        if _F32_MIN <= a <= _F32_MAX:
+            out += b"\xca" + struct.pack(">f", obj)
+        else:
+            out += b"\xcb" + struct.pack(">d", obj)
+    elif isinstance(obj, dict):
+        n = len(obj)
+        out += bytes([0x80 | n]) if n < 16 else (b"\xde" + struct.pack(">H", n) if n < 1 << 16 else b"\xdf" + struct.pack(">I", n))
+        for k, v in obj.items():
+            _pack(k, out, depth + 1)
+            _pack(v, out, depth + 1)
+    elif isinstance(obj, list):
+        n = len(obj)
+        out += bytes([0x90 | n]) if n < 16 else (b"\xdc" + struct.pack(">H", n) if n < 1 << 16 else b"\xdd" + struct.pack(">I", n))
+        for v in obj:
+            _pack(v, out, depth + 1)
+    else:
+        out += msgpack.packb(obj, use_bin_type=True)
+
+
 def pack_metadata(md: dict) -> bytes:
-    return msgpack.packb(sort_maps(md), use_bin_type=True)
+    out = bytearray()
+    _pack(sort_maps(md), out)
+    return bytes(out)
 
 
 def note_bytes(name: bytes, ntype: int, desc: bytes) -> bytes:
@@ -178,7 +224,9 @@ def metadata_note(md: dict) -> bytes:
 def format_metadata_yaml(md: dict) -> str:
     """The map as a ``.amdgpu_metadata`` YAML body (strings quoted when LLVM would retype them)."""
     def q(v):
-        if isinstance(v, str) and (scalar_value(v) != v or not v or re.search(r"[:#*&!|>'\"%@`{}\[\],]|^[-?\s]|\s$", v)):
+        if isinstance(v, str) and scalar_value(v) != v:
+            return "!str '" + v.replace("'", "''") + "'"  # would be retyped: tag it, as LLVM does
+        if isinstance(v, str) and (not v or re.search(r"[:#*&!|>'\"%@`{}\[\],]|^[-?\s]|\s$", v)):
             return "'" + v.replace("'", "''") + "'"
         if isinstance(v, bool):
             return "true" if v else "false"
