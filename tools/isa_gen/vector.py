@@ -33,7 +33,6 @@ Modifier names used in ``Instruction.modifiers`` (the VOP codecs in
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import sys
@@ -42,11 +41,10 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tools.isa_gen import vector_llvm as L  # noqa: E402
+from gcnforge.isa.table import instruction_from_dict  # noqa: E402
+from tools.isa_gen import common  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[2] / "python" / "gcnforge" / "isa" / "data" / "gfx942_vector.json"
 V = 256
-PAD = struct.pack("<I", 0x56781234)  # a literal for forms that take one (fmamk/madak...)
 REF_ISA = "AMD Instinct MI300 ISA Reference Guide (CDNA3)"
 
 
@@ -117,12 +115,11 @@ def discover() -> list[dict]:
 
     def sweep(tmpls):
         flat = [(fam, op, p) for fam, op, ps in tmpls for p in ps]
-        res = L.disassemble([p + PAD for _, _, p in flat])
+        res = common.disassemble([p for _, _, p in flat])
         done: set[tuple[str, int]] = set()
-        for (fam, op, p), r in zip(flat, res):
-            if (fam, op) in done or not r or r[0].encoding[: len(p)] != p:
+        for (fam, op, p), d in zip(flat, res):
+            if (fam, op) in done or d is None or d.encoding[: len(p)] != p:
                 continue
-            d = r[0]
             if "/*Invalid" in d.text or "<unknown>" in d.text:
                 continue
             done.add((fam, op))
@@ -422,6 +419,13 @@ def _disjoint(toks: list[str]) -> list[str]:
     return out
 
 
+def _tail(rec: dict) -> str:
+    """DPP forms need their control word written out (LLVM has no default for it)."""
+    if rec["family"].endswith("_DPP"):
+        return " " + " ".join(split_text(rec["text"])[2])
+    return ""
+
+
 def valid_bases(recs: list[dict]) -> None:
     """Find, per form, operand text LLVM assembles: the decoded sentinel text, or that text
     with one source replaced by an SGPR (carry-ins and lane selects must be scalar)."""
@@ -434,10 +438,10 @@ def valid_bases(recs: list[dict]) -> None:
             t2 = list(toks)
             t2[j] = _sreg(o.get("dwords", 1))
             lines.append((i, t2))
-    srcs = [recs[i]["mnemonic"] + (" " + ", ".join(t) if t else "") for i, t in lines]
-    res = L.assemble(srcs)
-    for (i, toks), a in zip(lines, res):
-        if "base_toks" not in recs[i] and a.error is None:
+    srcs = [recs[i]["mnemonic"] + (" " + ", ".join(t) if t else "") + _tail(recs[i]) for i, t in lines]
+    res = common.assemble_text(srcs)
+    for (i, toks), (_, _, err) in zip(lines, res):
+        if "base_toks" not in recs[i] and err is None:
             recs[i]["base_toks"] = toks
     for r in recs:
         r.setdefault("base_toks", split_text(r["text"])[1])
@@ -469,7 +473,7 @@ def probe_forms(recs: list[dict]) -> None:
             for key, val in cands.items():
                 t2 = list(toks)
                 t2[j] = val
-                lines.append((i, f"{o['name']}:{key}", mnem + " " + ", ".join(t2)))
+                lines.append((i, f"{o['name']}:{key}", mnem + " " + ", ".join(t2) + _tail(r)))
         nsrc = sum(1 for o in ops if o.get("name", "").startswith("src"))
         mod_probes = {}
         if fam == "VOP3":
@@ -486,11 +490,11 @@ def probe_forms(recs: list[dict]) -> None:
             mod_probes = {"clamp": " clamp", "omod": " mul:2"}
         for key, val in mod_probes.items():
             lines.append((i, "mod:" + key, base_line + val))
-    res = L.assemble([s for _, _, s in lines])
+    res = common.assemble_text([s for _, _, s in lines])
     for r in recs:
         r["accept"] = {}
-    for (i, key, src), a in zip(lines, res):
-        ok = a.error is None and a.text is not None and a.text.split(" ")[0] == recs[i]["mnemonic"]
+    for (i, key, src), (text, _, err) in zip(lines, res):
+        ok = err is None and text is not None and text.split(" ")[0] == recs[i]["mnemonic"]
         recs[i]["accept"][key] = ok
 
 
@@ -624,17 +628,15 @@ _ENC_ORDER = ["VOP1", "VOP2", "VOPC", "VOP3A", "VOP3B", "VOP3P", "VOP3P_MAI", "V
               "VOP1_SDWA", "VOP2_SDWA", "VOPC_SDWA"]
 
 
-def write(path: Path = OUT) -> Path:
-    data = generate()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    return path
+def rows():
+    """The vector instructions as ``Instruction`` records (``python -m tools.isa_gen``)."""
+    return [instruction_from_dict(d) for d in generate()["instructions"]]
 
 
 def main() -> int:
-    p = write()
-    print(f"wrote {p}")
-    return 0
+    from tools.isa_gen.__main__ import main as gen_main
+
+    return gen_main(["--only", "vector"])
 
 
 if __name__ == "__main__":

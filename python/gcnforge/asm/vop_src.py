@@ -1,0 +1,221 @@
+"""Vector-ALU source operands: parsing and printing of the 9-bit source space with the
+operand-type rules LLVM 22 applies to inline constants and literals, and the float/integer
+input modifiers (``-x``, ``|x|``, ``neg(c)``, ``abs(x)``, ``sext(x)``).
+
+Rules (probed against ``llvm-mc -mcpu=gfx942``; number space in AMD Instinct MI300 ISA
+Reference Guide 3.7 / 12.x):
+
+* integers -16..64 are inline; otherwise an integer whose bit pattern is an inline float
+  of the operand's type (f32 bits for 32-bit operands, f16 bits for f16, the f64 pattern
+  for 64-bit; for fp64 a 32-bit value is taken as the high dword) is inline too.
+  16-bit *integer* operands take no float patterns and no 16-bit wrap (0xffff is a literal).
+* a float token is converted to the operand's float type (f16/f32/f64; integer operands
+  take f32 bits, i16 takes f16 bits) and is inline when it equals an inline float.
+* otherwise a 32-bit literal (fp64: the high dword, the low one must be zero); 16-bit
+  operands take 16-bit literals.
+* printing: inline ints in decimal, inline floats as ``0.5``..``-4.0`` and 1/(2*pi) as
+  ``0.15915494`` (``0.15915494309189532`` for 64-bit); literals as ``0x%x`` (16-bit
+  operands print the low 16 bits); a negated constant prints ``neg(c)``, an abs'd one
+  ``|c|``; registers ``-v1`` ``|v1|`` ``-|v1|``; SDWA ``sext(v1)``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from gcnforge.asm.operands import (
+    INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f32_bits, f64_bits, format_reg,
+    format_sreg, inline_int_code, parse_float, parse_int, parse_reg, sreg_code,
+)
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+_SRC_NAMES: dict[str, int] = {}
+for _c, _n in SRC_SPECIAL.items():
+    _SRC_NAMES[_n] = _c
+    _SRC_NAMES[_n[4:]] = _c  # LLVM accepts shared_base, vccz, execz, scc, lds_direct...
+_SRC_NAMES["src_scc"] = 253
+
+_F16_INLINE = {t[2]: c for c, t in INLINE_FLOATS.items()}
+_F32_INLINE = {t[1]: c for c, t in INLINE_FLOATS.items()}
+_F64_INLINE = {t[3]: c for c, t in INLINE_FLOATS.items()}
+
+
+def bits_of(optype: str, dwords: int) -> int:
+    if dwords == 2 or optype in ("f64", "i64"):
+        return 64
+    if optype in ("f16", "i16", "bf16"):
+        return 16
+    return 32
+
+
+def is_number(text: str) -> bool:
+    return parse_int(text) is not None or parse_float(text) is not None
+
+
+def split_mods(text: str) -> tuple[str, bool, bool, bool]:
+    """(core text, neg, abs, sext) of a source token."""
+    t = text
+    neg = absm = sext = False
+    low = t.lower()
+    if low.startswith("neg(") and t.endswith(")"):
+        neg, t = True, t[4:-1]
+    elif t.startswith("-") and not is_number(t):
+        neg, t = True, t[1:]
+    low = t.lower()
+    if len(t) >= 2 and t.startswith("|") and t.endswith("|"):
+        absm, t = True, t[1:-1]
+    elif low.startswith("abs(") and t.endswith(")"):
+        absm, t = True, t[4:-1]
+    low = t.lower()
+    if low.startswith("sext(") and t.endswith(")"):
+        sext, t = True, t[5:-1]
+    return t.strip(), neg, absm, sext
+
+
+def _f16_bits(v: float) -> int | None:
+    try:
+        return struct.unpack("<H", struct.pack("<e", v))[0]
+    except OverflowError:
+        return None
+
+
+def _err(msg: str, tok: Tok, loc: SourceLoc) -> Diagnostic:
+    return Diagnostic(msg, tok.loc(loc))
+
+
+def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, literal_ok: bool,
+                 what: str) -> tuple[int, int | None] | None:
+    """(code, literal) of a numeric source, or None if ``core`` is not a number."""
+    nb = bits_of(optype, dwords)
+    is_float_type = optype.startswith(("f", "v2f", "bf", "v2bf"))
+    iv = parse_int(core)
+    if iv is not None:
+        c = inline_int_code(iv)
+        if c is not None:
+            return c, None
+        if nb == 64:
+            if iv & 0xFFFFFFFFFFFFFFFF in _F64_INLINE:
+                return _F64_INLINE[iv & 0xFFFFFFFFFFFFFFFF], None
+            if optype == "f64" and -(1 << 31) <= iv < (1 << 32) and ((iv & 0xFFFFFFFF) << 32) in _F64_INLINE:
+                return _F64_INLINE[(iv & 0xFFFFFFFF) << 32], None
+        elif nb == 16:
+            if optype in ("f16", "v2f16") or optype == "bf16":
+                if -(1 << 15) <= iv < (1 << 16) and (iv & 0xFFFF) in _F16_INLINE:
+                    return _F16_INLINE[iv & 0xFFFF], None
+                if -(1 << 15) <= iv < (1 << 16):
+                    c = inline_int_code(iv - (1 << 16) if iv >= 1 << 15 else iv)
+                    if c is not None:
+                        return c, None
+        else:
+            if optype in ("v2f16", "v2i16", "v2bf16"):
+                if optype == "v2f16" and -(1 << 15) <= iv < (1 << 16) and (iv & 0xFFFF) in _F16_INLINE:
+                    return _F16_INLINE[iv & 0xFFFF], None
+            elif -(1 << 31) <= iv < (1 << 32) and (iv & 0xFFFFFFFF) in _F32_INLINE:
+                return _F32_INLINE[iv & 0xFFFFFFFF], None
+        if not literal_ok:
+            raise _err(f"literal {core} not allowed here: {what} accepts only registers and inline constants "
+                       "(-16..64, +-0.5, +-1.0, +-2.0, +-4.0, 0.15915494)", tok, loc)
+        lim = 16 if nb == 16 else 32
+        if not -(1 << (lim - 1)) <= iv < (1 << lim):
+            raise _err(f"immediate {core} out of range: {what} takes a {lim}-bit literal", tok, loc)
+        return LITERAL, iv & ((1 << lim) - 1)
+    fv = parse_float(core)
+    if fv is None:
+        return None
+    if nb == 64:
+        b = f64_bits(fv)
+        if b in _F64_INLINE:
+            return _F64_INLINE[b], None
+        if not literal_ok:
+            raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
+        if optype != "f64":
+            b32 = f32_bits(fv)
+            if b32 is None:
+                raise _err(f"floating-point literal {core} out of range", tok, loc)
+            return LITERAL, b32
+        return LITERAL, b >> 32
+    if nb == 16 or optype in ("v2f16", "v2i16"):
+        h = _f16_bits(fv)
+        if h is not None and h in _F16_INLINE:
+            return _F16_INLINE[h], None
+        if not literal_ok:
+            raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
+        if h is None:
+            raise _err(f"floating-point literal {core} out of range for f16", tok, loc)
+        return LITERAL, h
+    b = f32_bits(fv)
+    if b is None:
+        raise _err(f"floating-point literal {core} out of range for f32", tok, loc)
+    if b in _F32_INLINE and (abs(fv - 1 / (2 * math.pi)) < 1e-7 or _F32_INLINE[b] != 248):
+        return _F32_INLINE[b], None
+    if not literal_ok:
+        raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
+    return LITERAL, b
+
+
+def encode_reg9(core: str, tok: Tok, loc: SourceLoc, dwords: int, *, sgpr: bool, vgpr: bool, agpr: bool,
+                what: str) -> tuple[int, str] | None:
+    """(9-bit code, file) of a register source; AGPRs use the VGPR codes (the file is
+    chosen by an acc bit). None if ``core`` is not a register."""
+    ref = parse_reg(core)
+    low = core.lower()
+    if ref is None:
+        if low in _SRC_NAMES and sgpr:
+            return _SRC_NAMES[low], low
+        return None
+    if ref.file in ("v", "a"):
+        if (ref.file == "v" and not vgpr) or (ref.file == "a" and not agpr):
+            allowed = ", ".join(x for x, ok in (("VGPR", vgpr), ("AGPR", agpr), ("SGPR", sgpr)) if ok)
+            raise _err(f"{what} cannot be a{'n AGPR' if ref.file == 'a' else ' VGPR'} (expected {allowed})", tok, loc)
+        if ref.count != dwords:
+            raise _err(f"{what} expects a {dwords}-dword register, got {ref} ({ref.count} dword"
+                       f"{'s' if ref.count > 1 else ''})", tok, loc)
+        if ref.index + ref.count > 256:
+            raise _err(f"register {ref} out of range ({ref.file}0..{ref.file}255)", tok, loc)
+        if dwords > 1 and ref.index % 2:
+            raise _err(f"invalid register alignment: {ref} must start at an even register on gfx942", tok, loc)
+        return VGPR_BASE + ref.index, ref.file
+    if not sgpr:
+        raise _err(f"{what} must be a vector register, got {ref}", tok, loc)
+    return sreg_code(ref, dwords, tok, loc, what), "s"
+
+
+def format_const(code: int, optype: str, dwords: int, literal: int | None) -> str | None:
+    if 128 <= code <= 192:
+        return str(code - 128)
+    if 193 <= code <= 208:
+        return str(192 - code)
+    if code in INLINE_FLOATS:
+        t = INLINE_FLOATS[code]
+        return t[4] if bits_of(optype, dwords) == 64 else t[0]
+    if code == LITERAL:
+        lit = literal or 0
+        if bits_of(optype, dwords) == 16:
+            lit &= 0xFFFF
+        return f"0x{lit:x}"
+    return None
+
+
+def format_src(code: int, optype: str, dwords: int, literal: int | None, *, vfile: str = "v", neg: bool = False,
+               absm: bool = False, sext: bool = False) -> str:
+    """LLVM's text of a 9-bit source code with its modifiers."""
+    c = format_const(code, optype, dwords, literal)
+    if c is not None:
+        if absm:
+            c = f"|{c}|"
+            return "-" + c if neg else c
+        return f"neg({c})" if neg else c
+    if code >= VGPR_BASE:
+        t = format_reg(vfile, code - VGPR_BASE, dwords)
+    elif code < NUM_SGPRS or TTMP_BASE <= code < TTMP_BASE + 16 or code <= 127:
+        t = format_sreg(code, dwords)
+    else:
+        t = SRC_SPECIAL.get(code, f"<invalid:{code}>")
+    if sext:
+        t = f"sext({t})"
+    if absm:
+        t = f"|{t}|"
+    if neg:
+        t = "-" + t
+    return t
