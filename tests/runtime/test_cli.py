@@ -132,3 +132,22 @@ def test_tune_cli_end_to_end_on_the_double(tmp_path, capsys, double_as_emulator)
     from gcnforge.runtime.registry import Registry
 
     assert Registry.from_csv(out).select("gfx942", "f32", 16, 16, 4).how == "tuned"
+
+
+def test_run_gcnforge_kernel_on_the_emulator(tmp_path, capsys):
+    emu = devices._make("emulator")
+    if not emu.available():
+        pytest.skip(f"emulator not available yet: {emu.unavailable_reason}")
+    from pathlib import Path
+
+    from gcnforge.binary import assemble
+
+    co = tmp_path / "hid.co"
+    co.write_bytes(assemble((Path(__file__).parent / "data" / "hidden_copy.s").read_text()))
+    rc = main(["run", str(co), "hid", "--grid", "2,1,1", "--block", "64", "-a", "out=zeros:9:u32", "-a", "7",
+               "--save", str(tmp_path)])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert "ran hid on emulator" in cap.out and "modeled cycles" in cap.out and "2100 MHz" in cap.out
+    res = np.load(tmp_path / "out.npy")
+    assert list(res[:3]) == [2, 1, 1] and res[8] == 7
