@@ -216,9 +216,13 @@ class KernelOp(IRDLOperation):
             (self.system_sgprs, SYSTEM_SGPRS),
             (self.system_vgprs, SYSTEM_VGPRS),
         ):
+            seen: set[str] = set()
             for s in attr.data if attr is not None else ():
                 if not isinstance(s, StringAttr) or s.data not in known:
                     raise VerifyException(f"unknown preloaded register {s} (expected one of {', '.join(known)})")
+                if s.data in seen:
+                    raise VerifyException(f"preloaded register {s} is listed twice")
+                seen.add(s.data)
         if self.user_sgprs is not None:
             n = sum(USER_SGPRS[s.data] for s in self.user_sgprs.data)  # type: ignore[union-attr]
             if n > 16:
