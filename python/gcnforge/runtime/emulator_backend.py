@@ -82,7 +82,11 @@ class EmulatorBackend:
                 raise Diagnostic("the emulator cannot launch with dynamic LDS yet "
                                  f"({dynamic_lds} bytes requested)")
             kw["dynamic_lds"] = dynamic_lds
-        stats = dev.run(code_object, kernel_name, bytes(kernarg), tuple(grid), tuple(block), **kw)
+        # Compiled code reads the kernarg segment with wide scalar loads that may run past its
+        # declared end (clang 22 emits s_load_dwordx4 at offset 24 of a 36-byte segment); GPU
+        # runtimes hand out kernarg memory in larger aligned blocks, so pad with zeros to 64.
+        padded = bytes(kernarg).ljust(max(64, -(-len(kernarg) // 64) * 64), b"\0")
+        stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
         cycles = getattr(stats, "cycles", None)
         seconds = None if cycles is None else cycles / CLOCK_HZ
         return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=CLOCK_HZ,

@@ -28,7 +28,6 @@ vadd:
   global_store_dword v2, v3, s[4:5]
 .Lend:
   s_endpgm
-.size vadd, .-vadd
 
 .rodata
 .p2align 6
