@@ -179,7 +179,7 @@ def buf_rows() -> list[Instruction]:
             if any(o.name == "vaddr" for o in slots.values()):
                 mods += ["idxen", "offen", "offset"]
             for m in ("sc0", "nt", "sc1"):
-                if r[m] is not None and m in r[m].modifiers:
+                if r[m] is not None and (m in r[m].modifiers or (not b.operands and m in r[m].operands)):
                     mods.append(m)
             if enc == "MUBUF" and r["lds"] is not None and "lds" in r["lds"].modifiers:
                 mods.append("lds")

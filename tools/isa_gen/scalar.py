@@ -102,20 +102,43 @@ def sop_row(enc: str, op: int, d: Decoded) -> Instruction | None:
 
 
 def sop_rows() -> list[Instruction]:
-    probes: list[tuple[str, int, bytes]] = []
-    zero: list[bytes] = []
+    """Decode each opcode with every sentinel set; LLVM rejects encodings whose unused
+    fields are non-zero (s_barrier with simm16 != 0), so an opcode that fails is probed again
+    with each sentinel alone and then with the sentinels that LLVM tolerated."""
+    probes: list[tuple[str, int, dict[str, int]]] = []
     for enc in ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP"):
         e = ENCODINGS[enc]
         fields = {f: v for f, v in SENT.items() if f in e.fields}
         for op in range(1 << e.opcode.width):
-            raw = word(enc, op=op, **fields)
-            if classify(raw) == enc:
-                probes.append((enc, op, raw))
-                zero.append(word(enc, op=op, **{**fields, **({"simm16": 0} if "simm16" in fields else {})}))
-    res = disassemble([p[2] for p in probes] + zero)
-    n = len(probes)
+            if classify(word(enc, op=op, **fields)) == enc:
+                probes.append((enc, op, fields))
+    variants: list[bytes] = []
+    keys: list[list[str]] = []
+    for enc, op, fields in probes:
+        ks = ["all", "zero", *fields]
+        keys.append(ks)
+        for k in ks:
+            f = fields if k == "all" else ({} if k == "zero" else {k: fields[k]})
+            if k != "all" and "simm16" in fields and k != "simm16":
+                f = {**f, "simm16": 0}
+            variants.append(word(enc, op=op, **f))
+    res = disassemble(variants)
+    chosen: list[tuple[str, int, dict[str, int]]] = []
+    i = 0
+    for (enc, op, fields), ks in zip(probes, keys):
+        r = dict(zip(ks, res[i:i + len(ks)]))
+        i += len(ks)
+        if r["all"] is not None:
+            chosen.append((enc, op, fields))
+        elif r["zero"] is not None:
+            ok = {k: fields[k] for k in fields if r[k] is not None}
+            chosen.append((enc, op, ok))
+    final = [word(enc, op=op, **f) for enc, op, f in chosen]
+    zero = [word(enc, op=op, **{**f, **({"simm16": 0} if "simm16" in f else {})}) for enc, op, f in chosen]
+    res = disassemble(final + zero)
+    n = len(chosen)
     out = []
-    for k, (enc, op, _) in enumerate(probes):
+    for k, (enc, op, _) in enumerate(chosen):
         d, dz = res[k], res[n + k]
         if d is None:
             continue

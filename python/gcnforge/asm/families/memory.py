@@ -12,6 +12,7 @@ Operand shapes that depend on other fields (LLVM prints them that way):
 from __future__ import annotations
 
 from gcnforge.asm.core import Codec, KindHandler, ModSpec, OperandValue, flag_mod, int_mod, register_codec
+from gcnforge.asm.families.swizzle import swizzle_parse, swizzle_text
 from gcnforge.asm.operands import encode_vreg, format_reg, format_sreg, parse_reg, sreg_code
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import OperandKind
@@ -73,6 +74,12 @@ def _ds_offset_parse(st, v, tok):
     from gcnforge.asm.operands import parse_int
 
     iv = parse_int(v) if v is not None else None
+    if iv is None and v is not None and st.inst.mnemonic == "ds_swizzle_b32" and v.lower().startswith("swizzle("):
+        iv = swizzle_parse(v)
+        if iv is None:
+            raise Diagnostic(f"invalid swizzle pattern '{v}': expected swizzle(QUAD_PERM,a,b,c,d), (SWAP,n), "
+                             "(REVERSE,n), (BROADCAST,size,lane), (BITMASK_PERM,\"01pi.\"), (FFT,n) or "
+                             "(ROTATE,dir,size)", tok.loc(st.loc))
     if iv is None or not 0 <= iv <= 0xFFFF:
         raise Diagnostic(f"DS offset '{v}' out of range: expected an unsigned 16-bit byte offset (0..65535)",
                          tok.loc(st.loc))
@@ -84,11 +91,19 @@ def _ds_off(di) -> int:
     return di.fields["offset0"] | di.fields["offset1"] << 8
 
 
+def _ds_offset_text(di) -> str | None:
+    v = _ds_off(di)
+    if not v:
+        return None
+    if di.inst.mnemonic == "ds_swizzle_b32":
+        return f"offset:{swizzle_text(v)}"
+    return f"offset:{v}"
+
+
 class DsCodec(Codec):
     encodings = ("DS",)
     modifiers = {
-        "offset": ModSpec("offset", _ds_offset_parse, lambda di: f"offset:{_ds_off(di)}" if _ds_off(di) else None,
-                          _ds_off),
+        "offset": ModSpec("offset", _ds_offset_parse, lambda di: _ds_offset_text(di), _ds_off),
         "offset0": int_mod("offset0", "offset0", 8),
         "offset1": int_mod("offset1", "offset1", 8),
         "gds": flag_mod("gds"),

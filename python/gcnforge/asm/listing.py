@@ -1,0 +1,142 @@
+"""Text-level helpers on top of the instruction codec: assemble a whole ``.s`` listing
+(labels, comments, branches) into per-line encodings like ``llvm-mc -show-encoding``, and
+print disassembly in ``llvm-objdump -d`` layout.
+
+Directives (``.text``, ``.amdhsa_kernel`` blocks, ...) are passed through untouched here;
+code-object output is ``gcnforge.binary.assemble``'s job."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from gcnforge.asm import decode, disassemble, parse_instruction
+from gcnforge.asm.core import ParsedInst
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+MAX_LINES = 5_000_000  # bound on input size the listing assembler accepts
+
+
+@dataclass
+class Line:
+    loc: SourceLoc
+    source: str  # the instruction text as written (comment and label removed)
+    parsed: ParsedInst | None  # None for directives
+    pc: int
+    data: bytes = b""
+
+
+def _strip_comment(s: str) -> str:
+    for marker in ("//", ";"):
+        i = s.find(marker)
+        if i >= 0:
+            s = s[:i]
+    return s
+
+
+def _is_ident(s: str) -> bool:
+    return bool(s) and (s[0].isalpha() or s[0] in "._$") and all(c.isalnum() or c in "._$@" for c in s)
+
+
+def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
+    """Parse every instruction (two passes: sizes and labels, then encodings)."""
+    lines: list[Line] = []
+    labels: dict[str, int] = {}
+    pc = 0
+    errors: list[Diagnostic] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if n > MAX_LINES:
+            raise Diagnostic(f"input too large (more than {MAX_LINES} lines)", SourceLoc(filename, n, 1))
+        body = _strip_comment(raw)
+        col0 = 1
+        # leading labels "name:" (several may share a line)
+        while True:
+            stripped = body.lstrip()
+            head, sep, rest = stripped.partition(":")
+            if sep and _is_ident(head.strip()) and " " not in head.strip() and not rest.startswith(":"):
+                name = head.strip()
+                lcol = col0 + len(body) - len(stripped)
+                if name in labels:
+                    errors.append(Diagnostic(f"label '{name}' defined twice", SourceLoc(filename, n, lcol)))
+                labels[name] = pc
+                col0 = lcol + len(head) + 1
+                body = rest
+                continue
+            break
+        if not body.strip():
+            continue
+        lead = len(body) - len(body.lstrip())
+        start_col = col0 + lead
+        src = body.strip()
+        loc = SourceLoc(filename, n, start_col)
+        if src.startswith("."):
+            lines.append(Line(loc, src, None, pc))
+            continue
+        try:
+            pi = parse_instruction(src, loc)
+        except Diagnostic as d:
+            errors.append(d)
+            continue
+        lines.append(Line(loc, src, pi, pc))
+        pc += pi.size
+    if errors:
+        raise errors[0] if len(errors) == 1 else Diagnostic(
+            errors[0].message, errors[0].loc, errors[0].notes + tuple(str(e) for e in errors[1:10]))
+
+    def resolve(name: str) -> int:
+        return labels[name]
+
+    for ln in lines:
+        if ln.parsed is not None:
+            ln.data = ln.parsed.encode(ln.pc, resolve)
+    return lines
+
+
+def show_encoding(text: str, filename: str = "<asm>") -> str:
+    """``llvm-mc -show-encoding``-style listing: canonical text and bytes per instruction."""
+    out = []
+    for ln in assemble_lines(text, filename):
+        if ln.parsed is None:
+            out.append(f"\t{ln.source}")
+            continue
+        shown = ln.source if ln.parsed.label_refs else decode(ln.data).text()
+        enc = ",".join(f"0x{b:02x}" for b in ln.data)
+        out.append(f"\t{shown:<39} ; encoding: [{enc}]")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _words(data: bytes) -> str:
+    padded = data + bytes(-len(data) % 4)
+    return " ".join(f"{int.from_bytes(padded[i:i + 4], 'little'):08X}" for i in range(0, len(padded), 4))
+
+
+def objdump_lines(code: bytes, base: int, symbols: list[tuple[int, str]] | None = None) -> list[str]:
+    """Instructions in llvm-objdump -d layout; ``symbols`` (address, name) sorted by address
+    start new blocks and symbolize branch targets (``<name+0x..>``)."""
+    syms = sorted(symbols or [])
+    addrs = [a for a, _ in syms]
+    starts = {a: nm for a, nm in syms}
+
+    def sym_of(addr: int) -> str | None:
+        i = bisect.bisect_right(addrs, addr) - 1
+        if i < 0:
+            return None
+        a, nm = syms[i]
+        return f"<{nm}+0x{addr - a:x}>" if addr != a else f"<{nm}>"
+
+    out: list[str] = []
+    for pc, di in disassemble(code, base):
+        if pc in starts:
+            if out:
+                out.append("")
+            out.append(f"{pc:016x} <{starts[pc]}>:")
+        text = di.text(pc)
+        comment = f"// {pc:012X}: {_words(code[pc - base:pc - base + di.size])}"
+        if di.inst is not None and any(o.kind.value == "label" for o in di.inst.operands):
+            for o in di.operands:
+                if o.value is not None and o.name == "simm16":
+                    s = sym_of(pc + 4 + o.value * 4)
+                    if s:
+                        comment += f" {s}"
+        out.append(f"\t{text:<59}{comment}")  # llvm-objdump: text padded to 59 columns, no gap when longer
+    return out

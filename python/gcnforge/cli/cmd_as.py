@@ -1,0 +1,36 @@
+"""``gcnforge as FILE.s``: assemble and print each instruction with its encoding (like
+``llvm-mc -show-encoding``); ``-o out.hsaco`` writes a code object via
+``gcnforge.binary.assemble`` (the built-in toolchain)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _run(args) -> int:
+    from gcnforge.asm.listing import show_encoding
+    from gcnforge.diagnostics import Diagnostic
+
+    path = args.file
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    name = "<stdin>" if path == "-" else path
+    if args.output:
+        try:
+            from gcnforge.binary import assemble
+        except ImportError as e:  # pragma: no cover - the binary layer ships with gcnforge
+            raise Diagnostic(f"code-object output unavailable: {e}") from None
+        data = assemble(text, target=args.mcpu, toolchain=args.toolchain, filename=name)
+        Path(args.output).write_bytes(data)
+        return 0
+    sys.stdout.write(show_encoding(text, name))
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("as", help="assemble gfx942 assembly (print encodings, or -o a code object)")
+    p.add_argument("file", help="assembly file ('-' for stdin)")
+    p.add_argument("-o", "--output", help="write a code object (HSACO) here instead of printing encodings")
+    p.add_argument("--mcpu", default="gfx942")
+    p.add_argument("--toolchain", default="builtin", choices=("builtin", "llvm"))
+    p.set_defaults(func=_run)
