@@ -10,6 +10,13 @@ def _regalloc():
     return RegAllocPass
 
 
+def _lower_abi():
+    from gcnforge.passes.lower_abi import LowerAbiPass
+
+    return LowerAbiPass
+
+
 PASSES = {
+    "amdgcn-lower-abi": _lower_abi,
     "amdgcn-regalloc": _regalloc,
 }

@@ -1,0 +1,232 @@
+"""Allocated ``amdgcn`` IR -> LLVM-syntax assembly text (a whole ``.s`` file).
+
+Per kernel: ``.text`` with the code (block labels ``.LBB<k>_<i>``, a conditional branch
+followed by ``s_branch`` when its fall-through block is not next), the ``.amdhsa_kernel``
+block filled from the allocation and the ABI attributes, and one ``.amdgpu_metadata``
+document (code object v5 / metadata 1.2) listing every kernel with its arguments.
+Directive names and semantics: LLVM AMDGPUUsage, "Code Object V3+ Kernel Descriptor" and
+"Code Object V5 Metadata"; register counts as LLVM derives them for gfx90a+ (unified VGPR
+file: ``accum_offset`` = VGPRs rounded to 4, ``next_free_vgpr`` = accum_offset + AGPRs
+when AGPRs are used).
+
+Pre: ABI lowered, waits lowered (no ``amdgcn.wait``), registers allocated, calls inlined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp as BuiltinModule
+from xdsl.ir import Operation
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.structure_ops import (
+    AllocaOp,
+    BranchOp,
+    CallOp,
+    EndOp,
+    FuncOp,
+    KernelOp,
+    MakeRangeOp,
+    ModuleOp,
+    SplitRangeOp,
+    WaitOp,
+)
+from gcnforge.dialect.types import RegisterType
+from gcnforge.target.inst_text import inst_text
+
+PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, arith.ConstantOp)
+USER_SGPR_DIRECTIVE = {
+    "private_segment_buffer": ".amdhsa_user_sgpr_private_segment_buffer",
+    "dispatch_ptr": ".amdhsa_user_sgpr_dispatch_ptr",
+    "queue_ptr": ".amdhsa_user_sgpr_queue_ptr",
+    "kernarg_segment_ptr": ".amdhsa_user_sgpr_kernarg_segment_ptr",
+    "dispatch_id": ".amdhsa_user_sgpr_dispatch_id",
+    "flat_scratch_init": ".amdhsa_user_sgpr_flat_scratch_init",
+    "private_segment_size": ".amdhsa_user_sgpr_private_segment_size",
+}
+
+
+@dataclass
+class Counts:
+    vgprs: int
+    agprs: int
+    sgprs: int
+
+    @property
+    def accum_offset(self) -> int:
+        return max(4, -(-self.vgprs // 4) * 4)
+
+    @property
+    def next_free_vgpr(self) -> int:
+        return self.accum_offset + self.agprs if self.agprs else max(1, self.vgprs)
+
+
+def register_counts(k: Operation) -> Counts:
+    top = {"v": 0, "a": 0, "s": 0}
+    for op in k.walk():
+        for v in (*op.results, *op.operands):
+            t = v.type
+            if isinstance(t, RegisterType) and t.is_allocated:
+                top[t.FILE] = max(top[t.FILE], t.begin.data + t.width)
+    return Counts(top["v"], top["a"], top["s"])
+
+
+def _names(attr) -> list[str]:
+    return [s.data for s in attr.data] if attr is not None else []
+
+
+def kernel_text(k: KernelOp, index: int) -> str:
+    name = k.sym_name.data
+    blocks = list(k.body.blocks)
+    label = {id(b): f".LBB{index}_{i}" for i, b in enumerate(blocks)}
+    lines = ["\t.text", f"\t.globl\t{name}", "\t.p2align\t8", f"\t.type\t{name},@function", f"{name}:"]
+    for bi, b in enumerate(blocks):
+        if bi:
+            lines.append(f"{label[id(b)]}:")
+        nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
+        for op in b.ops:
+            if isinstance(op, PSEUDO):
+                continue
+            if isinstance(op, WaitOp):
+                raise Diagnostic("amdgcn.wait must be lowered to s_waitcnt first (run amdgcn-insert-waits)",
+                                 f"@{name}")
+            if isinstance(op, CallOp):
+                raise Diagnostic(f"call to {op.callee} must be inlined (run amdgcn-inline)", f"@{name}")
+            if isinstance(op, EndOp):
+                lines.append("\ts_endpgm")
+            elif isinstance(op, BranchOp):
+                dests = list(op.dests)
+                lines.append(f"\t{op.mnemonic} {label[id(dests[0])]}")
+                if len(dests) > 1 and dests[1] is not nxt:
+                    lines.append(f"\ts_branch {label[id(dests[1])]}")
+            elif isinstance(op, InstOp):
+                lines.append("\t" + inst_text(op))
+            else:
+                raise Diagnostic(f"cannot translate '{op.name}' to assembly", f"@{name}")
+    lines.append(f".Lfunc_end{index}:")
+    lines.append(f"\t.size\t{name}, .Lfunc_end{index}-{name}")
+    return "\n".join(lines) + "\n"
+
+
+def kernarg_layout(k: KernelOp) -> tuple[list[int], int, int]:
+    off, offs, align = 0, [], 4
+    for a in k.kernel_args:
+        al = a.align.data
+        off = -(-off // al) * al
+        offs.append(off)
+        off += a.size.data
+        align = max(align, al)
+    return offs, off, align
+
+
+def descriptor_text(k: KernelOp) -> str:
+    c = register_counts(k)
+    user = _names(k.user_sgprs)
+    system = _names(k.system_sgprs)
+    vgprs = _names(k.system_vgprs)
+    from gcnforge.dialect.attrs import USER_SGPRS
+
+    nuser = sum(USER_SGPRS[u] for u in user)
+    preloaded = nuser + len(system)
+    _, kernarg_size, _ = kernarg_layout(k)
+    lds = k.lds_size.value.data if k.lds_size is not None else 0
+    d = [f"\t.amdhsa_kernel {k.sym_name.data}",
+         f"\t\t.amdhsa_group_segment_fixed_size {lds}",
+         "\t\t.amdhsa_private_segment_fixed_size 0",
+         f"\t\t.amdhsa_kernarg_size {kernarg_size}",
+         f"\t\t.amdhsa_user_sgpr_count {nuser}"]
+    for u in user:
+        d.append(f"\t\t{USER_SGPR_DIRECTIVE[u]} 1")
+    for s in system:
+        if s == "private_segment_wavefront_offset":
+            d.append("\t\t.amdhsa_enable_private_segment 1")
+        else:
+            d.append(f"\t\t.amdhsa_system_sgpr_{s} 1")
+    if "workgroup_id_x" not in system:
+        d.append("\t\t.amdhsa_system_sgpr_workgroup_id_x 0")
+    wi = max((("xyz".index(v[-1])) for v in vgprs), default=0)
+    d.append(f"\t\t.amdhsa_system_vgpr_workitem_id {wi}")
+    d.append(f"\t\t.amdhsa_next_free_vgpr {c.next_free_vgpr}")
+    d.append(f"\t\t.amdhsa_next_free_sgpr {max(c.sgprs, preloaded, 1)}")
+    d.append(f"\t\t.amdhsa_accum_offset {c.accum_offset}")
+    fm = k.float_mode
+    if fm is not None:
+        for key, directive in (("round32", "float_round_mode_32"), ("round16_64", "float_round_mode_16_64"),
+                               ("denorm32", "float_denorm_mode_32"), ("denorm16_64", "float_denorm_mode_16_64"),
+                               ("dx10_clamp", "dx10_clamp"), ("ieee", "ieee_mode")):
+            d.append(f"\t\t.amdhsa_{directive} {getattr(fm, key).data}")
+    d.append("\t.end_amdhsa_kernel")
+    return "\n".join(d) + "\n"
+
+
+def _yaml_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def metadata_text(kernels: list[KernelOp]) -> str:
+    out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
+    for k in kernels:
+        c = register_counts(k)
+        offs, size, align = kernarg_layout(k)
+        lds = k.lds_size.value.data if k.lds_size is not None else 0
+        wg = list(k.workgroup_size.get_values()) if k.workgroup_size is not None else None
+        out.append(f"  - .agpr_count: {c.agprs}")
+        if k.kernel_args:
+            out.append("    .args:")
+            for a, off in zip(k.kernel_args, offs):
+                out.append(f"      - .offset: {off}")
+                if a.arg_name.data:
+                    out.append(f"        .name: {_yaml_str(a.arg_name.data)}")
+                out.append(f"        .size: {a.size.data}")
+                out.append(f"        .value_kind: {a.kind.data}")
+                if a.kind.data == "global_buffer" and a.space.data != "none":
+                    out.append(f"        .address_space: {a.space.data}")
+                if a.access.data != "none":
+                    out.append(f"        .access: {a.access.data}")
+        out += [f"    .group_segment_fixed_size: {lds}",
+                f"    .kernarg_segment_align: {align}",
+                f"    .kernarg_segment_size: {size}",
+                f"    .max_flat_workgroup_size: {wg[0] * wg[1] * wg[2] if wg else 1024}",
+                f"    .name: {_yaml_str(k.sym_name.data)}",
+                "    .private_segment_fixed_size: 0",
+                f"    .sgpr_count: {max(c.sgprs, 1)}",
+                "    .sgpr_spill_count: 0",
+                f"    .symbol: {_yaml_str(k.sym_name.data + '.kd')}",
+                f"    .vgpr_count: {c.next_free_vgpr}",
+                "    .vgpr_spill_count: 0",
+                "    .wavefront_size: 64"]
+        if wg:
+            out.append(f"    .reqd_workgroup_size: [{wg[0]}, {wg[1]}, {wg[2]}]")
+    out += ["amdhsa.target: amdgcn-amd-amdhsa--gfx942", "amdhsa.version:", "  - 1", "  - 2", "...", "",
+            "\t.end_amdgpu_metadata"]
+    return "\n".join(out) + "\n"
+
+
+def kernels_of(module: Operation) -> list[KernelOp]:
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
+
+
+def module_text(module: Operation, only: list[str] | None = None) -> str:
+    """The whole ``.s`` for the kernels of ``module`` (all, or those named in ``only``)."""
+    ks = kernels_of(module)
+    if only:
+        missing = [n for n in only if n not in {k.sym_name.data for k in ks}]
+        if missing:
+            raise Diagnostic(f"no kernel named {', '.join(missing)} (have: {', '.join(k.sym_name.data for k in ks)})")
+        ks = [k for k in ks if k.sym_name.data in only]
+    if not ks:
+        raise Diagnostic("no amdgcn.kernel to compile")
+    parts = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"', "\t.amdhsa_code_object_version 5"]
+    for i, k in enumerate(ks):
+        parts.append(kernel_text(k, i))
+        parts.append('\t.section\t.rodata,"a",@progbits')
+        parts.append("\t.p2align\t6, 0x0")
+        parts.append(descriptor_text(k))
+    parts.append(metadata_text(ks))
+    return "\n".join(parts)
+
+
+__all__ = ["module_text", "register_counts", "Counts", "BuiltinModule", "ModuleOp", "FuncOp"]

@@ -1,0 +1,141 @@
+"""One allocated instruction op -> its line of LLVM AMDGPU assembly.
+
+Operands in the ISA table's order (``isa_info.slots``), fixed-text operands (``vcc`` of a
+VOPC ``_e32``) included; registers as LLVM spells them (``v5``, ``s[2:3]``, ``a[0:15]``);
+immediates by kind (``s_waitcnt`` counters symbolic, SMEM offsets in hex); modifiers after
+the operands as LLVM prints them (``offset:16``, ``sc0``, ``cbsz:1``, ``op_sel:[0,1]``); VOP3
+``neg``/``abs`` as operand decorations (``-v1``, ``|v2|``).
+
+Pre: every register operand has an allocated type. Raises ``Diagnostic`` otherwise.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.ir import SSAValue
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect import isa_info
+from gcnforge.dialect.inst_ops import InstOp, constant_of
+from gcnforge.dialect.types import RegisterType, SpecialRegType
+
+# s_waitcnt simm16 on gfx9 (ISA guide 4.4): vmcnt[3:0] bits 3:0, expcnt bits 6:4,
+# lgkmcnt bits 11:8, vmcnt[5:4] bits 15:14.
+VM_MAX, EXP_MAX, LGKM_MAX = 63, 7, 15
+
+
+def pack_waitcnt(vm: int = VM_MAX, exp: int = EXP_MAX, lgkm: int = LGKM_MAX) -> int:
+    return (vm & 0xF) | ((vm >> 4) & 3) << 14 | (exp & 7) << 4 | (lgkm & 0xF) << 8
+
+
+def unpack_waitcnt(v: int) -> tuple[int, int, int]:
+    return (v & 0xF) | ((v >> 14) & 3) << 4, (v >> 4) & 7, (v >> 8) & 0xF
+
+
+def waitcnt_text(v: int) -> str:
+    vm, exp, lgkm = unpack_waitcnt(v)
+    parts = [f"vmcnt({vm})" if vm != VM_MAX else "", f"expcnt({exp})" if exp != EXP_MAX else "",
+             f"lgkmcnt({lgkm})" if lgkm != LGKM_MAX else ""]
+    parts = [p for p in parts if p]
+    return " ".join(parts) if parts else "vmcnt(63) expcnt(7) lgkmcnt(15)"
+
+
+def _const_text(v: SSAValue, optype: str, hexa: bool = False) -> str:
+    c = constant_of(v)
+    t = v.type
+    if c is None:
+        raise Diagnostic("constant operand without a value (an unlowered amdgcn.lds_alloc?)", _where(v))
+    if isinstance(c, float) or isinstance(t, AnyFloat):
+        c = float(c)
+        cls = isa_info.classify_float(c, 64 if optype.endswith("64") else 32)
+        if cls == "inline":
+            if abs(c - 0.15915494309189535) < 1e-6:
+                return "0.15915494"
+            return repr(c)
+        if optype.endswith("16"):
+            return hex(struct.unpack("<H", struct.pack("<e", c))[0])
+        if optype.endswith("64"):
+            return hex(struct.unpack("<Q", struct.pack("<d", c))[0] >> 32)
+        return hex(struct.unpack("<I", struct.pack("<f", c))[0])
+    assert isinstance(t, IntegerType)
+    if hexa:
+        return hex(c & 0xFFFF_FFFF)
+    return str(c)
+
+
+def _where(v: SSAValue) -> str:
+    return f"'{v.owner.name}'" if hasattr(v.owner, "name") else "<value>"
+
+
+def reg_text(v: SSAValue) -> str:
+    t = v.type
+    if isinstance(t, RegisterType):
+        if not t.is_allocated:
+            raise Diagnostic(f"register operand {t} is not allocated (run amdgcn-regalloc first)", _where(v))
+        return t.asm()
+    if isinstance(t, SpecialRegType):
+        return t.asm()
+    raise Diagnostic(f"not a register: {t}", _where(v))
+
+
+def _mod_text(k: str, v: object) -> str:
+    if v is True:
+        return k
+    if isinstance(v, list):
+        return f"{k}:[{','.join(str(int(x)) for x in v)}]"
+    return f"{k}:{v}"
+
+
+def inst_text(op: InstOp, label_of=None) -> str:
+    inf = op.info
+    if inf is None:
+        raise Diagnostic(f"unknown instruction '{op.mnemonic}'", f"'{op.name}'")
+    mods = dict(op.modifiers)
+    decor_neg = {i for i in range(3) if mods.pop(f"neg{i}", False)}
+    decor_abs = {i for i in range(3) if mods.pop(f"abs{i}", False)}
+    offs = set(op.off_slots)
+    args = list(op.args)
+    imms = list(op.imm_values)
+    items: list[str] = []
+    ai = ii = si = 0
+    for o in inf.inst.operands:
+        if o.kind == "special":
+            items.append(o.text or o.name)
+            continue
+        s = isa_info._slot(o)  # noqa: SLF001 - the same slot derivation the op verifier uses
+        if o.kind == "label":
+            items.append(label_of(op) if label_of else "0")
+            continue
+        if not s.ssa:
+            v = imms[ii] if ii < len(imms) else 0
+            ii += 1
+            items.append(waitcnt_text(v) if o.kind == "waitcnt" else (hex(v) if o.kind == "imm" else str(v)))
+            continue
+        if si in offs:
+            items.append("off")
+            si += 1
+            continue
+        si += 1
+        v = args[ai]
+        ai += 1
+        if isinstance(v.type, RegisterType | SpecialRegType):
+            text = reg_text(v)
+        else:
+            text = _const_text(v, o.optype, hexa=o.kind == "smem_offset")
+        idx = {"src0": 0, "src1": 1, "src2": 2}.get(o.name)
+        if idx is not None and idx in decor_abs:
+            text = f"|{text}|"
+        if idx is not None and idx in decor_neg:
+            text = f"-{text}"
+        items.append(text)
+    head = inf.inst.mnemonic
+    line = head + (" " + ", ".join(items) if items else "")
+    if inf.inst.encoding == "SOPP" and not items and inf.inst.operands:
+        line = head
+    for k, v in mods.items():
+        if v is False or v is None:
+            continue
+        line += " " + _mod_text(k, v)
+    return line
