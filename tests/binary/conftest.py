@@ -41,6 +41,33 @@ __kernel void k_z(__global double *o, __global const double *i, ulong n) {
   if (z < n) o[z] = i[z] * i[z] + 1.0;
 }
 """,
+    "mfma": """
+typedef float float16 __attribute__((ext_vector_type(16)));
+typedef half half4 __attribute__((ext_vector_type(4)));
+__kernel void mfma(__global float16 *c, __global const half4 *a, __global const half4 *b) {
+  int t = __builtin_amdgcn_workitem_id_x();
+  c[t] = __builtin_amdgcn_mfma_f32_32x32x8f16(a[t], b[t], c[t], 0, 0, 0);
+}
+""",
+    "atomics_scratch": """
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void atomics_scratch(__global int *counter, __global int *out, int k) {
+  int t = __builtin_amdgcn_workitem_id_x();
+  volatile int buf[32];
+  for (int i = 0; i < 32; ++i) buf[i] = i * t;
+  __atomic_fetch_add(counter, buf[k & 31], __ATOMIC_RELAXED);
+  out[t] = __builtin_amdgcn_readfirstlane(t) + __builtin_amdgcn_ds_bpermute(4 * ((t + 1) & 63), t);
+}
+""",
+    "half_math": """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void half_math(__global half *x, __global float *y, __global double *z) {
+  int t = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
+  half h = x[t];
+  y[t] = (float)(h * h + (half)1.0) / (y[t] + 3.0f);
+  z[t] = __builtin_sqrt(z[t]) * __builtin_fma(z[t], 2.0, 1.0);
+}
+""",
 }
 
 

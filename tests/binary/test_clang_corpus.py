@@ -1,0 +1,64 @@
+"""Acceptance: clang 22's .s for OpenCL C kernels, built-in toolchain vs llvm-mc + ld.lld (live);
+and the round trip clang + ld.lld code object -> disassemble -> reassemble (built-in)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from gcnforge.binary import assemble, read_code_object
+from gcnforge.binary.to_asm import code_object_to_asm
+from gcnforge.testing import require_llvm
+
+from .conftest import OPENCL_KERNELS
+
+
+def _same_objects(ours, ref, name):
+    assert ours.target == ref.target
+    assert ours.code_object_version == ref.code_object_version
+    assert ours.text == ref.text, name
+    assert set(ours.kernels) == set(ref.kernels)
+    for k in ref.kernels:
+        assert ours.kernels[k].descriptor.to_bytes() == ref.kernels[k].descriptor.to_bytes(), (name, k)
+        assert ours.kernels[k].code == ref.kernels[k].code
+    assert ours.metadata == ref.metadata
+    for sec in (".note", ".dynsym", ".dynstr", ".rodata", ".text", ".dynamic"):
+        assert ours.sections[sec][0] == ref.sections[sec][0], (name, sec)  # ld.lld's addresses
+    for sname, s in ref.symbols.items():
+        if s.binding != "LOCAL":
+            assert ours.symbols[sname] == s, (name, sname)
+
+
+def _llvm_tools_silent(path):
+    tools = require_llvm("llvm-readelf", "llvm-objdump")
+    for cmd in ([tools["llvm-readelf"], "-a", str(path)],
+                [tools["llvm-objdump"], "-d", "--mcpu=gfx942", str(path)]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0 and r.stderr == "", (cmd, r.stderr)
+
+
+@pytest.mark.parametrize("name", sorted(OPENCL_KERNELS))
+def test_clang_asm_builtin_matches_llvm(name, clang_asm, tmp_path):
+    require_llvm("llvm-mc", "ld.lld")
+    text = clang_asm[name]
+    ours_bytes = assemble(text, filename=f"{name}.s")
+    ours = read_code_object(ours_bytes)
+    ref = read_code_object(assemble(text, toolchain="llvm", filename=f"{name}.s"))
+    _same_objects(ours, ref, name)
+    p = tmp_path / f"{name}.hsaco"
+    p.write_bytes(ours_bytes)
+    _llvm_tools_silent(p)
+
+
+@pytest.mark.parametrize("name", sorted(OPENCL_KERNELS))
+def test_roundtrip_clang_object(name, clang_objects):
+    """clang + ld.lld object -> read -> disassemble -> reassemble: same .text and descriptors."""
+    co = read_code_object(clang_objects[name])
+    text = code_object_to_asm(co)
+    again = read_code_object(assemble(text, filename=f"{name}.roundtrip.s"))
+    assert again.text == co.text
+    for k, info in co.kernels.items():
+        assert again.kernels[k].descriptor.to_bytes() == info.descriptor.to_bytes(), k
+    assert again.metadata == co.metadata
+    assert again.text_address == co.text_address
