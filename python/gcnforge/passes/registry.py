@@ -16,7 +16,21 @@ def _lower_abi():
     return LowerAbiPass
 
 
+def _waits():
+    from gcnforge.passes.waits import InsertWaitsPass
+
+    return InsertWaitsPass
+
+
+def _hazards():
+    from gcnforge.passes.hazards import HazardsPass
+
+    return HazardsPass
+
+
 PASSES = {
+    "amdgcn-hazards": _hazards,
+    "amdgcn-insert-waits": _waits,
     "amdgcn-lower-abi": _lower_abi,
     "amdgcn-regalloc": _regalloc,
 }

@@ -1,0 +1,259 @@
+"""``amdgcn-hazards``: software wait states (``s_nop``) for gfx942 data hazards.
+
+Rules from AMD Instinct MI300 (CDNA3) ISA Reference Guide, 4.5 "Manually Inserted Wait
+States (NOPs)" and 7.x (MFMA dependency tables), as also encoded in LLVM 22's
+GCNHazardRecognizer (gfx940 paths) and ROCm rocRoller's gfx94x wait-state observers.
+Each rule: a first instruction, a later one, the registers that connect them, and the
+wait states required between them. One wait state is one issued instruction; ``s_nop N``
+provides N+1. Pass counts of MFMAs are cycles / 4, from AMD's Matrix Instruction
+Calculator (``emulator/data/mfma_layouts.json``).
+
+Rules (wait states):
+  VALU writes SGPR            -> VMEM/FLAT reads that SGPR                 5
+  VALU writes VCC             -> v_div_fmas                                4
+  VALU writes SGPR/VCC        -> v_readlane/v_writelane lane select        4
+  VALU writes SGPR/VCC        -> VALU reads that SGPR as a constant        2
+  VALU writes EXEC            -> DPP op                                    5
+  VALU writes EXEC            -> v_readlane/readfirstlane/writelane        4
+  VALU writes VGPR            -> DPP reads that VGPR                       2
+  VALU writes VGPR            -> v_readlane reads it as vsrc0              1
+  trans VALU writes VGPR      -> non-trans VALU reads it                   1
+  s_setreg                    -> s_getreg                                  2
+  SALU writes M0              -> s_sendmsg / LDS-direct / GDS              1
+  VALU writes VGPR            -> MFMA reads it                             2
+  MFMA (P passes) writes      -> MFMA reads it as SrcC, same registers     2 if P == 2 else 0
+  MFMA (P passes) writes      -> MFMA reads it as SrcC, overlapping        P + 1
+  MFMA (P passes) writes      -> MFMA reads it as SrcA/B                   P + 3
+  MFMA (P passes) writes      -> VALU/VMEM/LDS/FLAT reads or VALU writes   P + 3
+  MFMA (P passes) reads SrcC  -> VALU writes those registers (WAR)         P - 1
+  VMEM store of > 8 bytes     -> VALU writes the store-data VGPRs          2
+
+Control flow: the history at a block's start is the union of its predecessors' (a loop
+is walked until stable), so a hazard across a branch is covered too.
+
+Modes: ``mode=insert`` (default) inserts the fewest ``s_nop`` (the largest shortfall before
+each instruction, split into ``s_nop 7`` chunks); ``mode=verify`` reports each hazard found
+and changes nothing. Pre: registers allocated. Post: every rule above is satisfied.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.inst_ops import FAMILY_OPS
+from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
+from gcnforge.passes.machine import MInst, minst
+
+HISTORY = 20  # the longest rule is 19 wait states (16-pass MFMA + 3)
+VALU = ("valu", "trans", "valu_dp")
+VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic")
+MEMREAD = VMEM + ("lds", "gds")
+LANE_SELECT = ("v_readlane_b32", "v_writelane_b32")
+READS_EXEC_LANE = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
+
+
+@cache
+def _passes_table() -> dict[str, int]:
+    p = Path(__file__).resolve().parents[1] / "emulator" / "data" / "mfma_layouts.json"
+    try:
+        d = json.loads(p.read_text())["instructions"]
+        return {k: max(2, v["cycles"] // 4) for k, v in d.items()}
+    except (OSError, KeyError, ValueError):
+        return {}
+
+
+def mfma_passes(mnemonic: str) -> int:
+    base = mnemonic.removesuffix("_e64")
+    p = _passes_table().get(base)
+    if p is not None:
+        return p
+    return 16  # unknown (e.g. v_smfmac): assume the longest, which is always safe
+
+
+def _sgprs(units) -> set:
+    return {u for u in units if u[0] == "s" or (u[0] == "x" and str(u[1]).startswith("vcc"))}
+
+
+def _vgprs(units) -> set:
+    return {u for u in units if u[0] in ("v", "a")}
+
+
+def _is_dpp(m: MInst) -> bool:
+    return m.op.info is not None and m.op.info.inst.encoding.endswith("_DPP")
+
+
+def _is_mfma(m: MInst) -> bool:
+    return m.sem == "mfma"
+
+
+def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
+    """Wait states ``cur`` needs after ``prev`` (with a reason for each rule that applies)."""
+    out: list[tuple[int, str]] = []
+    pw, cr, cw = prev.all_writes, cur.all_reads, cur.all_writes
+    if prev.sem in VALU:
+        ws = _sgprs(pw)
+        if ws:
+            if cur.sem in VMEM and ws & _sgprs(cr):
+                out.append((5, "VALU writes SGPR, VMEM reads it"))
+            if cur.mnemonic.startswith("v_div_fmas") and ws & {("x", "vcc_lo"), ("x", "vcc_hi")}:
+                out.append((4, "VALU writes VCC, v_div_fmas reads it"))
+            if cur.mnemonic in LANE_SELECT and ws & set(cur.reads.get("src1", ())):
+                out.append((4, "VALU writes SGPR, lane select of v_readlane/v_writelane reads it"))
+            if cur.sem in VALU:
+                explicit = {u for k, us in cur.reads.items() if k != "<implicit>" for u in us}
+                if ws & _sgprs(explicit) and not cur.mnemonic in LANE_SELECT:
+                    out.append((2, "VALU writes SGPR/VCC, VALU reads it as a constant"))
+        if ("x", "exec_lo") in pw:
+            if _is_dpp(cur):
+                out.append((5, "VALU writes EXEC, DPP op follows"))
+            if cur.mnemonic in READS_EXEC_LANE:
+                out.append((4, "VALU writes EXEC, v_readlane/v_writelane follows"))
+        wv = _vgprs(pw)
+        if wv:
+            if _is_dpp(cur) and wv & set(cur.reads.get("src0", ())):
+                out.append((2, "VALU writes VGPR, DPP reads it"))
+            if cur.mnemonic in ("v_readlane_b32", "v_readfirstlane_b32") and wv & set(cur.reads.get("src0", ())):
+                out.append((1, "VALU writes VGPR, v_readlane reads it"))
+            if prev.sem == "trans" and cur.sem in VALU and cur.sem != "trans" and wv & cr:
+                out.append((1, "trans op result read by a non-trans VALU op"))
+            if _is_mfma(cur) and wv & cr:
+                out.append((2, "VALU writes VGPR, MFMA reads it"))
+    if prev.mnemonic.startswith("s_setreg") and cur.mnemonic.startswith("s_getreg"):
+        out.append((2, "s_setreg then s_getreg"))
+    if prev.sem == "salu" and ("x", "m0") in pw and (cur.mnemonic.startswith("s_sendmsg") or cur.sem == "gds"):
+        out.append((1, "SALU writes M0, s_sendmsg/GDS reads it"))
+    if _is_mfma(prev):
+        p = mfma_passes(prev.mnemonic)
+        wv = _vgprs(pw)
+        if _is_mfma(cur):
+            c = set(cur.reads.get("src2", ()))
+            ab = set(cur.reads.get("src0", ())) | set(cur.reads.get("src1", ()))
+            if wv & c:
+                if set(prev.writes.get("vdst", ())) == c:
+                    if p == 2:
+                        out.append((2, "MFMA (2 passes) result is the next MFMA's SrcC"))
+                else:
+                    out.append((p + 1, f"MFMA ({p} passes) result overlaps the next MFMA's SrcC"))
+            if wv & ab:
+                out.append((p + 3, f"MFMA ({p} passes) result read as SrcA/B"))
+            if wv & _vgprs(cw) and not (wv & c):
+                out.append((p + 3, f"MFMA ({p} passes) result overwritten by MFMA"))
+        elif cur.sem in VALU + MEMREAD and (wv & cr or (cur.sem in VALU and wv & cw)):
+            out.append((p + 3, f"MFMA ({p} passes) result used by a VALU/memory op"))
+        src_c = _vgprs(prev.reads.get("src2", ()))
+        if src_c and cur.sem in VALU and src_c & cw:
+            out.append((p - 1, f"MFMA ({p} passes) reads SrcC, VALU overwrites it"))
+    if prev.sem in ("vmem_store", "flat_store") and cur.sem in VALU:
+        data = _vgprs(prev.reads.get("vdata", ()) or prev.reads.get("data", ()))
+        if len(data) > 2 and data & cw:
+            out.append((2, "VMEM store of more than 8 bytes, VALU overwrites its data"))
+    return out
+
+
+def _wait_states(op: Operation, m: MInst | None) -> int:
+    if m is not None and m.mnemonic == "s_nop":
+        return (op.imm_values[0] if op.imm_values else 0) + 1
+    return 1
+
+
+History = tuple  # ((MInst, distance), ...) newest first; distance = wait states since it issued
+
+
+def _merge(a: History, b: History) -> History:
+    best: dict[int, tuple[MInst, int]] = {}
+    for m, d in (*a, *b):
+        k = id(m.op)
+        if k not in best or d < best[k][1]:
+            best[k] = (m, d)
+    return tuple(sorted(best.values(), key=lambda x: x[1]))
+
+
+class _Kernel:
+    def __init__(self, region_op: Operation, verify: bool):
+        self.op = region_op
+        self.verify = verify
+        self.blocks = list(region_op.regions[0].blocks)
+        self.findings: list[str] = []
+        self.inserted = 0
+
+    def run(self) -> None:
+        index = {id(b): i for i, b in enumerate(self.blocks)}
+        n = len(self.blocks)
+        ins: list[History | None] = [None] * n
+        ins[0] = ()
+        work = [0]
+        rounds = 0
+        while work:
+            rounds += 1
+            if rounds > 32 * (n + 1):
+                break  # histories are bounded; this only guards against a bug
+            b = work.pop(0)
+            out = self._block(self.blocks[b], ins[b], modify=False)
+            term = self.blocks[b].last_op
+            for sb in (list(term.dests) if isinstance(term, BranchOp) else []):
+                si = index[id(sb)]
+                new = out if ins[si] is None else _merge(ins[si], out)
+                if new != ins[si]:
+                    ins[si] = new
+                    if si not in work:
+                        work.append(si)
+        for i, b in enumerate(self.blocks):
+            self._block(b, ins[i] or (), modify=True)
+        if self.verify and self.findings:
+            raise Diagnostic(f"{len(self.findings)} hazard(s) need wait states", f"@{self.op.sym_name.data}",
+                             tuple(self.findings))
+
+    def _block(self, block: Block, hist: History, modify: bool) -> History:
+        for op in list(block.ops):
+            m = minst(op)
+            if m is None:
+                if isinstance(op, BranchOp):
+                    hist = tuple((pm, d + 1) for pm, d in hist if d + 1 < HISTORY)
+                continue
+            need, why, culprit = 0, "", ""
+            for pm, d in hist:
+                for ws, reason in required(pm, m):
+                    if ws - d > need:
+                        need, why, culprit = ws - d, reason, pm.mnemonic
+            if need > 0:
+                if modify:
+                    if self.verify:
+                        self.findings.append(f"'{m.mnemonic}' needs {need} more wait state(s) after "
+                                             f"'{culprit}': {why}")
+                    else:
+                        left = need
+                        while left > 0:
+                            k = min(left, 8)
+                            block.insert_op_before(FAMILY_OPS["sopp"]("s_nop", [], imms=[k - 1]), op)
+                            left -= k
+                            self.inserted += 1
+                if not self.verify:
+                    hist = tuple((pm, d + need) for pm, d in hist)
+            step = _wait_states(op, m)
+            hist = ((m, 0),) + hist if m.mnemonic != "s_nop" else hist
+            hist = tuple((pm, d + step if pm is not m else 0) for pm, d in hist)
+            hist = tuple((pm, d) for pm, d in hist if d < HISTORY)
+        return hist
+
+
+@dataclass(frozen=True)
+class HazardsPass(ModulePass):
+    name = "amdgcn-hazards"
+
+    mode: str = "insert"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ("insert", "verify"):
+            raise Diagnostic(f"amdgcn-hazards: unknown mode '{self.mode}' (insert, verify)")
+        for k in list(op.walk()):
+            if isinstance(k, KernelOp | FuncOp):
+                _Kernel(k, self.mode == "verify").run()

@@ -1,0 +1,79 @@
+"""What an allocated instruction op reads and writes, in physical register units.
+
+The wait and hazard passes reason about registers after allocation. For each ``InstOp``
+this gives, per ISA-table operand slot, the ``(file, index)`` units it names (``('v', 5)``,
+``('s', 3)``, ``('a', 0)``; special registers as ``('x', 'vcc_lo')`` ...), plus the
+table's implicit uses and definitions (exec, vcc, scc, m0).
+
+Pre: register operands allocated (unallocated ones are ignored: nothing to say yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.ir import Operation
+
+from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.types import RegisterType, SpecialRegType
+
+_HALVES = {"vcc": ("vcc_lo", "vcc_hi"), "exec": ("exec_lo", "exec_hi")}
+Unit = tuple[str, object]
+
+
+def special_units(name: str) -> tuple[Unit, ...]:
+    return tuple(("x", h) for h in _HALVES.get(name, (name,)))
+
+
+def value_units(t) -> tuple[Unit, ...]:
+    if isinstance(t, RegisterType) and t.is_allocated:
+        return tuple((t.FILE, t.begin.data + k) for k in range(t.width))
+    if isinstance(t, SpecialRegType):
+        return special_units(t.reg.data)
+    return ()
+
+
+@dataclass
+class MInst:
+    op: InstOp
+    mnemonic: str
+    sem: str
+    reads: dict[str, tuple[Unit, ...]] = field(default_factory=dict)  # slot name -> units
+    writes: dict[str, tuple[Unit, ...]] = field(default_factory=dict)
+    counters: tuple[str, ...] = ()
+
+    @property
+    def all_reads(self) -> set[Unit]:
+        return {u for us in self.reads.values() for u in us}
+
+    @property
+    def all_writes(self) -> set[Unit]:
+        return {u for us in self.writes.values() for u in us}
+
+
+def minst(op: Operation) -> MInst | None:
+    if not isinstance(op, InstOp) or op.info is None:
+        return None
+    inf = op.info
+    inst = inf.inst
+    m = MInst(op, inst.mnemonic, inst.sem, counters=tuple(str(c) for c in inst.counter))
+    offs = set(op.off_slots)
+    present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
+    for slot, arg in zip(present, op.args):
+        units = value_units(arg.type)
+        if not units:
+            continue
+        if slot.is_def:
+            m.writes[slot.name] = units
+            if slot.operand.role == "defuse":
+                m.reads[slot.name] = units
+        else:
+            m.reads[slot.name] = units
+    for o in inst.operands:
+        if o.kind == "special" and o.text:
+            (m.writes if o.role in ("def", "defuse") else m.reads)[o.name] = special_units(o.text)
+    if inst.implicit_uses:
+        m.reads["<implicit>"] = tuple(u for n in inst.implicit_uses for u in special_units(n))
+    if inst.implicit_defs:
+        m.writes["<implicit>"] = tuple(u for n in inst.implicit_defs for u in special_units(n))
+    return m

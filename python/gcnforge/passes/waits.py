@@ -1,0 +1,193 @@
+"""``amdgcn-insert-waits``: ``s_waitcnt`` from memory tokens or from data dependences.
+
+Counters on gfx942 (AMD Instinct MI300 ISA Reference Guide, 4.4 "Data Dependency
+Resolution"; LLVM SIInsertWaitcnts): vmcnt counts VMEM/FLAT operations and returns them in
+issue order; lgkmcnt counts LDS, GDS, SMEM, messages and FLAT, in order only while no SMEM
+(or FLAT, which may touch LDS) is outstanding - otherwise only ``lgkmcnt(0)`` is safe;
+expcnt counts exports/GDS. Limits: vmcnt 63, lgkmcnt 15, expcnt 7 (an operation with that
+many newer ones issued after it has completed, since the counter cannot exceed its limit).
+
+The analysis keeps, per counter, the outstanding operations newest first (each with the
+registers it will write and the token it yields) and merges control-flow joins position by
+position (union), iterating loops to a fixed point. A use or overwrite of a register a
+pending load writes needs ``counter <= position``; ``amdgcn.wait %t`` needs the same for the
+operations that yielded ``%t``. Hand-written ``s_waitcnt`` is honoured.
+
+Modes (``mode=``): ``auto`` (tokens when the kernel has any ``amdgcn.wait``, else data
+dependences), ``tokens``, ``deps``, ``verify`` (reports every read or overwrite of a register
+whose load may be in flight, and changes nothing).
+
+Pre: registers allocated (deps/verify); Post: no ``amdgcn.wait`` remains, and every such
+read is covered by an ``s_waitcnt`` (deps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
+from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
+from gcnforge.passes.machine import minst
+from gcnforge.target.inst_text import pack_waitcnt, unpack_waitcnt
+
+LIMIT = {"vmcnt": 63, "lgkmcnt": 15, "expcnt": 7}
+COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
+
+
+@dataclass(frozen=True)
+class Entry:
+    regs: frozenset
+    unordered: bool  # may complete out of order (SMEM / FLAT on lgkmcnt)
+    tokens: frozenset  # ids of the token values this operation yielded
+
+    def union(self, o: Entry) -> Entry:
+        return Entry(self.regs | o.regs, self.unordered or o.unordered, self.tokens | o.tokens)
+
+
+State = dict  # counter -> tuple[Entry, ...] newest first
+
+
+def _merge(a: State, b: State) -> State:
+    out = {}
+    for c in COUNTERS:
+        x, y = a.get(c, ()), b.get(c, ())
+        n = max(len(x), len(y))
+        out[c] = tuple(
+            (x[i].union(y[i]) if i < len(x) and i < len(y) else (x[i] if i < len(x) else y[i])) for i in range(n)
+        )
+    return out
+
+
+def _apply_wait(s: State, need: dict[str, int]) -> State:
+    out = dict(s)
+    for c, n in need.items():
+        q = s.get(c, ())
+        if n == 0 or not any(e.unordered for e in q):
+            out[c] = q[:n]
+        # out-of-order queue and n > 0: nothing is known to be done
+    return out
+
+
+def _needs(s: State, hit) -> dict[str, int]:
+    need: dict[str, int] = {}
+    for c in COUNTERS:
+        q = s.get(c, ())
+        for i, e in enumerate(q):
+            if hit(e):
+                n = 0 if any(x.unordered for x in q) else i
+                need[c] = min(need.get(c, LIMIT[c]), n)
+                break  # the newest matching entry decides (older ones complete first or n is 0)
+    return need
+
+
+def _push(s: State, m, token) -> State:
+    out = dict(s)
+    regs = frozenset(m.all_writes) if m.sem not in ("vmem_store", "flat_store") else frozenset()
+    toks = frozenset([id(token)]) if token is not None else frozenset()
+    for c in m.counters:
+        unordered = c == "lgkmcnt" and m.sem in ("smem", "flat_load", "flat_store", "flat_atomic")
+        q = (Entry(regs, unordered, toks),) + s.get(c, ())
+        out[c] = q[: LIMIT[c]]
+    return out
+
+
+class _Kernel:
+    def __init__(self, region_op: Operation, mode: str):
+        self.op = region_op
+        self.blocks: list[Block] = list(region_op.regions[0].blocks)
+        has_waits = any(isinstance(o, WaitOp) for o in region_op.walk())
+        self.mode = ("tokens" if has_waits else "deps") if mode == "auto" else mode
+        self.findings: list[str] = []
+
+    def run(self) -> None:
+        index = {id(b): i for i, b in enumerate(self.blocks)}
+        n = len(self.blocks)
+        ins: list[State | None] = [None] * n
+        ins[0] = {}
+        work = [0]
+        rounds = 0
+        while work:  # bounded: entry states only grow, queues are capped by the counter limits
+            rounds += 1
+            if rounds > 64 * (n + 1):
+                raise Diagnostic("wait analysis did not converge (a gcnforge bug)", f"@{self._name()}")
+            b = work.pop(0)
+            out = self._block(self.blocks[b], ins[b], modify=False)
+            term = self.blocks[b].last_op
+            succs = list(term.dests) if isinstance(term, BranchOp) else []
+            for sb in succs:
+                si = index[id(sb)]
+                new = out if ins[si] is None else _merge(ins[si], out)
+                if new != ins[si]:
+                    ins[si] = new
+                    if si not in work:
+                        work.append(si)
+        for i, b in enumerate(self.blocks):
+            self._block(b, ins[i] or {}, modify=self.mode != "verify")
+        if self.mode == "verify" and self.findings:
+            raise Diagnostic(f"{len(self.findings)} read(s) of registers whose load may still be in flight",
+                             f"@{self._name()}", tuple(self.findings))
+
+    def _name(self) -> str:
+        return self.op.sym_name.data if hasattr(self.op, "sym_name") else "?"
+
+    def _block(self, block: Block, s: State, modify: bool) -> State:
+        for op in list(block.ops):
+            if isinstance(op, WaitOp):
+                toks = {id(t) for t in op.tokens}
+                need = _needs(s, lambda e: bool(e.tokens & toks)) if self.mode == "tokens" else {}
+                s = _apply_wait(s, need)
+                if modify:
+                    if need:
+                        block.insert_op_before(self._waitcnt(need), op)
+                    op.detach()
+                    op.erase()
+                continue
+            m = minst(op)
+            if m is None:
+                continue
+            if m.mnemonic == "s_waitcnt":
+                vm, exp, lgkm = unpack_waitcnt(op.imm_values[0] if op.imm_values else pack_waitcnt())
+                s = _apply_wait(s, {c: v for c, v in (("vmcnt", vm), ("lgkmcnt", lgkm), ("expcnt", exp))
+                                    if v < LIMIT[c]})
+                continue
+            touched = m.all_reads | m.all_writes
+            if self.mode in ("deps", "verify"):
+                need = _needs(s, lambda e: bool(e.regs & touched))
+                if need:
+                    if self.mode == "verify":
+                        regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched
+                                       if f != "x"})
+                        self.findings.append(f"'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
+                                             f"while a load writing it may be in flight (needs "
+                                             f"{' '.join(f'{c}({v})' for c, v in need.items())})")
+                    elif modify:
+                        block.insert_op_before(self._waitcnt(need), op)
+                    s = _apply_wait(s, need)
+            if m.counters:
+                s = _push(s, m, op.token if isinstance(op, InstOp) else None)
+        return s
+
+    @staticmethod
+    def _waitcnt(need: dict[str, int]) -> Operation:
+        imm = pack_waitcnt(need.get("vmcnt", 63), need.get("expcnt", 7), need.get("lgkmcnt", 15))
+        return FAMILY_OPS["sopp"]("s_waitcnt", [], imms=[imm])
+
+
+@dataclass(frozen=True)
+class InsertWaitsPass(ModulePass):
+    name = "amdgcn-insert-waits"
+
+    mode: str = "auto"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ("auto", "tokens", "deps", "verify"):
+            raise Diagnostic(f"amdgcn-insert-waits: unknown mode '{self.mode}' (auto, tokens, deps, verify)")
+        for k in list(op.walk()):
+            if isinstance(k, KernelOp | FuncOp):
+                _Kernel(k, self.mode).run()
