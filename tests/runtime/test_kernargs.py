@@ -132,3 +132,21 @@ def test_unsupported_value_kind():
 def test_describe_lists_fields():
     text = ArgLayout.slots16(["out:f32*[n]", "n:u32"]).describe()
     assert "+0" in text and "ptr<f32>" in text and "+16" in text and "u32" in text
+
+
+@pytest.mark.parametrize("t", ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "f64"])
+@pytest.mark.parametrize("v", [0, 1, -1, 127, 255, 65535, -32768, 2**31 - 1, 2**32 - 1, 2**63 - 1, -(2**63),
+                               0.5, -2.75, 1e10, 3.4e38, 1e300])
+def test_fast_scalar_path_agrees_with_numpy(t, v):
+    from gcnforge.runtime.types import ScalarType, encode_scalar
+
+    st = ScalarType(t)
+    try:
+        fast = encode_scalar(v, st, "x")
+    except Diagnostic:
+        fast = None
+    try:  # the NumPy reference path (a 0-d array never takes the fast path)
+        ref = encode_scalar(np.asarray(v), st, "x")
+    except Diagnostic:
+        ref = None
+    assert fast == ref

@@ -208,3 +208,10 @@ def test_bench_stages_arrays_once_and_labels_times(dev, saxpy):
     np.testing.assert_array_equal(out, 4 * x)
     assert res.modeled and "modeled" in res.label and "us" in str(res)
     assert dev.mem == {}
+
+
+@pytest.mark.parametrize("arr,msg", [(np.array([1, "a"], dtype=object), "Python objects"),
+                                     (np.zeros(4, ">f4"), "big-endian")])
+def test_arrays_that_cannot_be_copied(dev, saxpy, arr, msg):
+    with pytest.raises(Diagnostic, match=msg):
+        saxpy(arr, np.zeros(4, np.float32), 4, 1.0, grid=1, block=64, device=dev)

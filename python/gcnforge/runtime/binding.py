@@ -122,6 +122,11 @@ def _bind_pointer(f: ArgField, v: object, named: Mapping[str, object], backend: 
                              f"the launch is on {backend.name}")
         nbytes, itemsize, elems, dt = v.nbytes, v.dtype.itemsize, v.size, v.dtype
     elif isinstance(v, np.ndarray):
+        if v.dtype.hasobject:
+            raise Diagnostic(f"argument '{f.name}': an array of Python objects cannot be copied to the device")
+        if v.dtype.byteorder == ">" or any(v.dtype[n].byteorder == ">" for n in (v.dtype.names or ())):
+            raise Diagnostic(f"argument '{f.name}': big-endian dtype {v.dtype}; the GPU is little-endian",
+                             notes=("convert with arr.astype(arr.dtype.newbyteorder('<'))",))
         nbytes, itemsize, elems, dt = v.nbytes, v.dtype.itemsize, v.size, v.dtype
     elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return int(v)  # a raw device address the caller manages

@@ -23,14 +23,15 @@ class DeviceBuffer:
         self.backend = backend
         self.shape = tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
-        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self._size = int(np.prod(self.shape, dtype=np.int64))
+        self.nbytes = self._size * self.dtype.itemsize
         # Zero-byte buffers still get a distinct, valid address.
         self.addr = backend.alloc(max(self.nbytes, 1))
         self._finalizer = weakref.finalize(self, backend.free, self.addr)
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return self._size
 
     def write(self, array: np.ndarray) -> None:
         a = np.ascontiguousarray(array)

@@ -71,7 +71,10 @@ class EmulatorBackend:
         return bytes(self._dev().memory.read(addr, n))
 
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
-               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False) -> LaunchResult:
+               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
+               stream: Any = None) -> LaunchResult:
+        """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
+        so code written for the HIP backend runs unchanged)."""
         dev = self._dev()
         kw: dict[str, Any] = {"sanitize": sanitize}
         params = inspect.signature(dev.run).parameters

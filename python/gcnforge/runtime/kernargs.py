@@ -175,6 +175,7 @@ class ArgLayout:
         self.fields: tuple[ArgField, ...] = tuple(fs)
         self.size = int(size)
         self.align = int(align)
+        self._explicit = tuple(f for f in self.fields if f.is_explicit)
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
@@ -237,7 +238,7 @@ class ArgLayout:
     # -- queries --------------------------------------------------------------------------
     @property
     def explicit(self) -> tuple[ArgField, ...]:
-        return tuple(f for f in self.fields if f.is_explicit)
+        return self._explicit
 
     @property
     def hidden(self) -> tuple[ArgField, ...]:
@@ -267,7 +268,7 @@ class ArgLayout:
         (int) for pointers and LDS offsets, a number/array for values, bytes for raw values)
         and the hidden arguments of ``dims``. Every explicit argument must be present."""
         buf = bytearray(self.size)
-        hv = hidden_values(dims)
+        hv = hidden_values(dims) if len(self._explicit) != len(self.fields) else {}
         for f in self.fields:
             if f.kind == "hidden":
                 data = int(hv[f.value_kind]).to_bytes(8, "little")[: f.size].ljust(f.size, b"\0")

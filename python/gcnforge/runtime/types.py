@@ -10,6 +10,7 @@ GPU); nothing here converts numbers by hand.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,10 +105,28 @@ def float_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     return out.astype(np.uint16)
 
 
+# struct formats and integer ranges for the fast path of encode_scalar (plain Python
+# numbers, the common case on every launch); the NumPy path below is the reference.
+_STRUCT = {"i8": "<b", "u8": "<B", "i16": "<h", "u16": "<H", "i32": "<i", "u32": "<I",
+           "i64": "<q", "u64": "<Q", "f16": "<e", "f32": "<f", "f64": "<d"}
+_RANGE = {n: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for n, d in SCALARS.items() if d.kind in "iu" and n != "bf16"}
+
+
 def encode_scalar(value: object, st: ScalarType, arg: str) -> bytes:
     """The little-endian bytes of ``value`` as type ``st``. Integers must fit (no silent
     wrap-around), floats are converted as C would (round to nearest), vectors need exactly
     ``lanes`` elements. Raises a Diagnostic naming argument ``arg``."""
+    if st.lanes == 1 and st.name != "bf16" and type(value) in (int, float):
+        if st.name in _RANGE:
+            if type(value) is int:
+                lo, hi = _RANGE[st.name]
+                if lo <= value <= hi:
+                    return struct.pack(_STRUCT[st.name], value)
+        else:
+            try:
+                return struct.pack(_STRUCT[st.name], value)
+            except (OverflowError, struct.error):
+                pass  # out of range for the float type: NumPy rounds to infinity, as C does
     vals = np.asarray(value)
     if vals.dtype.kind in "OUSV":
         raise Diagnostic(f"argument '{arg}': expected a {st} value, got {type(value).__name__}")
@@ -117,7 +136,8 @@ def encode_scalar(value: object, st: ScalarType, arg: str) -> bytes:
             f"argument '{arg}': expected {st.lanes} element(s) of {st.name}, got {flat.size}"
         )
     if st.name == "bf16":
-        out = float_to_bf16_bits(flat.astype(np.float64).astype(np.float32))
+        with np.errstate(over="ignore"):
+            out = float_to_bf16_bits(flat.astype(np.float64).astype(np.float32))
     elif st.dtype.kind in "iu":
         if flat.dtype.kind == "f":
             if not np.all(np.isfinite(flat)) or np.any(flat != np.round(flat)):
@@ -132,6 +152,7 @@ def encode_scalar(value: object, st: ScalarType, arg: str) -> bytes:
     else:
         if flat.dtype.kind not in "biuf":
             raise Diagnostic(f"argument '{arg}': expected a number for {st}, got {vals.dtype}")
-        out = flat.astype(st.dtype)
+        with np.errstate(over="ignore"):  # out-of-range values become +-inf, as in C
+            out = flat.astype(st.dtype)
     data = out.tobytes()
     return data + bytes(st.size - len(data))
