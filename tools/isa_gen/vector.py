@@ -241,14 +241,18 @@ def src_optype(base: str, slot: int, dwords: int) -> str:
             return "f32"
         return "v2f16" if "f16" in base else "v2i16"
     if base in ("v_ldexp_f32", "v_ldexp_f64", "v_ldexp_f16", "v_trig_preop_f64") and slot == 1:
-        return "i32" if "f16" not in base else "i16"
+        return "i32"
+    if base in ("v_sad_u16", "v_sat_pk_u8_i16"):
+        return "i32"  # 32-bit operands in LLVM (packed halves)
     if base.startswith("v_cmp") and "class" in base and slot == 1:
         return "i32"
     if base.startswith(("v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64")) and slot == 0:
         return "i32"
     if base in ("v_lshl_add_u64",) and slot == 1:
         return "i32"
-    if base.startswith(("v_dot2_", "v_dot2c_")) and slot < 2:
+    if base.startswith(("v_dot2_", "v_dot2c_")):
+        if slot == 2:
+            return "f32" if "_f32_" in base else "i32"
         return "v2f16" if "f16" in base else ("v2bf16" if "bf16" in base else "v2i16")
     if base.startswith(("v_dot4", "v_dot8")):
         return "i32"
@@ -458,6 +462,7 @@ def probe_forms(recs: list[dict]) -> None:
         fam = r["family"]
         base_line = mnem + (" " + ", ".join(toks) if toks else "")
         sent = split_text(r["text"])[1]
+        lines.append((i, "base", base_line + _tail(r)))
         for o, j in _src_positions(sent, ops):
             n = o.get("dwords", 1)
             orig = toks[j]
@@ -475,26 +480,33 @@ def probe_forms(recs: list[dict]) -> None:
                 t2[j] = val
                 lines.append((i, f"{o['name']}:{key}", mnem + " " + ", ".join(t2) + _tail(r)))
         nsrc = sum(1 for o in ops if o.get("name", "").startswith("src"))
+        one = "[" + ",".join(["1"] + ["0"] * (nsrc - 1)) + "]"
         mod_probes = {}
         if fam == "VOP3":
             mod_probes = {"clamp": " clamp", "omod": " mul:2",
-                          "op_sel": " op_sel:[" + ",".join(["0"] * (nsrc + 1)) + "]"}
+                          "op_sel": " op_sel:[" + ",".join(["1"] + ["0"] * nsrc) + "]"}
         if fam == "VOP3P":
-            if r["opcode"] >= 64:
+            if _is_mai(r):
                 mod_probes = {"cbsz": " cbsz:1", "abid": " abid:1", "blgp": " blgp:1", "neg": " neg:[1,0,0]"}
             else:
-                z = "[" + ",".join(["0"] * nsrc) + "]"
-                mod_probes = {"clamp": " clamp", "op_sel": " op_sel:" + z, "op_sel_hi": " op_sel_hi:" + z,
-                              "neg_lo": " neg_lo:" + z, "neg_hi": " neg_hi:" + z}
+                mod_probes = {"clamp": " clamp", "op_sel": " op_sel:" + one, "op_sel_hi": " op_sel_hi:" + one,
+                              "neg_lo": " neg_lo:" + one, "neg_hi": " neg_hi:" + one}
         if fam.endswith("_SDWA"):
-            mod_probes = {"clamp": " clamp", "omod": " mul:2"}
+            mod_probes = {"clamp": " clamp", "omod": " mul:2", "dst_sel": " dst_sel:WORD_1",
+                          "dst_unused": " dst_unused:UNUSED_PAD"}
         for key, val in mod_probes.items():
-            lines.append((i, "mod:" + key, base_line + val))
+            lines.append((i, "mod:" + key, base_line + _tail(r) + val))
     res = common.assemble_text([s for _, _, s in lines])
     for r in recs:
         r["accept"] = {}
-    for (i, key, src), (text, _, err) in zip(lines, res):
+    base_enc: dict[int, bytes | None] = {}
+    for (i, key, src), (text, enc, err) in zip(lines, res):
         ok = err is None and text is not None and text.split(" ")[0] == recs[i]["mnemonic"]
+        if key == "base":
+            base_enc[i] = enc if ok else None
+        elif key.startswith("mod:") or key.endswith((":neg", ":abs", ":sext")):
+            # a modifier LLVM accepts but drops (v_pk_fmac_f16 op_sel, sext...) is not one
+            ok = ok and enc != base_enc.get(i)
         recs[i]["accept"][key] = ok
 
 
@@ -504,6 +516,10 @@ def _tok_is(t: str, o: dict) -> bool:
         return False
     want = {"src0": 20, "src1": 30, "vsrc1": 30, "src2": 40}.get(o["name"])
     return r[1] == want
+
+
+def _is_mai(r: dict) -> bool:
+    return r["opcode"] >= 64 or r["base"].startswith(("v_mfma", "v_smfmac"))
 
 
 def finalize(recs: list[dict]) -> list[dict]:
@@ -541,13 +557,13 @@ def finalize(recs: list[dict]) -> list[dict]:
                 mods.append(f"neg{idx}")
             if acc.get(f"{nm}:abs"):
                 mods.append(f"abs{idx}")
-            if acc.get(f"{nm}:sext"):
+            if acc.get(f"{nm}:sext") and fam.endswith("_SDWA"):  # sext() is SDWA-only syntax
                 mods.append(f"sext{idx}")
         order = []
         if fam == "VOP3":
             order = ["clamp", "omod", "op_sel"]
         elif fam == "VOP3P":
-            order = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp"] if r["opcode"] < 64 else \
+            order = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp"] if not _is_mai(r) else \
                 ["cbsz", "abid", "blgp", "neg"]
         elif fam.endswith("_SDWA"):
             order = ["clamp", "omod"]
@@ -557,8 +573,10 @@ def finalize(recs: list[dict]) -> list[dict]:
         if fam.endswith("_DPP"):
             mods += ["dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"]
         if fam.endswith("_SDWA"):
-            if fam != "VOPC_SDWA":
-                mods += ["dst_sel", "dst_unused"]
+            if r["base"] == "v_pk_fmac_f16":
+                # LLVM 22 accepts -x/|x|/sext(x) here but prints none of them back: not modifiers
+                mods = [m for m in mods if not m.startswith(("neg", "abs", "sext"))]
+            mods += [m for m in ("dst_sel", "dst_unused") if acc.get("mod:" + m)]
             mods.append("src0_sel")
             if fam != "VOP1_SDWA":
                 mods.append("src1_sel")

@@ -194,7 +194,7 @@ class VopCodec(Codec):
             self.put_sext(st, idx)
 
     def put_sext(self, st: EncState, idx: int) -> None:
-        raise NotImplementedError
+        raise Diagnostic("sext() is only available in SDWA forms", st.loc)
 
     def parse_sdst(self, st: EncState, op: Operand, tok: Tok) -> None:
         ref = parse_reg(tok.text)
@@ -243,12 +243,13 @@ class VopCodec(Codec):
 
     def src_mods(self, di: DecodedInst, idx: int) -> tuple[bool, bool]:
         nf, nb, af, ab = self.src_mod_fields(di.inst, idx)
-        neg = bool(nf and (di.fields.get(nf, 0) >> nb) & 1)
-        absm = bool(af and (di.fields.get(af, 0) >> ab) & 1)
+        mods = di.inst.modifiers
+        neg = bool(nf and f"neg{idx}" in mods and (di.fields.get(nf, 0) >> nb) & 1)
+        absm = bool(af and f"abs{idx}" in mods and (di.fields.get(af, 0) >> ab) & 1)
         return neg, absm
 
     def sext_of(self, di: DecodedInst, idx: int) -> bool:
-        return False
+        return False  # SDWA overrides
 
     def operand_text(self, di: DecodedInst, op: Operand) -> str:
         k = op.kind
@@ -276,6 +277,8 @@ class VopCodec(Codec):
                 return format_src(raw, op.optype, op.dwords, di.literal, neg=neg, absm=absm)
             raw -= VGPR_BASE
         t = format_reg(self.reg_file(f, op), raw, op.dwords)
+        if sext:
+            t = f"sext({t})"
         if absm:
             t = f"|{t}|"
         if neg:

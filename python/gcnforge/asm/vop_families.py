@@ -12,11 +12,18 @@ from gcnforge.asm.operands import Tok, format_sreg, parse_int, parse_reg, sreg_c
 from gcnforge.asm.vop_codec import VopCodec
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa import table
+from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind
 
 
 def _nsrc(inst: Instruction) -> int:
     return sum(1 for o in inst.operands if o.name in ("src0", "src1", "src2", "vsrc1") and o.kind != OperandKind.SPECIAL)
+
+
+def _opsel_srcs(inst: Instruction) -> int:
+    """Sources op_sel names before its dst bit: v_cvt_sr_{fp8,bf8}_f32 also select the byte
+    of the old destination (src2 slot), so their op_sel has four entries (LLVM 22)."""
+    return 3 if inst.base.startswith("v_cvt_sr_") else _nsrc(inst)
 
 
 def parse_bits(st: EncState, name: str, val: str | None, tok: Tok, n: int) -> list[int]:
@@ -91,9 +98,14 @@ class Vop3Codec(VopCodec):
         if parse_clamp_omod(self, st, name, val, tok):
             return True
         if name == "op_sel" and "op_sel" in st.inst.modifiers:
-            n = _nsrc(st.inst)
-            bits = parse_bits(st, name, val, tok, n + 1)
-            v = sum(b << i for i, b in enumerate(bits[:n])) | (bits[n] << 3)
+            n = _opsel_srcs(st.inst)
+            cnt = val.count(",") + 1 if val else 0
+            if cnt != n + 1 and cnt in (_nsrc(st.inst) + 1, 4):
+                bits = parse_bits(st, name, val, tok, cnt)  # entry i is bit i
+                v = sum(b << i for i, b in enumerate(bits))
+            else:
+                bits = parse_bits(st, name, val, tok, n + 1)
+                v = sum(b << i for i, b in enumerate(bits[:n])) | (bits[n] << 3)
             st.fields["op_sel"] = v
             return True
         return False
@@ -102,7 +114,7 @@ class Vop3Codec(VopCodec):
         out = clamp_omod_text(di)
         v = di.fields.get("op_sel", 0) if "op_sel" in di.inst.modifiers else 0
         if v:
-            n = _nsrc(di.inst)
+            n = _opsel_srcs(di.inst)
             out.append(bits_text("op_sel", [(v >> i) & 1 for i in range(n)] + [(v >> 3) & 1]))
         return out
 
@@ -120,6 +132,17 @@ class Vop3pCodec(VopCodec):
     neg_lo, neg_hi, clamp. v_fma_mix* take float modifiers: -x in neg_lo, |x| in neg_hi."""
 
     encodings = ("VOP3P",)
+
+    # v_mfma_*_xf32 sit in the VOP3P opcode range (op < 64) but use the MAI field layout
+    def parse(self, inst, segs, loc, mtok):
+        if inst.base.startswith("v_mfma"):
+            return MAI.parse(inst, segs, loc, mtok)
+        return super().parse(inst, segs, loc, mtok)
+
+    def decode(self, inst, enc, raw, code, offset):
+        if inst.base.startswith("v_mfma"):
+            return MAI.decode(inst, ENCODINGS["VOP3P_MAI"], raw, code, offset)
+        return super().decode(inst, enc, raw, code, offset)
 
     def defaults(self, inst):
         return {} if _is_mix(inst) else {"op_sel_hi": 3, "op_sel_hi2": 1}
@@ -190,6 +213,18 @@ class MaiCodec(VopCodec):
     blgp bits) and v_accvgpr_read/write (LLVM encodes abid=8, acc=3 by default there)."""
 
     encodings = ("VOP3P_MAI",)
+
+    def encode(self, pi, pc=0, resolve=None):
+        lay = ENCODINGS["VOP3P_MAI"]
+        word = ENCODINGS[pi.inst.encoding].match_value
+        for name, v in pi.fields.items():
+            f = lay.fields.get(name)
+            if f is not None:
+                word |= (v & ((1 << f.width) - 1)) << f.lo
+        out = word.to_bytes(8, "little")
+        if pi.size > 8:
+            out += ((pi.literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
+        return out
 
     def defaults(self, inst):
         if inst.base.startswith("v_accvgpr"):
@@ -355,7 +390,8 @@ class SdwaCodec(VopCodec):
         if inst.encoding != "VOP1_SDWA":
             d["src1_sel"] = 6
         if inst.encoding != "VOPC_SDWA":
-            d.update(dst_sel=6, dst_unused=2)
+            # forms without dst_sel/dst_unused syntax (v_cvt_f32_fp8...) encode DWORD/UNUSED_PAD
+            d.update(dst_sel=6, dst_unused=2 if "dst_unused" in inst.modifiers else 0)
         return d
 
     def src_mod_fields(self, inst, idx):
@@ -365,7 +401,7 @@ class SdwaCodec(VopCodec):
         st.fields[f"src{idx}_sext"] = 1
 
     def sext_of(self, di, idx):
-        return bool(di.fields.get(f"src{idx}_sext"))
+        return f"sext{idx}" in di.inst.modifiers and bool(di.fields.get(f"src{idx}_sext"))
 
     def _sbit(self, op: Operand) -> str:
         return "s0" if op.name == "src0" else "s1"
@@ -405,8 +441,7 @@ class SdwaCodec(VopCodec):
             return True
         enc = st.inst.encoding
         if name in ("dst_sel", "src0_sel", "src1_sel", "dst_unused"):
-            if (name in ("dst_sel", "dst_unused") and enc == "VOPC_SDWA") or (name == "src1_sel" and
-                                                                               enc == "VOP1_SDWA"):
+            if name not in st.inst.modifiers:
                 return False
             names = _UNUSED if name == "dst_unused" else _SEL
             if val is None or val.upper() not in names:
@@ -417,12 +452,14 @@ class SdwaCodec(VopCodec):
 
     def modifier_text(self, di):
         f = di.fields
+        mods = di.inst.modifiers
         out = clamp_omod_text(di) if di.inst.encoding != "VOPC_SDWA" else []
-        if di.inst.encoding != "VOPC_SDWA":
+        if "dst_sel" in mods:
             out.append(f"dst_sel:{_name(_SEL, f.get('dst_sel', 0))}")
+        if "dst_unused" in mods:
             out.append(f"dst_unused:{_name(_UNUSED, f.get('dst_unused', 0))}")
         out.append(f"src0_sel:{_name(_SEL, f.get('src0_sel', 0))}")
-        if di.inst.encoding != "VOP1_SDWA":
+        if "src1_sel" in mods:
             out.append(f"src1_sel:{_name(_SEL, f.get('src1_sel', 0))}")
         return out
 
@@ -462,6 +499,7 @@ def resolve(mnemonic: str) -> list[Instruction] | None:
     return None
 
 
-for _c in (E32Codec(), Vop3Codec(), Vop3pCodec(), MaiCodec(), DppCodec(), SdwaCodec()):
+MAI = MaiCodec()
+for _c in (E32Codec(), Vop3Codec(), Vop3pCodec(), MAI, DppCodec(), SdwaCodec()):
     register_codec(_c)
 register_resolver(resolve)

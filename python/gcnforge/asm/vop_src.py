@@ -42,11 +42,15 @@ _F64_INLINE = {t[3]: c for c, t in INLINE_FLOATS.items()}
 
 
 def bits_of(optype: str, dwords: int) -> int:
-    if dwords == 2 or optype in ("f64", "i64"):
+    """Constant width of an operand: its value type decides (v_pk_*_f32 read 64-bit
+    registers but take 32-bit constants); untyped 2-dword operands are 64-bit."""
+    if optype in ("f64", "i64"):
         return 64
     if optype in ("f16", "i16", "bf16"):
         return 16
-    return 32
+    if optype:
+        return 32
+    return 64 if dwords == 2 else 32
 
 
 def is_number(text: str) -> bool:
@@ -99,27 +103,32 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 return _F64_INLINE[iv & 0xFFFFFFFFFFFFFFFF], None
             if optype == "f64" and -(1 << 31) <= iv < (1 << 32) and ((iv & 0xFFFFFFFF) << 32) in _F64_INLINE:
                 return _F64_INLINE[(iv & 0xFFFFFFFF) << 32], None
-        elif nb == 16:
-            if optype in ("f16", "v2f16") or optype == "bf16":
-                if -(1 << 15) <= iv < (1 << 16) and (iv & 0xFFFF) in _F16_INLINE:
+        elif nb == 16 or optype in ("v2f16", "v2i16", "v2bf16"):
+            if optype in ("f16", "v2f16", "bf16") and -(1 << 15) <= iv < (1 << 16):
+                if (iv & 0xFFFF) in _F16_INLINE:
                     return _F16_INLINE[iv & 0xFFFF], None
-                if -(1 << 15) <= iv < (1 << 16):
-                    c = inline_int_code(iv - (1 << 16) if iv >= 1 << 15 else iv)
-                    if c is not None:
-                        return c, None
-        else:
-            if optype in ("v2f16", "v2i16", "v2bf16"):
-                if optype == "v2f16" and -(1 << 15) <= iv < (1 << 16) and (iv & 0xFFFF) in _F16_INLINE:
-                    return _F16_INLINE[iv & 0xFFFF], None
-            elif -(1 << 31) <= iv < (1 << 32) and (iv & 0xFFFFFFFF) in _F32_INLINE:
-                return _F32_INLINE[iv & 0xFFFFFFFF], None
+                c = inline_int_code(iv - (1 << 16) if iv >= 1 << 15 else iv)
+                if c is not None:
+                    return c, None
+        elif (1 << 31) <= iv < (1 << 32):
+            c = inline_int_code(iv - (1 << 32))  # a 32-bit pattern of a small negative integer
+            if c is not None:
+                return c, None
+            if iv in _F32_INLINE:
+                return _F32_INLINE[iv], None
+        elif -(1 << 31) <= iv < (1 << 31) and (iv & 0xFFFFFFFF) in _F32_INLINE:
+            return _F32_INLINE[iv & 0xFFFFFFFF], None
         if not literal_ok:
             raise _err(f"literal {core} not allowed here: {what} accepts only registers and inline constants "
                        "(-16..64, +-0.5, +-1.0, +-2.0, +-4.0, 0.15915494)", tok, loc)
-        lim = 16 if nb == 16 else 32
-        if not -(1 << (lim - 1)) <= iv < (1 << lim):
-            raise _err(f"immediate {core} out of range: {what} takes a {lim}-bit literal", tok, loc)
-        return LITERAL, iv & ((1 << lim) - 1)
+        if nb == 16:
+            if not -(1 << 15) <= iv < (1 << 16):
+                raise _err(f"immediate {core} out of range: {what} takes a 16-bit literal", tok, loc)
+            # f16 literals are 16 bits; i16 ones keep a negative value sign-extended (LLVM 22)
+            return LITERAL, iv & (0xFFFF if optype in ("f16", "bf16") else 0xFFFFFFFF)
+        if not -(1 << 31) <= iv < (1 << 32):
+            raise _err(f"immediate {core} out of range: {what} takes a 32-bit literal", tok, loc)
+        return LITERAL, iv & 0xFFFFFFFF
     fv = parse_float(core)
     if fv is None:
         return None
@@ -135,7 +144,7 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 raise _err(f"floating-point literal {core} out of range", tok, loc)
             return LITERAL, b32
         return LITERAL, b >> 32
-    if nb == 16 or optype in ("v2f16", "v2i16"):
+    if optype in ("f16", "v2f16", "bf16"):
         h = _f16_bits(fv)
         if h is not None and h in _F16_INLINE:
             return _F16_INLINE[h], None
@@ -188,6 +197,8 @@ def format_const(code: int, optype: str, dwords: int, literal: int | None) -> st
         return str(192 - code)
     if code in INLINE_FLOATS:
         t = INLINE_FLOATS[code]
+        if optype == "i16":
+            return f"0x{t[2]:x}"  # 16-bit integer operands print the f16 pattern
         return t[4] if bits_of(optype, dwords) == 64 else t[0]
     if code == LITERAL:
         lit = literal or 0
