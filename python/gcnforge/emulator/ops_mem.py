@@ -380,7 +380,8 @@ def ds_permute(x, ins, w):
 
 
 def _ds_addr(x, ins, w, vaddr, key="offset"):
-    return (x.vread(vaddr, w, 1).astype(np.int64) + _mods_offset(ins, key)).astype(U64)
+    # LDS addresses are 32-bit: vaddr + offset wraps (compilers fold negative bases into offset)
+    return ((x.vread(vaddr, w, 1).astype(np.int64) + _mods_offset(ins, key)) & 0xFFFFFFFF).astype(U64)
 
 
 def ds_op(x, ins, w):

@@ -110,13 +110,19 @@ def write_dst(x, ins, w, k: int, ty: str, val, mask):
         old = x.vread(op, w, 1)
         raw = sdwa_dst(old, raw, ins.mods.get("dst_sel", "DWORD"), ins.mods.get("dst_unused", "UNUSED_PAD"))
     elif TYPES[ty][1] == 1 and ty in ("f16", "i16", "u16", "b16") and _is_vop3(ins):
-        osel = ins.mods.get("op_sel")
-        if osel and len(osel) > 3 and osel[3]:
+        if dst_opsel(ins):
             old = x.vread(op, w, 1)
             raw = (old & np.uint32(0xFFFF)) | (raw.astype(np.uint32) << np.uint32(16))
     if op.kind == "s":  # v_readlane-like scalar dst: not via this path
         raise WaveFault("internal: scalar destination in VALU write")
     x.vwrite(op, w, raw, mask, TYPES[ty][1])
+
+
+def dst_opsel(ins) -> int:
+    """VOP3 op_sel's destination bit: LLVM prints one entry per source, then the dst's."""
+    osel = ins.mods.get("op_sel")
+    nsrc = len(ins.ops) - 1
+    return int(osel[nsrc]) if osel and len(osel) > nsrc else 0
 
 
 def _omod_clamp(ins, ty, v):
@@ -387,8 +393,7 @@ def _cvt_pk_fp8(bf8):
         clamp = "clamp" in c.ins.mods
         lo = f32_to_fp8(a, bf8, clamp).astype(np.uint32) | (f32_to_fp8(b, bf8, clamp).astype(np.uint32) << 8)
         old = c.x.vread(c.ins.ops[0], c.w, 1)
-        hi = c.ins.mods.get("op_sel", [0, 0, 0, 0])
-        if len(hi) > 3 and hi[3]:
+        if dst_opsel(c.ins):
             return (old & np.uint32(0xFFFF)) | (lo << 16)
         return (old & np.uint32(0xFFFF0000)) | lo
 
@@ -537,7 +542,35 @@ HANDLERS["v_bfm_b32"] = vop("u32", ("u32", "u32"), lambda a, b: (((U64(1) << (a 
 HANDLERS["v_alignbit_b32"] = vop("u32", ("u32",) * 3, lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64)) >> (c & 31).astype(U64)).astype(np.uint32))
 HANDLERS["v_alignbyte_b32"] = vop("u32", ("u32",) * 3, lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64)) >> (8 * (c & 3)).astype(U64)).astype(np.uint32))
 HANDLERS["v_sad_u32"] = vop("u32", ("u32",) * 3, lambda a, b, c: np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.uint32) + c)
-HANDLERS["v_mbcnt_lo_u32_b32"] = None  # bound below
+HANDLERS["v_sad_u16"] = vop("u32", ("u32",) * 3, lambda a, b, c: _sad(a, b, 16) + c)
+HANDLERS["v_sad_u8"] = vop("u32", ("u32",) * 3, lambda a, b, c: _sad(a, b, 8) + c)
+HANDLERS["v_sad_hi_u8"] = vop("u32", ("u32",) * 3, lambda a, b, c: (_sad(a, b, 8) << np.uint32(16)) + c)
+HANDLERS["v_msad_u8"] = vop("u32", ("u32",) * 3, lambda a, b, c: _sad(a, b, 8, masked=True) + c)
+HANDLERS["v_mad_legacy_u16"] = vop("u16", ("u16",) * 3, lambda a, b, c: a * b + c)
+HANDLERS["v_mad_legacy_i16"] = vop("i16", ("i16",) * 3, lambda a, b, c: a * b + c)
+HANDLERS["v_lerp_u8"] = vop("u32", ("u32",) * 3, lambda a, b, c: _lerp(a, b, c))
+
+
+def _sad(a, b, bits, masked=False):
+    r = np.zeros(a.shape, dtype=np.uint32)
+    m = np.uint32((1 << bits) - 1)
+    for k in range(0, 32, bits):
+        fa = ((a >> np.uint32(k)) & m).astype(np.int64)
+        fb = ((b >> np.uint32(k)) & m).astype(np.int64)
+        d = np.abs(fa - fb)
+        if masked:
+            d = np.where(fb == 0, 0, d)
+        r += d.astype(np.uint32)
+    return r
+
+
+def _lerp(a, b, c):
+    r = np.zeros(a.shape, dtype=np.uint32)
+    for k in range(0, 32, 8):
+        fa = ((a >> np.uint32(k)) & np.uint32(0xFF)).astype(np.uint32)
+        fb = ((b >> np.uint32(k)) & np.uint32(0xFF)).astype(np.uint32)
+        r |= (((fa + fb + ((c >> np.uint32(k)) & np.uint32(1))) >> np.uint32(1)) & np.uint32(0xFF)) << np.uint32(k)
+    return r
 HANDLERS["v_cvt_pk_u8_f32"] = vop("u32", ("f32", "u32", "u32"), lambda f, s, c: (c & ~(np.uint32(0xFF) << (8 * (s & 3)))) | (np.clip(np.rint(f), 0, 255).astype(np.uint32) << (8 * (s & 3))))
 
 

@@ -254,7 +254,10 @@ def parse_modifiers(toks: list[str]) -> dict:
                        "row_bcast"):
                 mods["dpp"] = (k, int(v, 0))
             else:
-                mods[k] = int(v, 0)
+                try:
+                    mods[k] = int(v, 0)
+                except ValueError:
+                    mods[k] = v  # e.g. offset:swizzle(QUAD_PERM,0,1,2,3), decoded by its user
         elif t in ("row_mirror", "row_half_mirror", "wave_shl:1", "wave_shr:1", "wave_rol:1", "wave_ror:1"):
             mods["dpp"] = (t, 0)
         else:
@@ -348,11 +351,9 @@ def _guess_wide(mnem: str, nops: int) -> tuple[int, ...]:
             return (0, 4)
         if base.startswith(("v_cmp", "v_cmpx")):
             return (1, 2)
-        if base.startswith("v_readlane") or base.startswith("v_mov_b64") or base.startswith("v_pk_mov_b32"):
+        if base.startswith("v_readlane") or base.startswith("v_mov_b64"):
             return (0, 1)
         return tuple(range(nops))
     if base.startswith("v_mfma_f64"):
         return (0, 1, 2, 3)
-    if base.startswith("v_pk_mov_b32") or base.startswith(("v_pk_fma_f32", "v_pk_mul_f32", "v_pk_add_f32")):
-        return tuple(range(nops))
     return ()
