@@ -41,7 +41,16 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType, i32, i64
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerType,
+    i32,
+    i64,
+)
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
@@ -141,7 +150,7 @@ class Builder:
                 raise _fail(f"constant {value} does not fit in {type}")
             op = arith.ConstantOp.from_int_and_width(value, type)
         else:
-            op = arith.ConstantOp.from_float_and_width(float(value), type)  # type: ignore[arg-type]
+            op = arith.ConstantOp(FloatAttr(float(value), type))  # type: ignore[arg-type]
         # constants go at the top of the entry block so they dominate every use
         first = self.entry.first_op
         if self._const_anchor is None or self._const_anchor.parent is not self.entry:
@@ -170,9 +179,10 @@ class Builder:
         cls = REGISTER_TYPES.get(file)
         if cls is None:
             raise _fail(f"unknown register file '{file}' (expected 'v', 's' or 'a')")
-        t = cls._make(UNALLOCATED if index is None else index, count, align)
-        if (msg := t.problem()) is not None:
+        begin = UNALLOCATED if index is None else index
+        if (msg := cls.problem_of(begin, count, align)) is not None:
             raise _fail(msg)
+        t = cls._make(begin, count, align)
         return Reg(self.insert(AllocaOp(t)).result, self)  # type: ignore[attr-defined]
 
     def vgpr(self, index: int | None = None, count: int = 1) -> Reg:

@@ -172,7 +172,9 @@ class KernelOp(IRDLOperation):
         workgroup_size: Sequence[int] | None = None,
         float_mode: FloatModeAttr | None = None,
     ):
-        attrs: dict[str, Attribute | None] = {"sym_name": StringAttr(name), "args": ArrayAttr(list(args))}
+        attrs: dict[str, Attribute | None] = {"sym_name": StringAttr(name)}
+        if args:
+            attrs["args"] = ArrayAttr(list(args))
         if user_sgprs:
             attrs["user_sgprs"] = ArrayAttr([StringAttr(s) for s in user_sgprs])
         if system_sgprs:

@@ -121,11 +121,7 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         params = cls._parse_params(parser)
-        probe = cls.__new__(cls)
-        object.__setattr__(probe, "begin", params[0])
-        object.__setattr__(probe, "count", params[1])
-        object.__setattr__(probe, "align", params[2])
-        if (msg := cls.problem(probe)) is not None:
+        if (msg := cls.problem_of(params[0].data, params[1].data, params[2].data)) is not None:
             parser.raise_error(msg, start, parser.pos)
         return params
 
@@ -192,7 +188,13 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(msg)
 
     def problem(self) -> str | None:
-        b, n, a = self.begin.data, self.count.data, self.align.data
+        return self.problem_of(self.begin.data, self.count.data, self.align.data)
+
+    @classmethod
+    def problem_of(cls, b: int, n: int, a: int | None = None) -> str | None:
+        """Why ``(begin, count, align)`` is not a valid type of this file, or None."""
+        self = cls  # messages use the class's name and file
+        a = default_align(cls.FILE, n) if a is None else a
         if n not in VALID_COUNTS:
             return f"{self.name}: a register range holds 1-8, 16 or 32 dwords, not {n}"
         if a <= 0 or a & (a - 1):
