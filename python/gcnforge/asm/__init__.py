@@ -136,6 +136,7 @@ def parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
 # -- decoding -----------------------------------------------------------------------------
 @cache
 def _decode_plan() -> tuple:
+    """Per top byte of the first dword, the encodings (in DECODE_ORDER) that can match."""
     _load_families()
     plan = []
     for name in DECODE_ORDER:
@@ -145,7 +146,11 @@ def _decode_plan() -> tuple:
         e = ENCODINGS[name]
         f = e.opcode
         plan.append((e.match_mask, e.match_value, e.size, f.lo, (1 << f.width) - 1, name, e, codec))
-    return tuple(plan)
+    by_top = []
+    for top in range(256):
+        w = top << 24
+        by_top.append(tuple(p for p in plan if (w & p[0] & 0xFF000000) == (p[1] & 0xFF000000)))
+    return tuple(by_top)
 
 
 def _long(code: bytes, offset: int) -> DecodedInst:
@@ -161,8 +166,8 @@ def decode(code: bytes, offset: int = 0) -> DecodedInst:
     w0 = int.from_bytes(code[offset:offset + 4], "little")
     raw64 = None
     by_opcode = table.by_opcode
-    for mask, value, size, oplo, opmask, name, enc, codec in _decode_plan():
-        if (w0 if size == 4 or mask <= 0xFFFFFFFF else w0) & mask != value:
+    for mask, value, size, oplo, opmask, name, enc, codec in _decode_plan()[w0 >> 24]:
+        if w0 & mask != value:
             continue
         if size == 8:
             if raw64 is None:

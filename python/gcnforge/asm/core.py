@@ -219,6 +219,14 @@ class Codec:
             raise KeyError(f"no handler for operand kind {kind} in {type(self).__name__}")
         return h
 
+    def _handlers(self, ops: tuple[Operand, ...]) -> list[KindHandler]:
+        cache = self.__dict__.setdefault("_hcache", {})
+        key = tuple(o.kind for o in ops)
+        h = cache.get(key)
+        if h is None:
+            h = cache[key] = [self.handler(k) for k in key]
+        return h
+
     # -- hooks ------------------------------------------------------------------------
     def defaults(self, inst: Instruction) -> dict[str, int]:
         """Field values before any operand is parsed (besides ``op``)."""
@@ -271,8 +279,9 @@ class Codec:
                 raise Diagnostic(
                     f"wrong number of operands for '{inst.mnemonic}': expected {len(ops)} ({names}), "
                     f"got {sum(1 for s in segs if s)}", where.loc(loc))
+            handlers = self._handlers(ops)
             for i, (op, seg) in enumerate(zip(ops, segs) if ops else ()):
-                h = self.handler(op.kind)
+                h = handlers[i]
                 n = h.words
                 if n == 0:
                     n = len(seg)

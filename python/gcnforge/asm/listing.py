@@ -8,6 +8,7 @@ code-object output is ``gcnforge.binary.assemble``'s job."""
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 from gcnforge.asm import decode, disassemble, parse_instruction
@@ -34,6 +35,9 @@ def _strip_comment(s: str) -> str:
     return s
 
 
+_LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$@]*):(?!:)")
+
+
 def _is_ident(s: str) -> bool:
     return bool(s) and (s[0].isalpha() or s[0] in "._$") and all(c.isalnum() or c in "._$@" for c in s)
 
@@ -50,19 +54,17 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
         body = _strip_comment(raw)
         col0 = 1
         # leading labels "name:" (several may share a line)
-        while True:
-            stripped = body.lstrip()
-            head, sep, rest = stripped.partition(":")
-            if sep and _is_ident(head.strip()) and " " not in head.strip() and not rest.startswith(":"):
-                name = head.strip()
-                lcol = col0 + len(body) - len(stripped)
-                if name in labels:
-                    errors.append(Diagnostic(f"label '{name}' defined twice", SourceLoc(filename, n, lcol)))
-                labels[name] = pc
-                col0 = lcol + len(head) + 1
-                body = rest
-                continue
-            break
+        while ":" in body:
+            m = _LABEL.match(body)
+            if m is None:
+                break
+            name = m.group(1)
+            lcol = col0 + m.start(1)
+            if name in labels:
+                errors.append(Diagnostic(f"label '{name}' defined twice", SourceLoc(filename, n, lcol)))
+            labels[name] = pc
+            col0 += m.end()
+            body = body[m.end():]
         if not body.strip():
             continue
         lead = len(body) - len(body.lstrip())

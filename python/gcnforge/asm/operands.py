@@ -24,8 +24,10 @@ printed as its 32-bit pattern; 64-bit float operands take the literal as the HIG
 from __future__ import annotations
 
 import math
+import re
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -130,6 +132,7 @@ for _c, _n in SPECIAL64.items():
         _SPECIAL_BY_NAME[_n] = (_c, 2)
 
 
+@lru_cache(maxsize=4096)
 def parse_reg(text: str) -> RegRef | None:
     """``s5``, ``s[4:7]``, ``v[0:1]``, ``a3``, ``ttmp[4:7]``, ``vcc``, ``exec_lo``, ``m0``...;
     None if the text is not a register name (it may then be a constant or label)."""
@@ -154,6 +157,7 @@ def parse_reg(text: str) -> RegRef | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def parse_int(text: str) -> int | None:
     """An integer literal as LLVM's MC lexer reads it (decimal, 0x hex, 0b binary, with an
     optional leading minus)."""
@@ -392,9 +396,26 @@ def split_mnemonic(text: str) -> tuple[str, int, str, int]:
     return text[i:j], i + 1, text[k:].rstrip(), k + 1
 
 
+_WORD = re.compile(r"((?:[^\s,(\[|]+|\([^)]*\)|\[[^\]]*\]|\|[^|]*\|)+)|(,)")
+
+
 def lex_operands(rest: str, col0: int) -> list[list[Tok]]:
     """Split the operand text into comma-separated segments of whitespace-separated words,
     keeping ``(...)``, ``[...]`` and ``|...|`` groups whole. Columns are 1-based in the line."""
+    if "((" not in rest and "[[" not in rest and rest.count("(") == rest.count(")") \
+            and rest.count("[") == rest.count("]") and rest.count("|") % 2 == 0:
+        segs: list[list[Tok]] = [[]]
+        for m in _WORD.finditer(rest):
+            w = m.group(1)
+            if w is None:
+                segs.append([])
+            else:
+                segs[-1].append(Tok(w, col0 + m.start()))
+        return segs
+    return _lex_slow(rest, col0)
+
+
+def _lex_slow(rest: str, col0: int) -> list[list[Tok]]:
     segs: list[list[Tok]] = []
     cur: list[Tok] = []
     word_start = -1
