@@ -31,6 +31,12 @@ class Statement:
 
 
 def strip_comment(line: str) -> str:
+    if '"' not in line and "/*" not in line:  # fast path: no strings, no block comments
+        cut = line.find(";")
+        c2 = line.find("//")
+        if c2 >= 0 and (cut < 0 or c2 < cut):
+            cut = c2
+        return (line if cut < 0 else line[:cut]).rstrip()
     out, i, quote = [], 0, False
     n = len(line)
     while i < n:
@@ -72,7 +78,7 @@ def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
         if raw.lstrip().startswith("#"):
             out.append(Statement("empty", SourceLoc(filename, lineno, 1)))
             continue
-        line = strip_comment(raw.replace("\t", " ") if "\t" not in raw else raw)
+        line = strip_comment(raw)
         pos = 0
         labels = []
         while True:
