@@ -28,7 +28,14 @@ def _hazards():
     return HazardsPass
 
 
+def _inline():
+    from gcnforge.passes.inline import InlinePass
+
+    return InlinePass
+
+
 PASSES = {
+    "amdgcn-inline": _inline,
     "amdgcn-hazards": _hazards,
     "amdgcn-insert-waits": _waits,
     "amdgcn-lower-abi": _lower_abi,

@@ -1,0 +1,133 @@
+"""``gcnforge compile KERNEL.py|KERNEL.mlir -o out.hsaco``: passes, assembly, code object.
+
+A Python file is run and every ``gcnforge.builder.Module`` it leaves in its globals is
+compiled (a module-level ``build()`` function is called when there is none); all their
+kernels go into one code object, or only those named with ``--kernel``. ``-S`` writes the
+``.s`` instead. ``--toolchain llvm`` assembles with llvm-mc + ld.lld instead of the
+built-in assembler. ``--pipeline`` replaces the pass list (``--print-pipeline`` shows it);
+``--print-ir-after-all`` / ``--print-ir-after=PASS`` print the IR to stderr as MLIR does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from pathlib import Path
+
+from gcnforge.diagnostics import Diagnostic
+
+
+def _load_python(path: Path):
+    from xdsl.dialects.builtin import ModuleOp as BuiltinModule
+
+    from gcnforge.builder.kernel import Module
+    from gcnforge.dialect.structure_ops import ModuleOp
+
+    sys.path.insert(0, str(path.parent))
+    try:
+        g = runpy.run_path(str(path), run_name="__gcnforge_compile__")
+    except Diagnostic:
+        raise
+    except SystemExit:
+        g = {}
+    except Exception as e:  # the author's script failed: say where, without our traceback
+        tb = e.__traceback__
+        line = 0
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == str(path):
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        raise Diagnostic(f"{type(e).__name__}: {e}", f"{path}:{line}") from None
+    finally:
+        sys.path.remove(str(path.parent))
+    mods = [v for v in g.values() if isinstance(v, Module)]
+    if not mods and callable(g.get("build")):
+        r = g["build"]()
+        mods = [r] if isinstance(r, Module) else []
+    if not mods:
+        raise Diagnostic("the file defines no gcnforge.builder.Module (and no build() returning one)", str(path))
+    target = ModuleOp("compiled")
+    for m in mods:
+        for op in list(m.op.body.block.ops):
+            target.body.block.add_op(op.clone())
+    return BuiltinModule([target])
+
+
+def _load_mlir(path: Path):
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError, VerifyException
+
+    from gcnforge.dialect import context
+
+    try:
+        mod = Parser(context(), path.read_text(), str(path)).parse_module()
+        mod.verify()
+    except ParseError as e:
+        raise Diagnostic(str(e).strip(), str(path)) from None
+    except VerifyException as e:
+        raise Diagnostic(str(e).strip(), str(path)) from None
+    return mod
+
+
+def load(path: Path):
+    if not path.exists():
+        raise Diagnostic(f"no such file: {path}")
+    return _load_python(path) if path.suffix == ".py" else _load_mlir(path)
+
+
+def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
+                 print_after: set[str] | None = None, print_all: bool = False) -> bytes | str:
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.target import to_assembly
+    from gcnforge.binary import assemble
+
+    mod = load(path)
+    pl.run(mod, pl.parse(pipeline), print_after, print_all)
+    text = to_assembly(mod, kernels)
+    if asm_only:
+        return text
+    return assemble(text, toolchain=toolchain, filename=str(path))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from gcnforge.passes import pipeline as pl
+
+    if args.print_pipeline:
+        print(args.pipeline)
+        return 0
+    if not args.input:
+        raise Diagnostic("compile: an input file is required")
+    out = compile_file(Path(args.input), args.pipeline, args.kernel or None, args.toolchain, args.S,
+                       set(args.print_ir_after or ()), args.print_ir_after_all)
+    dest = args.output or (Path(args.input).stem + (".s" if args.S else ".hsaco"))
+    if dest == "-":
+        if isinstance(out, str):
+            sys.stdout.write(out)
+        else:
+            sys.stdout.buffer.write(out)
+    elif isinstance(out, str):
+        Path(dest).write_text(out)
+    else:
+        Path(dest).write_bytes(out)
+    del pl
+    return 0
+
+
+# kept in step with gcnforge.passes.pipeline.DEFAULT (a test checks); not imported here so
+# that building the CLI parser stays cheap and independent of the passes
+DEFAULT = "amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,amdgcn-insert-waits,amdgcn-hazards"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("compile", help="compile a kernel (.py or .mlir) to a code object or assembly")
+    p.add_argument("input", nargs="?", help="KERNEL.py or KERNEL.mlir")
+    p.add_argument("-o", "--output", help="output file (default: input name with .hsaco / .s; '-' for stdout)")
+    p.add_argument("-S", action="store_true", help="write assembly text instead of a code object")
+    p.add_argument("--kernel", action="append", help="compile only this kernel (repeatable)")
+    p.add_argument("--toolchain", choices=("builtin", "llvm"), default="builtin")
+    p.add_argument("--pipeline", default=DEFAULT, help=f"pass pipeline (default: {DEFAULT})")
+    p.add_argument("--print-pipeline", action="store_true", help="print the pass pipeline and exit")
+    p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--print-ir-after", action="append", metavar="PASS", help="print the IR after PASS (stderr)")
+    p.set_defaults(func=_run)

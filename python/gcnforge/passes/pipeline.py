@@ -1,0 +1,66 @@
+"""The compilation pipeline as a named, printable pass list.
+
+``DEFAULT`` is what ``gcnforge compile`` runs; ``parse`` accepts the same text as
+``gcnforge-opt -p`` (``name{opt=value},name``). ``run`` applies the passes in order and
+can print the IR after each (``--print-ir-after-all``) or after named ones.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.arg_spec import parse_pipeline
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.passes.registry import PASSES
+
+DEFAULT = "amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,amdgcn-insert-waits,amdgcn-hazards"
+
+
+def parse(text: str = DEFAULT) -> list[ModulePass]:
+    out: list[ModulePass] = []
+    try:
+        specs = list(parse_pipeline(text))
+    except Exception as e:  # xDSL raises its own parse errors
+        raise Diagnostic(f"bad pass pipeline '{text}': {e}") from None
+    for spec in specs:
+        f = PASSES.get(spec.name)
+        if f is None:
+            raise Diagnostic(f"unknown pass '{spec.name}' (known: {', '.join(PASSES)})")
+        try:
+            out.append(f().from_pass_spec(spec))
+        except Exception as e:
+            raise Diagnostic(f"bad options for pass '{spec.name}': {e}") from None
+    return out
+
+
+def text_of(passes: list[ModulePass]) -> str:
+    return ",".join(p.pipeline_pass_spec().__str__() if hasattr(p, "pipeline_pass_spec") else p.name
+                    for p in passes)
+
+
+def ir_text(module: ModuleOp) -> str:
+    s = io.StringIO()
+    Printer(stream=s).print_op(module)
+    return s.getvalue() + "\n"
+
+
+def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None = None,
+        print_all: bool = False, out=None, ctx=None) -> None:
+    from gcnforge.dialect import context
+
+    ctx = ctx or context()
+    out = out or sys.stderr
+    for p in passes:
+        p.apply(ctx, module)
+        if print_all or (print_after and p.name in print_after):
+            out.write(f"// -----// IR Dump After {p.name} //----- //\n")
+            out.write(ir_text(module))
+
+
+__all__ = ["DEFAULT", "parse", "run", "text_of", "ir_text", "Callable"]
