@@ -98,6 +98,7 @@ def _fake_hip(calls, arch=b"gfx942:sramecc+:xnack-"):
 def fake_hip(monkeypatch):
     calls = []
     h = _fake_hip(calls)
+    h.hipModuleUnload = lambda m: (calls.append(("unload", m)), (_Err.hipSuccess,))[-1]
     missing = [n for n in HIP_API_NAMES if not hasattr(h, n) and n not in ("hipStreamCreate", "hipStreamDestroy")]
     assert not missing
     monkeypatch.setitem(sys.modules, "hip", types.SimpleNamespace(hip=h))
@@ -132,6 +133,8 @@ def test_launch_builds_the_extra_array_and_times_with_events(fake_hip):
     # a second launch reuses the loaded module
     k(out, np.zeros(100, np.float32), 100, 0.0, grid=1, block=128, device=b)
     assert len([c for c in calls if c[0] == "load"]) == 1
+    b.close()
+    assert ("unload", "module") in calls
 
 
 def test_hip_errors_become_diagnostics(fake_hip):

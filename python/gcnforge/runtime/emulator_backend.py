@@ -89,7 +89,10 @@ class EmulatorBackend:
         # declared end (clang 22 emits s_load_dwordx4 at offset 24 of a 36-byte segment); GPU
         # runtimes hand out kernarg memory in larger aligned blocks, so pad with zeros to 64.
         padded = bytes(kernarg).ljust(max(64, -(-len(kernarg) // 64) * 64), b"\0")
-        stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
+        try:
+            stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
+        except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
+            raise Diagnostic(f"the emulator cannot run this launch: {e}") from None
         cycles = getattr(stats, "cycles", None)
         seconds = None if cycles is None else cycles / CLOCK_HZ
         return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=CLOCK_HZ,

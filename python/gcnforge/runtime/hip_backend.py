@@ -34,7 +34,7 @@ log = logging.getLogger("gcnforge.runtime")
 HIP_API_NAMES = (
     "hipGetDeviceCount", "hipSetDevice", "hipGetDeviceProperties", "hipGetErrorString", "hipError_t",
     "hipMalloc", "hipFree", "hipMemcpy", "hipMemcpyKind", "hipStreamCreate", "hipStreamDestroy",
-    "hipModuleLoadData", "hipModuleGetFunction", "hipModuleLaunchKernel",
+    "hipModuleLoadData", "hipModuleGetFunction", "hipModuleLaunchKernel", "hipModuleUnload",
     "HIP_LAUNCH_PARAM_BUFFER_POINTER", "HIP_LAUNCH_PARAM_BUFFER_SIZE", "HIP_LAUNCH_PARAM_END",
     "hipEventCreate", "hipEventRecord", "hipEventSynchronize", "hipEventElapsedTime", "hipEventDestroy",
 )
@@ -201,6 +201,12 @@ class HipBackend:
             self._call("hipEventDestroy", stop)
         return LaunchResult(backend=self.name, seconds=ms * 1e-3, modeled=False,
                             notes=("measured: HIP events",))
+
+    def close(self) -> None:
+        """Unload every module this backend loaded (hipModuleUnload)."""
+        for module, _keep, _funcs in self._modules.values():
+            self._call("hipModuleUnload", module)
+        self._modules.clear()
 
     def __repr__(self) -> str:
         if self._checked:

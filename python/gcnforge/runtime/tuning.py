@@ -157,11 +157,12 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
 
     kernels: dict[str, Kernel | Trial] = {}
     trials: list[Trial] = []
-    total = len(variants) * len(shapes)
+    total = len(variants) * (1 + len(shapes))  # one build per variant, one trial per shape
     bar = _Progress(total, console) if progress is None else None
     say = progress or (bar.advance if bar else (lambda s: None))
     try:
         for v in variants:
+            say(f"{family.name}: build {v.name}")
             try:
                 path = _stage_code_object(family, v, co_dir)
                 kernels[v.name] = load(path).kernel(v.kernel)
