@@ -164,7 +164,7 @@ class Assembler:
         name = st.args.strip()
         if not name or not _is_ident(name):
             raise Diagnostic("expected symbol name after .amdhsa_kernel", st.args_loc)
-        block = KernelBlock(name, st.loc, [])
+        block = KernelBlock(name, st.loc, [], self.target.architected_flat_scratch)
         while True:
             if i >= len(statements):
                 raise Diagnostic("expected .end_amdhsa_kernel before end of file", st.loc)

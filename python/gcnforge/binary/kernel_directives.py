@@ -36,24 +36,30 @@ BIT_DIRECTIVES = {
         "exception_fp_ieee_invalid_op", "exception_fp_denorm_src", "exception_fp_ieee_div_zero",
         "exception_fp_ieee_overflow", "exception_fp_ieee_underflow", "exception_fp_ieee_inexact",
         "exception_int_div_zero", "user_sgpr_kernarg_preload_length", "user_sgpr_kernarg_preload_offset",
+        # Only without architected flat scratch (gfx90a and older), see FLAT_SCRATCH_ONLY.
+        "user_sgpr_private_segment_buffer", "user_sgpr_flat_scratch_init",
     )
+}
+BIT_DIRECTIVES[".amdhsa_system_sgpr_private_segment_wavefront_offset"] = "enable_private_segment"
+# Directives valid only without (True) / only with (False) architected flat scratch.
+FLAT_SCRATCH_ONLY = {
+    ".amdhsa_user_sgpr_private_segment_buffer": True, ".amdhsa_user_sgpr_flat_scratch_init": True,
+    ".amdhsa_system_sgpr_private_segment_wavefront_offset": True, ".amdhsa_reserve_flat_scratch": True,
+    ".amdhsa_enable_private_segment": False,
 }
 # User SGPRs each enable implies (AMDHSA "Initial Kernel Execution State").
 IMPLIED_USER_SGPRS = {
     "user_sgpr_dispatch_ptr": 2, "user_sgpr_queue_ptr": 2, "user_sgpr_kernarg_segment_ptr": 2,
     "user_sgpr_dispatch_id": 2, "user_sgpr_private_segment_size": 1,
+    "user_sgpr_private_segment_buffer": 4, "user_sgpr_flat_scratch_init": 2,
 }
 SIZE_DIRECTIVES = {".amdhsa_group_segment_fixed_size", ".amdhsa_private_segment_fixed_size", ".amdhsa_kernarg_size"}
 OTHER_DIRECTIVES = {
     ".amdhsa_user_sgpr_count", ".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr",
-    ".amdhsa_accum_offset", ".amdhsa_reserve_vcc", ".amdhsa_reserve_xnack_mask",
+    ".amdhsa_accum_offset", ".amdhsa_reserve_vcc", ".amdhsa_reserve_xnack_mask", ".amdhsa_reserve_flat_scratch",
 }
 # Directives LLVM knows but rejects on gfx940-class targets, with LLVM's reason.
 UNSUPPORTED_ON_GFX942 = {
-    ".amdhsa_user_sgpr_private_segment_buffer": "directive is not supported with architected flat scratch",
-    ".amdhsa_user_sgpr_flat_scratch_init": "directive is not supported with architected flat scratch",
-    ".amdhsa_system_sgpr_private_segment_wavefront_offset": "directive is not supported with architected flat scratch",
-    ".amdhsa_reserve_flat_scratch": "directive is not supported with architected flat scratch",
     ".amdhsa_wavefront_size32": "directive requires gfx10+",
     ".amdhsa_workgroup_processor_mode": "directive unsupported on gfx942",
     ".amdhsa_memory_ordered": "directive requires gfx10+",
@@ -81,8 +87,12 @@ class KernelBlock:
     name: str
     loc: SourceLoc
     entries: list[DirectiveEntry]
+    architected_flat_scratch: bool = True
 
     def add(self, entry: DirectiveEntry) -> None:
+        if FLAT_SCRATCH_ONLY.get(entry.name, not self.architected_flat_scratch) == self.architected_flat_scratch:
+            raise Diagnostic("directive is not supported " + ("with" if self.architected_flat_scratch else "without")
+                             + " architected flat scratch", entry.loc)
         if entry.name not in KNOWN_DIRECTIVES:
             if entry.name in UNSUPPORTED_ON_GFX942:
                 raise Diagnostic(UNSUPPORTED_ON_GFX942[entry.name], entry.loc)
@@ -169,10 +179,16 @@ def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], i
         # Preloaded kernargs live in user SGPRs: llvm-mc 22 counts them as used (measured:
         # preload 2 + explicit user_sgpr_count 16 + next_free_sgpr 1 -> 16 + 6 SGPRs).
         nsgpr = max(nsgpr, count)
-    extra = 2 if reserve_vcc else 0
+    reserve_flat_scratch = True
+    if ".amdhsa_reserve_flat_scratch" in values:
+        v, e = values[".amdhsa_reserve_flat_scratch"]
+        if v > 1:
+            raise out_of_range(e)
+        reserve_flat_scratch = bool(v)
+    extra = 2 if reserve_vcc else 0  # AMDGPUBaseInfo.cpp getNumExtraSGPRs, gfx8/gfx9 branch
     if target.xnack_on_or_any:
         extra = 4
-    if target.architected_flat_scratch:
+    if reserve_flat_scratch or target.architected_flat_scratch:
         extra = 6
     nsgpr += extra
     vgpr_blocks = _blocks(nvgpr, VGPR_ENCODING_GRANULE)
