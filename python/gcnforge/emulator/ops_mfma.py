@@ -1,9 +1,166 @@
+"""MFMA (matrix fused multiply-add) for every dense gfx942 shape family.
+
+Which lane and register hold each element of A, B, C and D is not computed here: it is
+read from ``data/mfma_layouts.json``, generated from AMD's Matrix Instruction Calculator
+(see data/README.md). Per instruction, index arrays gather A[block][i][k] and B[block][k][j]
+from the source registers, D = A x B + C is computed per block in float64 (int64 for i8)
+and rounded once to the destination type, then scattered to the destination registers.
+
+Modifiers (MI300 ISA guide, "VOP3P-MAI"): CBSZ/ABID broadcast block ABID of each group of
+2**CBSZ blocks of A to the whole group; BLGP remaps the lanes B is read from
+(1: lanes 0-31 feed both halves, 2: lanes 32-63 feed both halves, 3: rotate by 16 lanes,
+4-7: lanes 16*(BLGP-4)..+15 feed every group of 16). For f64 MFMA, CBSZ/ABID/BLGP are
+the negate bits (C, A, B) instead. Both rules are checked against the calculator's own
+output for modifiers in tests/emulator/test_mfma_layouts.py.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from gcnforge.emulator.numerics import bf16_to_f32, fp8_to_f32
+
 HANDLERS: dict = {}
+DATA = Path(__file__).with_name("data") / "mfma_layouts.json"
 
 
-def lookup(base):
-    return None
+@cache
+def _table() -> dict:
+    return json.loads(DATA.read_text())["instructions"]
 
 
-def info_for(base):
+def info_for(base: str):
+    return _table().get(base)
+
+
+class Layout:
+    """Gather/scatter indices of one matrix: arrays over (block, row, col)."""
+
+    def __init__(self, lay: dict, blocks: int, rows: int, cols: int):
+        shape = (blocks, rows, cols)
+        self.reg = np.full(shape, -1, np.int64)
+        self.lane = np.zeros(shape, np.int64)
+        self.lo = np.zeros(shape, np.int64)
+        self.bits = lay["cols"][0][2]
+        for lane, c, i, j, b in lay["cells"]:
+            reg, lo, _ = lay["cols"][c]
+            self.reg[b, i, j], self.lane[b, i, j], self.lo[b, i, j] = reg, lane, lo
+        if (self.reg < 0).any():
+            raise ValueError("incomplete MFMA layout")
+
+
+@cache
+def _layouts(base: str):
+    t = _table()[base]
+    m, n, k, nb = t["m"], t["n"], t["k"], t["blocks"]
+    return t, Layout(t["A"], nb, m, k), Layout(t["B"], nb, k, n), Layout(t["D"], nb, m, n)
+
+
+def _decode(raw_bits: np.ndarray, ty: str) -> np.ndarray:
+    """Element bit patterns (uint64) -> float64/int64 values."""
+    if ty == "FP32":
+        return raw_bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    if ty == "FP16":
+        return raw_bits.astype(np.uint16).view(np.float16).astype(np.float64)
+    if ty == "BF16":
+        return bf16_to_f32(raw_bits.astype(np.uint16)).astype(np.float64)
+    if ty == "FP64":
+        return raw_bits.astype(np.uint64).view(np.float64)
+    if ty == "int8":
+        return raw_bits.astype(np.uint8).view(np.int8).astype(np.int64)
+    if ty == "int32":
+        return raw_bits.astype(np.uint32).view(np.int32).astype(np.int64)
+    if ty in ("FP8", "BF8"):
+        return fp8_to_f32(raw_bits.astype(np.uint8), ty == "BF8").astype(np.float64)
+    raise ValueError(ty)
+
+
+def _xf32(v: np.ndarray) -> np.ndarray:
+    """XF32 inputs keep 10 mantissa bits (rounded to nearest even), like TF32."""
+    u = v.astype(np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0xFFF + ((u >> 13) & 1)) >> 13) << 13
+    return (r & 0xFFFFFFFF).astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _gather(regs: np.ndarray, lay: Layout, lane_src=None) -> np.ndarray:
+    """regs (n, nregs, 64) uint32 -> element bits (n, blocks, rows, cols) uint64."""
+    lane = lay.lane if lane_src is None else lane_src[lay.lane]
+    lo32 = regs[:, lay.reg, lane].astype(np.uint64)
+    if lay.bits == 64:
+        hi = regs[:, lay.reg + 1, lane].astype(np.uint64)
+        return lo32 | (hi << np.uint64(32))
+    return (lo32 >> lay.lo.astype(np.uint64)) & np.uint64((1 << lay.bits) - 1)
+
+
+_BLGP = {0: lambda L: L, 1: lambda L: L % 32, 2: lambda L: 32 + L % 32, 3: lambda L: (L + 16) % 64,
+         4: lambda L: L % 16, 5: lambda L: 16 + L % 16, 6: lambda L: 32 + L % 16, 7: lambda L: 48 + L % 16}
+
+
+def mfma(x, ins, w):
+    t, la, lb, ld = _layouts(ins.base)
+    types = t["types"]
+    gA, gB, gD = t["gprs"]["A"], t["gprs"]["B"], t["gprs"]["D"]
+    dst, a_op, b_op, c_op = ins.ops[:4]
+    nb = t["blocks"]
+    cbsz, abid, blgp = ins.mods.get("cbsz", 0), ins.mods.get("abid", 0), ins.mods.get("blgp", 0)
+    is_f64 = types["Src0"] == "FP64"
+    A_regs = _regs(x, a_op, w, gA)
+    B_regs = _regs(x, b_op, w, gB)
+    lane = np.arange(64)
+    b_src = None if is_f64 or not blgp else _BLGP[blgp](lane)
+    A = _decode(_gather(A_regs, la), types["Src0"])
+    B = _decode(_gather(B_regs, lb, b_src), types["Src1"])
+    if not is_f64 and cbsz:
+        grp = 1 << cbsz
+        src_block = (np.arange(nb) & ~(grp - 1)) | (abid & (grp - 1))
+        A = A[:, src_block]
+    if ins.base.endswith("_xf32"):
+        A, B = _xf32(A), _xf32(B)
+    n = len(w)
+    if c_op.kind == "imm":
+        cval = c_op.value
+        C_bits = np.full((n,) + ld.reg.shape, cval, dtype=np.uint64)
+        if types["Src2"] == "FP64" and cval <= 0xFFFFFFFF and cval not in (0,):
+            C_bits = C_bits  # 64-bit inline constants already arrive as 64-bit patterns
+    else:
+        C_bits = _gather(_regs(x, c_op, w, gD), ld)
+    C = _decode(C_bits, types["Src2"])
+    if is_f64:  # CBSZ/ABID/BLGP are negate bits for C, A, B (ISA guide V_MFMA_F64_*)
+        if cbsz & 1:
+            C = -C
+        if abid & 1:
+            A = -A
+        if blgp & 1:
+            B = -B
+    D = np.einsum("wbik,wbkj->wbij", A, B) + C
+    if types["Vdst"] == "int32":
+        bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
+    elif types["Vdst"] == "FP64":
+        bits = D.astype(np.float64).view(np.uint64)
+    else:
+        bits = D.astype(np.float32).view(np.uint32).astype(np.uint64)
+    out = np.zeros((n, gD, 64), np.uint32)
+    if ld.bits == 64:
+        out[:, ld.reg, ld.lane] = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        out[:, ld.reg + 1, ld.lane] = (bits >> np.uint64(32)).astype(np.uint32)
+    else:
+        out[:, ld.reg, ld.lane] = bits.astype(np.uint32)
+    x.vwrite_n(dst, w, out, None)
+
+
+def _regs(x, op, w, n):
+    if op.kind in ("v", "a"):
+        return x.vread_n(op, w, n)
+    # a scalar/constant source broadcasts to every lane and register
+    v = x.vread(op.__class__(op.kind, op.index, 1, op.value), w, 1)
+    return np.repeat(v[:, None, :], n, axis=1)
+
+
+def lookup(base: str):
+    if base.startswith("v_mfma_") and base in _table():
+        return mfma
     return None
