@@ -150,3 +150,17 @@ def test_fast_scalar_path_agrees_with_numpy(t, v):
     except Diagnostic:
         ref = None
     assert fast == ref
+
+
+def test_untyped_values_take_numpy_scalars_ints_or_bytes():
+    lay = ArgLayout([{"offset": 0, "name": "a", "type": "u32"}])  # typed, for contrast
+    raw = ArgLayout.from_metadata({".args": [{".offset": 0, ".size": 4, ".value_kind": "by_value", ".name": "a"}],
+                                   ".kernarg_segment_size": 8})
+    assert raw.pack({"a": np.float32(1.5)}, DIMS)[:4] == struct.pack("<f", 1.5)
+    assert raw.pack({"a": -2}, DIMS)[:4] == struct.pack("<i", -2)
+    assert raw.pack({"a": b"\x01\x02\x03\x04"}, DIMS)[:4] == b"\x01\x02\x03\x04"
+    with pytest.raises(Diagnostic, match=r"pass a NumPy scalar of that size \(e.g. np.float32"):
+        raw.pack({"a": 1.5}, DIMS)  # a Python float has no width: refuse to guess
+    with pytest.raises(Diagnostic, match="3 bytes given"):
+        raw.pack({"a": b"abc"}, DIMS)
+    assert lay.size == 8

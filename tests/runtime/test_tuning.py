@@ -136,3 +136,26 @@ def test_tune_gemm_family_on_the_emulator(tmp_path, llvm_tools):
     C = np.zeros((16, 16), np.float32)
     k(C, A, B, 16, 16, 8, grid=ch.entry.grid(16, 16), block=(64, 1, 1), device="emulator")
     np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-5)
+
+
+def test_tune_a_family_compiled_by_gcnforge(tmp_path):
+    """Variants from the gcnforge compiler (authoring API -> passes -> .s), assembled by the
+    built-in assembler, checked and timed on the emulator; the tuned CSV then dispatches."""
+    require_emulator()
+    from .builder_family import SaxpyFamily
+
+    out = tmp_path / "saxpy.csv"
+    rep = tune(SaxpyFamily(), [(256, 1, 1), (512, 1, 1)], out, device="emulator", progress=lambda s: None)
+    status = {(t.shape[0], t.variant.name): t.status for t in rep.trials}
+    assert status == {(256, "saxpy_u1"): "ok", (256, "saxpy_u2"): "ok", (256, "saxpy_u4"): "ok",
+                      (512, "saxpy_u1"): "ok", (512, "saxpy_u2"): "ok", (512, "saxpy_u4"): "ok"}, rep.trials
+    times = {(t.shape[0], t.variant.name): t.seconds for t in rep.trials}
+    for n in (256, 512):
+        best = min(("saxpy_u1", "saxpy_u2", "saxpy_u4"), key=lambda v: times[(n, v)])
+        assert rep.winners[(n, 1, 1)].variant.name == best
+    ch = Registry.from_csv(out).select("gfx942", "f32", 512, 1, 1)
+    assert ch.how == "tuned" and ch.entry.time_kind == "modeled"
+    u = int(ch.entry.extra["unroll"])
+    x, y = np.arange(512, dtype=np.float32), np.ones(512, np.float32)
+    ch.entry.load()(x, y, np.float32(2.0), grid=(512 // (64 * u), 1, 1), block=(64, 1, 1), device="emulator")
+    np.testing.assert_array_equal(y, 2 * np.arange(512, dtype=np.float32) + 1)

@@ -298,6 +298,8 @@ def encode_value(value: object, f: ArgField) -> bytes:
         if len(raw) != f.size:
             raise Diagnostic(f"argument '{f.name}': {len(raw)} bytes given, the argument is {f.size} bytes")
         return raw
+    if isinstance(value, np.generic) and value.dtype.kind in "iuf" and value.dtype.itemsize == f.size:
+        return value.astype(value.dtype.newbyteorder("<")).tobytes()  # a typed NumPy scalar says what it is
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         v = int(value)
         if not -(1 << (8 * f.size - 1)) <= v < 1 << (8 * f.size):
@@ -305,7 +307,7 @@ def encode_value(value: object, f: ArgField) -> bytes:
         return (v & ((1 << (8 * f.size)) - 1)).to_bytes(f.size, "little")
     raise Diagnostic(
         f"argument '{f.name}' has no known type ({f.type_name or 'untyped'}, {f.size} bytes): "
-        "pass bytes of that size or an integer")
+        f"pass a NumPy scalar of that size (e.g. np.float32(x)), an integer, or {f.size} bytes")
 
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\*)?\s*(?:\[([^\]]*)\])?\s*$")
