@@ -31,7 +31,8 @@ _LIT64I = ["0x12345", "-17", "0x80000000", "0xffffffff"]
 _DPP_CTRL = ["quad_perm:[0,1,2,3]", "quad_perm:[3,2,1,0]", "quad_perm:[1,0,3,2]", "quad_perm:[0,0,0,0]",
              "row_shl:1", "row_shl:15", "row_shr:1", "row_shr:8", "row_ror:1", "row_ror:15", "wave_shl:1",
              "wave_rol:1", "wave_shr:1", "wave_ror:1", "row_mirror", "row_half_mirror", "row_bcast:15",
-             "row_bcast:31", "row_shr:15", "row_shl:4"]
+             "row_bcast:31", "row_shr:15", "row_shl:4", "row_newbcast:0", "row_newbcast:15", "row_newbcast:7"]
+_NEWBCAST = ["row_newbcast:0", "row_newbcast:1", "row_newbcast:15", "row_newbcast:9"]
 _SEL = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
 _UNUSED = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
 
@@ -142,7 +143,8 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
     toks = _base_tokens(inst, rot)
     dpp = enc.endswith("_DPP")
     sdwa = enc.endswith("_SDWA")
-    dmods = [rot.pick(_DPP_CTRL)] if dpp else []
+    ctrls = _NEWBCAST if any(o.dwords == 2 for o in inst.operands) else _DPP_CTRL
+    dmods = [rot.pick(ctrls)] if dpp else []
     out.append(_line(inst, toks, dmods))
     mods = inst.modifiers
     # sources: registers, specials, constants, literals
@@ -164,7 +166,7 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
         for v in vals:
             t2 = list(toks)
             t2[i] = v
-            out.append(_line(inst, t2, [rot.pick(_DPP_CTRL)] if dpp else []))
+            out.append(_line(inst, t2, [rot.pick(ctrls)] if dpp else []))
     # input modifiers
     for i, op in _src_slots(inst):
         k = _idx(op)
@@ -185,7 +187,7 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
         for v in variants:
             t2 = list(toks)
             t2[i] = v
-            out.append(_line(inst, t2, [rot.pick(_DPP_CTRL)] if dpp else []))
+            out.append(_line(inst, t2, [rot.pick(ctrls)] if dpp else []))
     n = _nsrc(inst)
     # output modifiers
     if enc in ("VOP3A", "VOP3B"):
@@ -231,10 +233,10 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
             if all(c.split(":")[0] in mods for c in combo):
                 out.append(_line(inst, toks, combo))
     if dpp:
-        for c in _DPP_CTRL[:6] + [rot.pick(_DPP_CTRL)]:
+        for c in ctrls[:6] + [rot.pick(ctrls)]:
             out.append(_line(inst, toks, [c, f"row_mask:0x{next(rot.c) % 16:x}", f"bank_mask:0x{next(rot.c) % 16:x}"]))
-        out.append(_line(inst, toks, [rot.pick(_DPP_CTRL), "bound_ctrl:0"]))
-        out.append(_line(inst, toks, [rot.pick(_DPP_CTRL), "row_mask:0x3", "bank_mask:0xc", "bound_ctrl:1"]))
+        out.append(_line(inst, toks, [rot.pick(ctrls), "bound_ctrl:0"]))
+        out.append(_line(inst, toks, [rot.pick(ctrls), "row_mask:0x3", "bank_mask:0xc", "bound_ctrl:1"]))
     if sdwa:
         has_dst = enc != "VOPC_SDWA"
         for _ in range(3):
@@ -281,8 +283,10 @@ def _suffixless(inst: Instruction, rot: _Rot) -> list[str]:
             out.append(base + " " + ", ".join(t2))
     if table.by_mnemonic(base + "_sdwa") is not None:
         out.append(base + " " + ", ".join(toks) + " src0_sel:WORD_1")
-    if table.by_mnemonic(base + "_dpp") is not None:
-        out.append(base + " " + ", ".join(toks) + " row_shr:2")
+    dpp = table.by_mnemonic(base + "_dpp")
+    if dpp is not None:
+        wide = any(o.dwords == 2 for o in dpp.operands)
+        out.append(base + " " + ", ".join(toks) + (" row_newbcast:2" if wide else " row_shr:2"))
     return out
 
 

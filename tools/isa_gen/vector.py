@@ -344,6 +344,7 @@ def build_operands(rec: dict, base: str) -> tuple[str, list[dict]]:
             continue
         name, f, n = o["name"], o["file"], o["dwords"]
         d: dict = {"dwords": n} if n != 1 else {}
+        d["pos"] = o["pos"]
         if name == "vdst" and f == "s":
             d.update(name="sdst", kind="sreg", field="vdst", files="s", role="def")
         elif name in ("vdst",):
@@ -432,23 +433,32 @@ def _tail(rec: dict) -> str:
 
 def valid_bases(recs: list[dict]) -> None:
     """Find, per form, operand text LLVM assembles: the decoded sentinel text, or that text
-    with one source replaced by an SGPR (carry-ins and lane selects must be scalar)."""
-    lines: list[tuple[int, list[str]]] = []
+    with one source (or all sources) replaced by an SGPR (carry-ins, lane selects and
+    v_writelane's data must be scalar). ``scalar_only`` lists the slots that had to be."""
+    lines: list[tuple[int, list[str], tuple[int, ...]]] = []
     for i, r in enumerate(recs):
         mnem, toks, _ = split_text(r["text"])
-        lines.append((i, toks))
-        lines.append((i, _disjoint(toks)))
-        for o, j in _src_positions(toks, r["ops"]):
+        lines.append((i, toks, ()))
+        lines.append((i, _disjoint(toks), ()))
+        pos = _src_positions(toks, r["ops"])
+        for o, j in pos:
             t2 = list(toks)
             t2[j] = _sreg(o.get("dwords", 1))
-            lines.append((i, t2))
-    srcs = [recs[i]["mnemonic"] + (" " + ", ".join(t) if t else "") + _tail(recs[i]) for i, t in lines]
+            lines.append((i, t2, (j,)))
+        if len(pos) > 1:
+            t2 = list(toks)
+            for o, j in pos:
+                t2[j] = _sreg(o.get("dwords", 1))
+            lines.append((i, t2, tuple(j for _, j in pos)))
+    srcs = [recs[i]["mnemonic"] + (" " + ", ".join(t) if t else "") + _tail(recs[i]) for i, t, _ in lines]
     res = common.assemble_text(srcs)
-    for (i, toks), (_, _, err) in zip(lines, res):
+    for (i, toks, alt), (_, _, err) in zip(lines, res):
         if "base_toks" not in recs[i] and err is None:
             recs[i]["base_toks"] = toks
+            recs[i]["scalar_only"] = alt
     for r in recs:
         r.setdefault("base_toks", split_text(r["text"])[1])
+        r.setdefault("scalar_only", ())
 
 
 def probe_forms(recs: list[dict]) -> None:
@@ -533,12 +543,14 @@ def finalize(recs: list[dict]) -> list[dict]:
             if o.get("kind") in ("src", "vgpr", "av", "agpr") and name.startswith(("src", "vsrc")) and \
                     o.get("role", "use") == "use" and r["base"] != "v_swap_b32":
                 if o["kind"] == "src":
+                    if o.get("pos") in r["scalar_only"]:
+                        o["files"] = "s"  # LLVM refuses a VGPR here
                     o["inline_const"] = bool(acc.get(f"{name}:inl"))
                     o["literal"] = bool(acc.get(f"{name}:lit"))
                     if not acc.get(f"{name}:s") and not o["inline_const"] and not o["literal"]:
                         o["kind"] = "vgpr"
                         o.pop("optype", None)
-                    else:
+                    elif o.get("files") != "s":
                         o["files"] = "sv"
                 elif o["kind"] == "av":
                     o["inline_const"] = bool(acc.get(f"{name}:inl"))

@@ -49,7 +49,33 @@ class VopCodec(Codec):
         return []
 
     def finish(self, st: EncState, toks: dict[str, Tok]) -> None:
-        """Cross-operand checks after parsing."""
+        """Cross-operand checks after parsing: the constant bus (gfx9: one distinct scalar
+        value per VALU instruction -- SGPRs, special registers, the literal and an
+        implicit VCC read all count; inline constants do not; AMD Instinct MI300 ISA
+        Reference Guide 6.x "constant bus", and LLVM's "violates constant bus
+        restrictions"), and scalar destinations v_readlane/v_readfirstlane may not use."""
+        inst = st.inst
+        seen: list[tuple[int, int]] = []
+        if "vcc" in inst.implicit_uses:
+            seen.append((106, 2))
+        if any(o.kind == OperandKind.IMM for o in inst.operands):
+            seen.append((LITERAL, st.literal or 0))  # the K constant of v_fmamk/v_fmaak
+        for op in inst.operands:
+            if op.kind != OperandKind.SRC or op.role != Role.USE:
+                continue
+            code = self.src_code(st.fields, op)
+            if code >= 256 or 128 <= code <= 208 or 240 <= code <= 248:
+                continue
+            key = (code, op.dwords) if code != LITERAL else (LITERAL, st.literal or 0)
+            if key not in seen:
+                seen.append(key)
+            if len(seen) > 1:
+                raise Diagnostic(f"invalid operand {toks[op.name].text!r} for '{inst.mnemonic}': violates the "
+                                 "constant bus restriction (one SGPR, special register or literal per instruction"
+                                 + (", and VCC is read implicitly" if "vcc" in inst.implicit_uses else "") + ")",
+                                 toks[op.name].loc(st.loc))
+        if inst.base in ("v_readlane_b32", "v_readfirstlane_b32") and st.fields.get("vdst") == 124:
+            raise Diagnostic(f"'{inst.mnemonic}' cannot write m0", toks["sdst"].loc(st.loc))
 
     def reg_file(self, di_fields: dict[str, int], op: Operand) -> str:
         """Register file of a vgpr/av/agpr operand in the decoded fields."""

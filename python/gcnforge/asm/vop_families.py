@@ -307,7 +307,15 @@ def dpp_ctrl_text(v: int) -> str | None:
         return "row_bcast:15"
     if v == 0x143:
         return "row_bcast:31"
+    if 0x150 <= v <= 0x15F:
+        return f"row_newbcast:{v - 0x150}"
     return None
+
+
+def _dp_alu(inst: Instruction) -> bool:
+    """Instructions with a 64-bit operand run on the DP ALU, whose DPP only supports
+    row_newbcast (gfx90a+; LLVM 22 "DP ALU dpp only supports row_newbcast")."""
+    return any(o.dwords == 2 for o in inst.operands)
 
 
 class DppCodec(VopCodec):
@@ -348,28 +356,42 @@ class DppCodec(VopCodec):
             ctrl = _DPP_WAVE[name]
         elif name in _DPP_SIMPLE:
             ctrl = _DPP_SIMPLE[name]
+        elif name == "row_newbcast":
+            ctrl = 0x150 + parse_uint(st, name, val, tok, 15)
         elif name == "row_bcast":
             if val not in ("15", "31"):
                 raise Diagnostic("row_bcast expects row_bcast:15 or row_bcast:31", tok.loc(st.loc))
             ctrl = 0x142 if val == "15" else 0x143
         if ctrl is None:
             return False
+        if _dp_alu(st.inst) and not 0x150 <= ctrl <= 0x15F:
+            raise Diagnostic(f"'{st.inst.mnemonic}' runs on the DP ALU, whose DPP only supports row_newbcast:N",
+                             tok.loc(st.loc))
         if "dpp_ctrl" in st.extra:
             raise Diagnostic("only one DPP control per instruction", tok.loc(st.loc))
         st.extra["dpp_ctrl"] = 1
         st.fields["dpp_ctrl"] = ctrl
         return True
 
+    def finish(self, st, toks):
+        super().finish(st, toks)
+        if _dp_alu(st.inst) and "dpp_ctrl" not in st.extra:
+            raise Diagnostic(f"'{st.inst.mnemonic}' needs a DPP control (row_newbcast:N on the DP ALU)", st.loc)
+
     def modifier_text(self, di):
         f = di.fields
-        out = [dpp_ctrl_text(f.get("dpp_ctrl", 0)) or f"dpp_ctrl:0x{f.get('dpp_ctrl', 0):x}",
+        ctrl = f.get("dpp_ctrl", 0)
+        txt = dpp_ctrl_text(ctrl)
+        if _dp_alu(di.inst) and not 0x150 <= ctrl <= 0x15F:
+            txt = " /* DP ALU dpp only supports row_newbcast */"  # what LLVM 22 prints
+        out = [txt or f"dpp_ctrl:0x{ctrl:x}",
                f"row_mask:0x{f.get('row_mask', 0):x}", f"bank_mask:0x{f.get('bank_mask', 0):x}"]
         if f.get("bound_ctrl"):
             out.append("bound_ctrl:1")
         return out
 
     def valid(self, di):
-        return dpp_ctrl_text(di.fields.get("dpp_ctrl", 0)) is not None
+        return dpp_ctrl_text(di.fields.get("dpp_ctrl", 0)) is not None or _dp_alu(di.inst)
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl")}
@@ -417,6 +439,9 @@ class SdwaCodec(VopCodec):
         else:
             if code == 255:
                 raise Diagnostic(f"literal not allowed in an SDWA instruction ({op.name})", tok.loc(st.loc))
+            if code == 248 and op.optype == "i16":
+                raise Diagnostic(f"0.15915494 is not an inline constant for a 16-bit integer SDWA operand",
+                                 tok.loc(st.loc))
             st.fields[op.field] = code
             st.fields[self._sbit(op)] = 1
 

@@ -110,6 +110,10 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 c = inline_int_code(iv - (1 << 16) if iv >= 1 << 15 else iv)
                 if c is not None:
                     return c, None
+            if nb == 32 and (1 << 31) <= iv < (1 << 32):
+                c = inline_int_code(iv - (1 << 32))
+                if c is not None:
+                    return c, None
         elif (1 << 31) <= iv < (1 << 32):
             c = inline_int_code(iv - (1 << 32))  # a 32-bit pattern of a small negative integer
             if c is not None:
