@@ -215,3 +215,9 @@ def test_bench_stages_arrays_once_and_labels_times(dev, saxpy):
 def test_arrays_that_cannot_be_copied(dev, saxpy, arr, msg):
     with pytest.raises(Diagnostic, match=msg):
         saxpy(arr, np.zeros(4, np.float32), 4, 1.0, grid=1, block=64, device=dev)
+
+
+@pytest.mark.parametrize("lds", [-1, 70000, 1.5])
+def test_bad_dynamic_lds(dev, saxpy, lds):
+    with pytest.raises(Diagnostic, match="dynamic_lds"):
+        saxpy(np.zeros(4, np.float32), np.zeros(4, np.float32), 4, 1.0, grid=1, block=64, device=dev, dynamic_lds=lds)

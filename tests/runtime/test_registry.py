@@ -132,3 +132,9 @@ def test_write_csv_round_trip(reg, tmp_path):
     again = Registry.from_csv(out / "all.csv")
     assert [(e.kernel, e.code_object.resolve(), e.shape, e.us, e.extra.get("subK", "")) for e in again.entries] == \
            [(e.kernel, e.code_object.resolve(), e.shape, e.us, e.extra.get("subK", "")) for e in reg.entries]
+
+
+def test_utf8_bom_is_tolerated(tmp_path):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeff".encode() + CONFIG.encode())
+    assert len(Registry.from_csv(p).entries) == 7

@@ -17,6 +17,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
 from gcnforge.runtime.binding import bind, name_args, normalize_dims
@@ -26,6 +28,8 @@ from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims
 from gcnforge.runtime.targets import check_compatible
 
 log = logging.getLogger("gcnforge.runtime")
+
+LDS_BYTES = 65536  # per workgroup on gfx942 (AMD Instinct MI300 ISA, "Local Data Share")
 
 
 def load(source: str | Path | bytes | Any, device: Backend | str | None = None) -> Module:
@@ -135,6 +139,8 @@ class Kernel:
         """Validate and pack (without launching): returns (kernarg bytes, Bound, grid, block,
         total dynamic LDS)."""
         grid3, block3 = normalize_dims(grid, "grid"), normalize_dims(block, "block")
+        if isinstance(dynamic_lds, bool) or not isinstance(dynamic_lds, (int, np.integer)) or not 0 <= dynamic_lds <= LDS_BYTES:
+            raise Diagnostic(f"dynamic_lds={dynamic_lds!r} must be an int between 0 and {LDS_BYTES} bytes")
         if self._explicit_layout is None and ".args" not in self.metadata and (args or kwargs):
             raise Diagnostic(
                 f"kernel '{self.name}': its metadata does not describe its arguments (no .args)",

@@ -180,7 +180,7 @@ class Registry:
         path = Path(path)
         fname = str(path)
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8-sig")  # tolerate the BOM spreadsheets write
         except (OSError, UnicodeDecodeError) as e:
             raise Diagnostic(f"cannot read kernel table: {e}", SourceLoc(fname, 1, 1)) from None
         lines = text.splitlines()
