@@ -271,11 +271,9 @@ class Codec:
                         mods.extend(seg)
             if ops and (len(segs) != len(ops) or any(not s for s in segs)):
                 names = ", ".join(o.name for o in ops)
-                where = mtok
+                where = mtok  # too few: LLVM points at the mnemonic; too many: at the first extra
                 if len(segs) > len(ops) and segs[len(ops)]:
                     where = segs[len(ops)][0]
-                elif segs and segs[-1]:
-                    where = segs[-1][-1]
                 raise Diagnostic(
                     f"wrong number of operands for '{inst.mnemonic}': expected {len(ops)} ({names}), "
                     f"got {sum(1 for s in segs if s)}", where.loc(loc))

@@ -92,7 +92,7 @@ class SrcHandler(KindHandler):
         st.fields[op.field] = r.code
 
     def text(self, codec, di, op, pc, symbolize):
-        return format_src(field_value(di, op), op.dwords, op.optype, di.literal)
+        return format_src(field_value(di, op), op.dwords, op.optype, di.literal, vector=self.vgpr)
 
     def value(self, codec, di, op):
         return src_value(op, field_value(di, op), di.literal)

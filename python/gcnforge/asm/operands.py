@@ -55,6 +55,8 @@ SRC_SPECIAL: dict[int, str] = {
 _SRC_ALIASES = {n[4:]: c for c, n in SRC_SPECIAL.items()}
 _SRC_ALIASES.update({n: c for c, n in SRC_SPECIAL.items()})
 _SRC_ALIASES["scc"] = 253
+_SRC_ALIASES["src_flat_scratch_base_lo"] = 230
+_SRC_ALIASES["src_flat_scratch_base_hi"] = 231
 
 # code -> (text32, f32 bits, f16 bits, f64 bits, text64)
 INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {}
@@ -236,12 +238,30 @@ def sreg_code(ref: RegRef, dwords: int, tok: Tok, base: SourceLoc, what: str) ->
     return ref.index
 
 
+SRC_FLAT_SCRATCH_BASE = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi"}
+_INVALID_SRC = frozenset(range(209, 230)) | {232, 233, 234, 249, 250}
+_INVALID_SRC64 = _INVALID_SRC | {103, 105, 107, 124, 127, 231, 254}
+
+
+def src_code_valid(code: int, dwords: int) -> bool:
+    """Whether LLVM 22 decodes source code ``code`` for a ``dwords``-wide operand
+    (reserved codes and odd halves of 64-bit specials are rejected)."""
+    if code >= 256:
+        return True
+    return code not in (_INVALID_SRC64 if dwords >= 2 else _INVALID_SRC)
+
+
+def _align(code: int, dwords: int) -> int:
+    # LLVM's decoder drops the low bits of a misaligned SGPR/TTMP tuple index
+    return code & ~1 if dwords == 2 else (code & ~3 if dwords >= 4 else code)
+
+
 def format_sreg(code: int, dwords: int) -> str:
     """Text of a scalar register at ``code`` spanning ``dwords`` (7/8-bit field value)."""
     if code < NUM_SGPRS:
-        return format_reg("s", code, dwords)
+        return format_reg("s", _align(code, dwords), dwords)
     if TTMP_BASE <= code < TTMP_BASE + 16:
-        return format_reg("ttmp", code - TTMP_BASE, dwords)
+        return format_reg("ttmp", _align(code - TTMP_BASE, dwords), dwords)
     if dwords == 1:
         return SPECIAL32.get(code, f"<invalid:{code}>")
     if dwords == 2 and code in SPECIAL64:
@@ -249,7 +269,8 @@ def format_sreg(code: int, dwords: int) -> str:
     return SPECIAL32.get(code, f"<invalid:{code}>")
 
 
-def format_src(code: int, dwords: int = 1, optype: str = "", literal: int | None = None) -> str:
+def format_src(code: int, dwords: int = 1, optype: str = "", literal: int | None = None,
+               vector: bool = True) -> str:
     """Text LLVM prints for an 8/9-bit source ``code`` (VGPRs at 256+)."""
     if code >= VGPR_BASE:
         return format_reg("v", code - VGPR_BASE, dwords)
@@ -260,6 +281,11 @@ def format_src(code: int, dwords: int = 1, optype: str = "", literal: int | None
     if code in INLINE_FLOATS:
         t = INLINE_FLOATS[code]
         return t[4] if (dwords == 2 or optype.endswith("64")) else t[0]
+    if code in SRC_FLAT_SCRATCH_BASE:
+        return SRC_FLAT_SCRATCH_BASE[code]
+    if code == 254 and not vector:
+        # what LLVM 22 prints for lds_direct in a scalar source
+        return "src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"
     if code in SRC_SPECIAL:
         return SRC_SPECIAL[code]
     if code == LITERAL:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from gcnforge.asm.core import Codec, KindHandler, OperandValue, register_codec, register_kind
-from gcnforge.asm.operands import parse_int
+from gcnforge.asm.operands import Tok, parse_int, src_code_valid
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import OperandKind
 
@@ -54,28 +54,33 @@ class WaitcntHandler(KindHandler):
             st.fields[op.field] = iv & 0xFFFF
             return
         vm, exp, lgkm = VMCNT_MAX, EXPCNT_MAX, LGKMCNT_MAX
-        pos = 0
         seen = set()
-        while pos < len(text):
-            m = _WAIT_RE.match(text, pos)
-            if not m:
-                raise Diagnostic(f"invalid s_waitcnt operand '{text[pos:]}': expected vmcnt(N), expcnt(N) or "
-                                 "lgkmcnt(N)", tok.loc(st.loc))
-            name, sat, val = m.group(1).lower(), m.group(2), parse_int(m.group(3))
-            mx = {"vmcnt": VMCNT_MAX, "expcnt": EXPCNT_MAX, "lgkmcnt": LGKMCNT_MAX}[name]
-            if val is None or val < 0 or (val > mx and not sat):
-                raise Diagnostic(f"{name} value '{m.group(3)}' out of range: expected 0..{mx}", tok.loc(st.loc))
-            if name in seen:
-                raise Diagnostic(f"duplicate {name} in s_waitcnt", tok.loc(st.loc))
-            seen.add(name)
-            val = min(val, mx)
-            if name == "vmcnt":
-                vm = val
-            elif name == "expcnt":
-                exp = val
-            else:
-                lgkm = val
-            pos = m.end()
+        for tok in toks:
+            if tok.text == "&":
+                continue
+            pos = 0
+            text = tok.text
+            while pos < len(text):
+                m = _WAIT_RE.match(text, pos)
+                if not m:
+                    raise Diagnostic(f"invalid s_waitcnt operand '{text[pos:]}': expected vmcnt(N), expcnt(N) or "
+                                     "lgkmcnt(N)", Tok(text, tok.col + pos).loc(st.loc))
+                name, sat, val = m.group(1).lower(), m.group(2), parse_int(m.group(3))
+                mx = {"vmcnt": VMCNT_MAX, "expcnt": EXPCNT_MAX, "lgkmcnt": LGKMCNT_MAX}[name]
+                at = Tok(m.group(3), tok.col + m.start(3)).loc(st.loc)
+                if val is None or val < 0 or (val > mx and not sat):
+                    raise Diagnostic(f"{name} value '{m.group(3)}' out of range: expected 0..{mx}", at)
+                if name in seen:
+                    raise Diagnostic(f"duplicate {name} in s_waitcnt", at)
+                pos = m.end()
+                seen.add(name)
+                val = min(val, mx)
+                if name == "vmcnt":
+                    vm = val
+                elif name == "expcnt":
+                    exp = val
+                else:
+                    lgkm = val
         st.fields[op.field] = waitcnt_encode(vm, exp, lgkm)
 
     def text(self, codec, di, op, pc, symbolize):
@@ -271,6 +276,13 @@ class ScalarCodec(Codec):
 
     encodings = ("SOP1", "SOP2", "SOPK", "SOPC", "SOPP")
     modifiers = {}
+
+    def valid(self, di):
+        for op in di.inst.operands:
+            if op.kind in (OperandKind.SSRC, OperandKind.SREG) and op.field in di.fields:
+                if not src_code_valid(di.fields[op.field], op.dwords):
+                    return False
+        return True
 
     def has_literal(self, inst, fields):
         for op in inst.operands:
