@@ -12,6 +12,8 @@ pointer argument after the launch as ``DIR/<name>.npy``.
 
 from __future__ import annotations
 
+import argparse
+
 import re
 import sys
 from pathlib import Path
@@ -25,7 +27,8 @@ _GEN = re.compile(r"^(zeros|ones|arange|rand):([0-9x]+):([A-Za-z0-9_]+)$")
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("run", help="run a kernel of a code object and print its results",
-                              description=__doc__.split("\n\n")[0])
+                              description=__doc__.replace("``", "'"),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("code_object", help="code object (.co / .hsaco)")
     p.add_argument("kernel", help="kernel name")
     p.add_argument("-a", "--arg", dest="args", action="append", default=[], metavar="NAME=VALUE",
@@ -33,7 +36,8 @@ def register(subparsers) -> None:
     p.add_argument("--grid", required=True, help="workgroups: X or X,Y,Z")
     p.add_argument("--block", required=True, help="work-items per workgroup: X or X,Y,Z")
     p.add_argument("--layout", default=None, help="16-byte-slot layout 'name:type;...' when metadata is not usable")
-    p.add_argument("--device", choices=("hip", "emulator"), default=None)
+    p.add_argument("--device", choices=("hip", "emulator"), default=None,
+                   help="default: HIP if a GPU matching the code object is present, else the emulator")
     p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
     p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")

@@ -6,6 +6,8 @@ of a registry CSV (see ``gcnforge.runtime.tuning`` for what a family file define
 
 from __future__ import annotations
 
+import argparse
+
 import importlib.util
 import re
 import sys
@@ -17,7 +19,8 @@ from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("tune", help="tune a kernel family and write the winners to a CSV",
-                              description=__doc__.split("\n\n")[0])
+                              description=__doc__.replace("``", "'"),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("family_file", help="Python file defining the family object")
     p.add_argument("--family", default="family", help="name of the family object in the file (default: family)")
     p.add_argument("--shapes", nargs="+", required=True, metavar="MxNxK", help="problem shapes")
