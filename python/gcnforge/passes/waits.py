@@ -128,7 +128,8 @@ class _Kernel:
                     if si not in work:
                         work.append(si)
         for i, b in enumerate(self.blocks):
-            self._block(b, ins[i] or {}, modify=self.mode != "verify")
+            # final walk: insert (or, in verify mode, report: modify=None)
+            self._block(b, ins[i] or {}, modify=True if self.mode != "verify" else None)
         if self.mode == "verify" and self.findings:
             raise Diagnostic(f"{len(self.findings)} read(s) of registers whose load may still be in flight",
                              f"@{self._name()}", tuple(self.findings))
@@ -136,7 +137,7 @@ class _Kernel:
     def _name(self) -> str:
         return self.op.sym_name.data if hasattr(self.op, "sym_name") else "?"
 
-    def _block(self, block: Block, s: State, modify: bool) -> State:
+    def _block(self, block: Block, s: State, modify: bool | None) -> State:
         for op in list(block.ops):
             if isinstance(op, WaitOp):
                 toks = {id(t) for t in op.tokens}
@@ -160,7 +161,7 @@ class _Kernel:
             if self.mode in ("deps", "verify"):
                 need = _needs(s, lambda e: bool(e.regs & touched))
                 if need:
-                    if self.mode == "verify":
+                    if self.mode == "verify" and modify is None:
                         regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched
                                        if f != "x"})
                         self.findings.append(f"'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "

@@ -56,6 +56,7 @@ class Node:
     parent: Node | None = None
     offset: int = 0  # offset of this node inside its parent
     group: Group | None = None
+    written: bool = False
 
     def find(self) -> tuple[Node, int]:
         off = 0
@@ -149,6 +150,13 @@ class Binding:
                 if slot.is_def:
                     if ri < len(op.outs) and arg in self.where:
                         self.where[op.outs[ri]] = self.where[arg]
+                        node = self.where[arg][0]
+                        if node.origin.startswith("amdgcn.alloca") and not node.written:
+                            # name a fresh value after the instruction that computes it
+                            node.written = True
+                            node.name = self.names.get(op.outs[ri], node.name)
+                            node.origin = _short(op)
+                            node.loc = _loc(op)
                     ri += 1
             if op.mnemonic in COPIES and len(op.args) == 2 and isinstance(op.args[0].type, RegisterType):
                 a0 = op.args[0].owner
