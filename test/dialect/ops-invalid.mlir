@@ -248,7 +248,7 @@ amdgcn.module @m #amdgcn.target<gfx942> {
 amdgcn.module @m #amdgcn.target<gfx942> {
   amdgcn.kernel @k {
     %v = amdgcn.alloca : !amdgcn.vgpr
-    // CHECK: Operation amdgcn.alloca terminates block in single-block region but is not a terminator
+    // CHECK: every block of a kernel must end with a terminator (amdgcn.end, amdgcn.branch)
   }
 }
 

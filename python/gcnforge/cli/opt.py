@@ -26,11 +26,15 @@ the exit code is 0, for lit tests that FileCheck the messages.
 from __future__ import annotations
 
 import argparse
+import os
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from xdsl.ir import Operation
+from xdsl.parser import Parser
 from xdsl.passes import ModulePass
+from xdsl.utils.lexer import Span
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -48,8 +52,74 @@ def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return dict(getattr(reg, "PASSES", {}))
 
 
+class LocatedError(DiagnosticException):
+    """A verifier error at the ``file:line:col`` of the op that failed."""
+
+
+class _LocatingParser(Parser):
+    """Records where each operation starts, so verifier errors can point at the text."""
+
+    def __init__(self, *args, locs: dict[int, Span], **kw):
+        super().__init__(*args, **kw)
+        self._locs = locs
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        self._locs[id(op)] = span
+        return op
+
+
 class GcnforgeOptMain(xDSLOptMain):
     version_format = "gcnforge-opt (xdsl {xdsl_version})"
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self._locs: dict[int, Span] = {}
+        self._line_offset = 0
+
+        def parse_mlir(io):
+            self._locs = {}
+            return _LocatingParser(
+                self.ctx, io.read(), self.get_input_name(), locs=self._locs
+            ).parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def parse_chunk(self, chunk, file_extension, start_offset=0):
+        self._line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog):
+        if not self.args.disable_verify:
+            self._verify_located(prog)
+        super().apply_passes(prog)
+
+    def _verify_located(self, prog: Operation) -> None:
+        """Verify op by op (outermost first) and report the first failure at its text."""
+        for op in prog.walk():
+            try:
+                try:
+                    op.verify_()
+                except VerifyException:
+                    raise
+                op.verify(verify_nested_ops=False)
+            except (VerifyException, DiagnosticException) as e:
+                msg = str(e).splitlines()[0] if isinstance(e, VerifyException) else "operation does not verify"
+                raise LocatedError(self._where(op, msg)) from None
+
+    def _where(self, op: Operation, msg: str) -> str:
+        span = self._locs.get(id(op))
+        if span is None:
+            return f"error: {op.name}: {msg}"
+        loc = span.get_location()
+        start = span.input.get_start_of_line(span.start)
+        line = span.input.content[start : span.input.get_end_of_line(span.start)]
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", "replace")
+        where = f"{self.get_input_name()}:{loc.line + self._line_offset}:{loc.col}"
+        return f"{where}: error: {msg}\n{line}\n{' ' * (loc.col - 1)}^"
+
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -127,6 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # a bug in gcnforge, not in the input: say so, briefly
+        if os.environ.get("GCNFORGE_DEBUG"):
+            raise
+        print(f"error: internal error in gcnforge-opt: {type(e).__name__}: {e} "
+              "(set GCNFORGE_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
