@@ -35,3 +35,15 @@ def test_hidden_arguments_as_the_kernel_sees_them(toolchain):
     assert struct.unpack_from("<HHH", raw, 18) == (0, 0, 0)  # no partial workgroups
     assert out[8] == 0xABC
     assert r.modeled and r.cycles > 0 and r.stats.waves == 3 * 2 * 5 * 2
+
+
+def test_module_is_the_code_object_plus_launch():
+    from gcnforge.binary import assemble, read_code_object
+
+    data = assemble(SRC, filename="hidden_copy.s")
+    mod, co = rt.load(data), read_code_object(data)
+    assert mod.target == co.target and list(mod.kernels) == list(co.kernels) == ["hid"]
+    assert mod.metadata == co.metadata and mod.text == co.text
+    assert mod.kernels["hid"].descriptor.kernarg_size == 272
+    with pytest.raises(AttributeError):
+        mod.no_such_attribute

@@ -44,7 +44,8 @@ def load(source: str | Path | bytes | Any, device: Backend | str | None = None) 
 
 
 class Module:
-    """A loaded code object: its kernels by name."""
+    """A loaded code object: its kernels by name (``module[name]``), and the CodeObject's own
+    attributes (``module.kernels``, ``module.metadata``...)."""
 
     def __init__(self, code_object: Any, name: str = "<code object>", device: Backend | str | None = None):
         self.code_object = code_object
@@ -72,6 +73,13 @@ class Module:
 
     def __getitem__(self, name: str) -> Kernel:
         return self.kernel(name)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the CodeObject's (``kernels``, ``metadata``, ``text``, ``data``...),
+        so ``gcnforge.load`` gives the code object plus the ability to launch it."""
+        if name == "code_object":
+            raise AttributeError(name)
+        return getattr(self.code_object, name)
 
     def __contains__(self, name: str) -> bool:
         return name in self.code_object.kernels
