@@ -166,3 +166,15 @@ def test_code_object_for_another_arch_is_refused(tmp_path, emulator):
     with pytest.raises(Diagnostic) as e:
         rt.load(tmp_path / "k.co")["k"](np.zeros(1, np.int32), grid=1, block=64, device=emulator)
     assert "gfx90a" in str(e.value) and "gfx942" in str(e.value) and "emulator" in str(e.value)
+
+
+def test_sanitizer_report_and_no_copy_back_after_a_fault(mod, emulator):
+    pytest.importorskip("gcnforge.emulator.sanitizer", reason="the emulator's sanitizer is not written yet")
+    from gcnforge.diagnostics import Diagnostic
+
+    out = np.full(64, 7, np.float32)
+    with pytest.raises(Diagnostic) as e:  # n=128 but the buffers hold 64 floats
+        mod["saxpy"](out, np.ones(64, np.float32), 128, 1.0, grid=2, block=64, device=emulator, sanitize=True)
+    text = str(e.value)
+    assert "saxpy" in text and "pc=" in text and ("oob" in text or "unmapped" in text or "outside" in text), text
+    assert np.all(out == 7)  # a failed launch leaves the caller's arrays untouched

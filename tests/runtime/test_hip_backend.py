@@ -173,3 +173,24 @@ __kernel void saxpy(__global float* out, __global const float* x, uint n, float 
     out = np.ones(1000, np.float32)
     k(out, x, 1000, 3.0, grid=(4, 1, 1), block=(256, 1, 1), device="hip")
     np.testing.assert_allclose(out, 3 * x + 1, rtol=1e-6)
+
+
+@pytest.mark.gpu
+def test_slots16_kernel_on_a_real_gpu():
+    b = HipBackend()
+    if not b.available():
+        pytest.skip(f"no AMD GPU: {b.unavailable_reason}")
+    from pathlib import Path
+
+    import gcnforge.runtime as rt
+    from gcnforge.binary import assemble
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    text = (Path(__file__).parent / "data" / "vadd_slots16.s").read_text()
+    k = rt.load(assemble(text)).kernel("vadd", layout=ArgLayout.slots16(
+        ["out:f32*[n]", "a:f32*[n]", "b:f32*[n]", "n:u32", "scale:f32"]))
+    a, c = np.arange(300, dtype=np.float32), np.ones(300, np.float32)
+    out = np.zeros(300, np.float32)
+    r = k(out=out, a=a, b=c, n=300, scale=2.0, grid=(5, 1, 1), block=(64, 1, 1), device="hip")
+    np.testing.assert_array_equal(out, 2 * (a + 1))
+    assert not r.modeled and r.seconds > 0
