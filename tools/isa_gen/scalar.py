@@ -12,7 +12,7 @@ from gcnforge.isa.encodings import DECODE_ORDER, ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
 from gcnforge.isa.semantics import scalar_class
 from tools.isa_gen import facts
-from tools.isa_gen.common import LIT, Decoded, disassemble, reg_of, word
+from tools.isa_gen.common import LIT, Decoded, assemble, disassemble, reg_of, word
 
 SENT = {"sdst": 16, "ssrc0": 32, "ssrc1": 48, "simm16": 0x9234}
 SIMM = 0x9234
@@ -194,5 +194,45 @@ def smem_rows() -> list[Instruction]:
     return out
 
 
+def _render(inst: Instruction, k: int, text: str) -> str:
+    ops = []
+    for j, o in enumerate(inst.operands):
+        if j == k:
+            ops.append(text)
+        elif o.kind in (K.SREG, K.SSRC):
+            ops.append("s8" if o.dwords == 1 else f"s[8:{7 + o.dwords}]")
+        elif o.kind is K.HWREG:
+            ops.append("hwreg(HW_REG_MODE)")
+        elif o.kind is K.SENDMSG:
+            ops.append("sendmsg(MSG_INTERRUPT)")
+        elif o.kind is K.GPR_IDX:
+            ops.append("gpr_idx(SRC0)")
+        elif o.kind is K.WAITCNT:
+            ops.append("vmcnt(0)")
+        else:
+            ops.append("0")
+    return inst.mnemonic + (" " + ", ".join(ops) if ops else "")
+
+
+def refine_sources(rows: list[Instruction]) -> list[Instruction]:
+    """Which SSRC operands take inline constants / a literal: LLVM's register classes
+    (SReg_* vs SSrc_*) are not visible in decoding, so assemble each with ``1`` and with
+    ``0x12345678`` and keep what llvm-mc accepts."""
+    jobs = []
+    for r, inst in enumerate(rows):
+        for k, o in enumerate(inst.operands):
+            if o.kind is K.SSRC:
+                jobs.append((r, k, _render(inst, k, "1"), _render(inst, k, "0x12345678")))
+    res = assemble([j[2] for j in jobs] + [j[3] for j in jobs])
+    n = len(jobs)
+    out = list(rows)
+    for i, (r, k, _, _) in enumerate(jobs):
+        inline_ok, lit_ok = res[i][0] is not None, res[n + i][0] is not None
+        ops = list(out[r].operands)
+        ops[k] = replace(ops[k], inline_const=inline_ok, literal=lit_ok)
+        out[r] = replace(out[r], operands=tuple(ops))
+    return out
+
+
 def rows() -> list[Instruction]:
-    return sop_rows() + smem_rows()
+    return refine_sources(sop_rows()) + smem_rows()

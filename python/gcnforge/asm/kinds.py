@@ -6,7 +6,7 @@ from __future__ import annotations
 from gcnforge.asm.core import Codec, DecodedInst, EncState, KindHandler, OperandValue, register_kind
 from gcnforge.asm.operands import (
     LITERAL, NUM_SGPRS, TTMP_BASE, VGPR_BASE, SPECIAL32, SPECIAL64, SRC_SPECIAL, Tok, encode_src, encode_vreg,
-    format_literal, format_reg, format_sreg, format_src, inline_value, parse_int, parse_reg, sreg_code,
+    format_literal, format_reg, is_special_src, format_sreg, format_src, inline_value, parse_int, parse_reg, sreg_code,
 )
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import Operand, OperandKind
@@ -85,6 +85,14 @@ class SrcHandler(KindHandler):
 
     def parse(self, codec, st, op, toks):
         tok = toks[0]
+        if op.kind is OperandKind.SSRC and not op.inline_const and not op.literal:
+            # an SReg_* operand: registers only (s_setpc_b64, s_movrels_*, ...)
+            ref = parse_reg(tok.text)
+            # (the 64-bit aperture registers src_shared/private_base/limit are not SReg_32)
+            if ref is None and not (op.dwords == 1 and is_special_src(tok.text)
+                                    and "shared" not in tok.text and "private" not in tok.text):
+                raise Diagnostic(f"invalid operand for instruction: {op.name} of '{st.inst.mnemonic}' must be a "
+                                 f"{op.dwords}-dword scalar register", tok.loc(st.loc))
         r = encode_src(tok, st.loc, dwords=op.dwords, optype=op.optype, vgpr=self.vgpr, literal_ok=op.literal,
                        what=op.name)
         if r.code == LITERAL:

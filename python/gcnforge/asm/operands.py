@@ -69,6 +69,11 @@ INLINE_FLOATS[248] = ("0.15915494", 0x3E22F983, 0x3118, 0x3FC45F306DC9C882, "0.1
 _FLOAT_TEXT_TO_CODE = {v[0]: c for c, v in INLINE_FLOATS.items()}
 
 
+def is_special_src(text: str) -> bool:
+    """``src_shared_base``, ``vccz``, ``scc``... (registers in LLVM's sense, not constants)."""
+    return text.lower() in _SRC_ALIASES
+
+
 def inline_int_code(v: int) -> int | None:
     if 0 <= v <= 64:
         return 128 + v
