@@ -285,10 +285,7 @@ class VopCodec(Codec):
         if k == OperandKind.SREG:
             return self.sdst_text(di, op)
         if k == OperandKind.IMM:
-            lit = di.literal or 0
-            if di.inst.base.endswith("_f16"):
-                lit &= 0xFFFF
-            return f"0x{lit:x}"
+            return f"0x{(di.literal or 0):x}"  # LLVM prints the whole dword, even for the f16 forms
         idx = src_index(op) if op.role == Role.USE else -1
         neg, absm = self.src_mods(di, idx) if idx >= 0 else (False, False)
         sext = self.sext_of(di, idx) if idx >= 0 else False
@@ -312,7 +309,10 @@ class VopCodec(Codec):
         return t
 
     def sdst_text(self, di: DecodedInst, op: Operand) -> str:
-        return format_sreg(di.fields.get(op.field or "", 0), op.dwords)
+        code = di.fields.get(op.field or "", 0)
+        if code >= 128:  # an 8-bit vdst field holding a non-SGPR code: LLVM names it anyway
+            return format_src(code, "", op.dwords, None)
+        return format_sreg(code, op.dwords)
 
     # -- values for the emulator ----------------------------------------------------------
     def operand_values(self, di: DecodedInst) -> tuple[OperandValue, ...]:

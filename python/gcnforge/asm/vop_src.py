@@ -35,6 +35,9 @@ for _c, _n in SRC_SPECIAL.items():
     _SRC_NAMES[_n] = _c
     _SRC_NAMES[_n[4:]] = _c  # LLVM accepts shared_base, vccz, execz, scc, lds_direct...
 _SRC_NAMES["src_scc"] = 253
+# LLVM 22 names two more source codes on gfx942 (flat scratch base, ISA guide 3.7 table)
+_EXTRA_SPECIAL = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi"}
+# (printed when decoded, refused when written: "register not available on this GPU")
 
 _F16_INLINE = {t[2]: c for c, t in INLINE_FLOATS.items()}
 _F32_INLINE = {t[1]: c for c, t in INLINE_FLOATS.items()}
@@ -226,7 +229,7 @@ def format_src(code: int, optype: str, dwords: int, literal: int | None, *, vfil
     elif code < NUM_SGPRS or TTMP_BASE <= code < TTMP_BASE + 16 or code <= 127:
         t = format_sreg(code, dwords)
     else:
-        t = SRC_SPECIAL.get(code, f"<invalid:{code}>")
+        t = SRC_SPECIAL.get(code) or _EXTRA_SPECIAL.get(code, f"<invalid:{code}>")
     if sext:
         t = f"sext({t})"
     if absm:
