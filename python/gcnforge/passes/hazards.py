@@ -53,6 +53,8 @@ from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
 from gcnforge.passes.machine import MInst, minst
 
+_EXEC_LO = ("x", "exec_lo")
+_MISSING = object()
 HISTORY = 20  # the longest rule is 19 wait states (16-pass MFMA + 3)
 VALU = ("valu", "trans", "valu_dp")
 VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic")
@@ -99,6 +101,11 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
     """Wait states ``cur`` needs after ``prev`` (with a reason for each rule that applies)."""
     out: list[tuple[int, str]] = []
     pw, cr, cw = prev.all_writes, cur.all_reads, cur.all_writes
+    # every rule connects the two through a register, except EXEC -> DPP/lane ops,
+    # s_setreg -> s_getreg and an MFMA's SrcC read (WAR): skip the rest at once
+    if not (pw & (cr | cw)) and _EXEC_LO not in pw and not prev.mnemonic.startswith("s_setreg") \
+            and not (prev.sem == "mfma" and cw):
+        return out
     if prev.sem in VALU:
         ws = _sgprs(pw)
         if ws:
@@ -178,8 +185,17 @@ def _merge(a: History, b: History) -> History:
 
 
 class _Kernel:
+    def _minst(self, op: Operation):
+        """``minst`` once per op for this run (the fixed-point walk revisits blocks)."""
+        k = id(op)
+        m = self._cache.get(k, _MISSING)
+        if m is _MISSING:
+            m = self._cache[k] = minst(op)
+        return m
+
     def __init__(self, region_op: Operation, verify: bool):
         self.op = region_op
+        self._cache: dict = {}
         self.verify = verify
         self.blocks = list(region_op.regions[0].blocks)
         self.findings: list[str] = []
@@ -214,7 +230,7 @@ class _Kernel:
 
     def _block(self, block: Block, hist: History, modify: bool) -> History:
         for op in list(block.ops):
-            m = minst(op)
+            m = self._minst(op)
             if m is None:
                 if isinstance(op, BranchOp):
                     hist = tuple((pm, d + 1) for pm, d in hist if d + 1 < HISTORY)

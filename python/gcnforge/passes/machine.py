@@ -42,13 +42,8 @@ class MInst:
     writes: dict[str, tuple[Unit, ...]] = field(default_factory=dict)
     counters: tuple[str, ...] = ()
 
-    @property
-    def all_reads(self) -> set[Unit]:
-        return {u for us in self.reads.values() for u in us}
-
-    @property
-    def all_writes(self) -> set[Unit]:
-        return {u for us in self.writes.values() for u in us}
+    all_reads: frozenset = frozenset()  # every unit read / written (set once by ``minst``)
+    all_writes: frozenset = frozenset()
 
 
 def minst(op: Operation) -> MInst | None:
@@ -76,4 +71,6 @@ def minst(op: Operation) -> MInst | None:
         m.reads["<implicit>"] = tuple(u for n in inst.implicit_uses for u in special_units(n))
     if inst.implicit_defs:
         m.writes["<implicit>"] = tuple(u for n in inst.implicit_defs for u in special_units(n))
+    m.all_reads = frozenset(u for us in m.reads.values() for u in us)
+    m.all_writes = frozenset(u for us in m.writes.values() for u in us)
     return m

@@ -40,6 +40,9 @@ LIMIT = {"vmcnt": 63, "lgkmcnt": 15, "expcnt": 7}
 COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
 
 
+_MISSING = object()
+
+
 @dataclass(frozen=True)
 class Entry:
     regs: frozenset
@@ -98,8 +101,17 @@ def _push(s: State, m, token) -> State:
 
 
 class _Kernel:
+    def _minst(self, op: Operation):
+        """``minst`` once per op for this run (the fixed-point walk revisits blocks)."""
+        k = id(op)
+        m = self._cache.get(k, _MISSING)
+        if m is _MISSING:
+            m = self._cache[k] = minst(op)
+        return m
+
     def __init__(self, region_op: Operation, mode: str):
         self.op = region_op
+        self._cache: dict = {}
         self.blocks: list[Block] = list(region_op.regions[0].blocks)
         has_waits = any(isinstance(o, WaitOp) for o in region_op.walk())
         self.mode = ("tokens" if has_waits else "deps") if mode == "auto" else mode
@@ -149,7 +161,7 @@ class _Kernel:
                     op.detach()
                     op.erase()
                 continue
-            m = minst(op)
+            m = self._minst(op)
             if m is None:
                 continue
             if m.mnemonic == "s_waitcnt":
