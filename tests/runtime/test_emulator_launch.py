@@ -126,6 +126,12 @@ def _vadd_co(tmp_path, toolchain):
 @pytest.mark.parametrize("toolchain", ["llvm", "builtin"])
 def test_hand_written_slots16_kernel(tmp_path, emulator, toolchain):
     m = rt.load(_vadd_co(tmp_path, toolchain))
+    raw = m["vadd"]  # the metadata layout: five untyped 16-byte blobs
+    assert [(f.kind, f.size, f.type) for f in raw.layout.explicit] == [("value", 16, None)] * 5
+    from gcnforge.diagnostics import Diagnostic
+
+    with pytest.raises(Diagnostic, match="argument 'arg0' takes an untyped 16-byte value"):
+        raw(np.zeros(4, np.float32), 0, 0, 4, 1.0, grid=1, block=64, device=emulator)
     lay = ArgLayout.slots16(["out:f32*[n]", "a:f32*[n]", "b:f32*[n]", "n:u32", "scale:f32"])
     k = m.kernel("vadd", layout=lay)
     rng = np.random.default_rng(3)

@@ -92,7 +92,7 @@ def test_device_buffers_avoid_copies(dev, saxpy):
      "argument 'out' points to f32"),
     (lambda k, d: k(2.0, np.zeros(4, np.float32), 4, 1.0, grid=1, block=64, device=d), "argument 'out' is a pointer"),
     (lambda k, d: k(np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(3), 1.0, grid=1, block=64, device=d),
-     "argument 'n' is a u32 scalar"),
+     "argument 'n' takes a u32 value"),
     (lambda k, d: k(np.zeros(4, np.float32), np.zeros(4, np.float32), -4, 1.0, grid=1, block=64, device=d),
      "argument 'n': -4 does not fit"),
     (lambda k, d: k(np.zeros(4, np.float32), np.zeros(4, np.float32), 4, 1.0, grid=(0, 1), block=64, device=d),

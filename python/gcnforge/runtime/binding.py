@@ -103,8 +103,11 @@ def bind(layout: ArgLayout, named: Mapping[str, object], backend: Backend, stati
                 lds_cursor += int(v)
             else:
                 if isinstance(v, DeviceBuffer) or (isinstance(v, np.ndarray) and v.ndim > 0 and (f.type is None or f.type.lanes == 1)):
-                    raise Diagnostic(f"argument '{f.name}' is a {f.type or 'value'} scalar, got an array/buffer",
-                                     notes=("pointers are passed as NumPy arrays or device buffers; scalars as numbers",))
+                    what = f"a {f.type}" if f.type else f"an untyped {f.size}-byte"
+                    hint = ("pointers are passed as NumPy arrays or device buffers; scalars as numbers"
+                            if f.type else "the metadata does not say what this argument is: declare a layout "
+                            "(module.kernel(name, layout=ArgLayout.slots16([...])))")
+                    raise Diagnostic(f"argument '{f.name}' takes {what} value, got an array/buffer", notes=(hint,))
                 b.values[f.name] = v
         b.dynamic_lds = lds_cursor - static_lds
         return b

@@ -1,7 +1,8 @@
 // Hand-written gfx942 kernel in the vendor 16-byte-slot argument convention:
 // out:f32* @0x0, a:f32* @0x10, b:f32* @0x20, n:u32 @0x30, scale:f32 @0x40 (80 bytes).
 // out[i] = scale * (a[i] + b[i]) for i < n; one element per work-item, 64-wide workgroups.
-// The metadata deliberately has no .args, like vendor code objects.
+// Like many vendor code objects, the metadata declares each slot only as an untyped 16-byte
+// by_value blob: enough for the HIP runtime to copy the bytes, useless for packing them.
 .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 .text
 .globl vadd
@@ -54,4 +55,10 @@ amdhsa.kernels:
     .sgpr_count: 16
     .vgpr_count: 8
     .max_flat_workgroup_size: 256
+    .args:
+      - {.offset: 0, .size: 16, .value_kind: by_value}
+      - {.offset: 16, .size: 16, .value_kind: by_value}
+      - {.offset: 32, .size: 16, .value_kind: by_value}
+      - {.offset: 48, .size: 16, .value_kind: by_value}
+      - {.offset: 64, .size: 16, .value_kind: by_value}
 .end_amdgpu_metadata
