@@ -8,7 +8,11 @@
                                                         "m:u32", "n:u32", "k:u32"]))
     raw(c=c, a=a, b=b, m=64, n=64, k=32, grid=(1, 1, 1), block=(256, 1, 1))
 
-``grid`` counts workgroups per dimension, as ``hipModuleLaunchKernel`` does.
+``grid`` counts workgroups per dimension, as ``hipModuleLaunchKernel`` does. Pointer
+arguments take NumPy arrays (copied in, and back unless the argument is const/read-only),
+device buffers (``to_device``/``empty``), ``None`` (null) or a raw device address; scalars
+take numbers converted by the declared type; an OpenCL ``__local`` pointer argument takes
+its size in bytes (the kernel receives its LDS offset, and the launch's dynamic LDS grows).
 """
 
 from __future__ import annotations
