@@ -1,0 +1,213 @@
+"""Counted loops of the ``amdgcn`` dialect: ``amdgcn.loop`` and its terminator ``amdgcn.yield``.
+
+A loop runs its body ``count`` times (a static trip count) over iteration arguments. The
+author may mark it with *unroll dimensions*: ``dims [4, 2, 8]`` says one unrolled body is a
+4 x 2 x 8 nest (P = 64 logical iterations), and ``perm [2, 0, 1]`` the loop order of that
+nest (outermost first; default ``[0, 1, 2]``, the last dimension innermost). The body's
+entry block takes one ``i32`` index per dimension (the iteration's position in the nest,
+constants once unrolled), then one argument per iteration value::
+
+    %acc = amdgcn.loop 64 dims [4, 2, 8] perm [2, 0, 1] iter(%init : !amdgcn.vgpr) {
+    ^bb0(%i : i32, %j : i32, %k : i32, %a : !amdgcn.vgpr):
+      ...
+      amdgcn.yield %next : !amdgcn.vgpr
+    }
+
+Ops of the body may carry a schedule ``sched = array<i64: delay, rate[, stage]>``; the
+``amdgcn-schedule`` pass (``gcnforge.schedule``) expands the loop by those numbers. Nothing
+else interprets them: without that pass the loop means what it says, one body after another.
+
+Registration: this module defines the ops; ``LOOP_OPS`` lists them for the dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i32, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    attr_def,
+    irdl_op_definition,
+    opt_attr_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
+
+MAX_TRIP_COUNT = 1 << 20  # bound on anything the pass expands (no input-controlled hang)
+
+
+def _ints(a: DenseArrayBase | None) -> tuple[int, ...]:
+    return tuple(int(x) for x in a.get_values()) if a is not None else ()  # type: ignore[union-attr]
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The values of the iteration arguments for the next iteration (or the loop's results)."""
+
+    name = "amdgcn.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class LoopOp(IRDLOperation):
+    """A counted loop over a region with iteration arguments and unroll dimensions."""
+
+    name = "amdgcn.loop"
+    count = attr_def(IntegerAttr)
+    dims = opt_attr_def(DenseArrayBase)
+    perm = opt_attr_def(DenseArrayBase)
+    inits = var_operand_def()
+    res = var_result_def()
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        count: int,
+        inits: Sequence[SSAValue] = (),
+        dims: Sequence[int] = (),
+        perm: Sequence[int] | None = None,
+        body: Region | None = None,
+    ):
+        attrs: dict[str, Attribute] = {"count": IntegerAttr(count, i64)}
+        if dims:
+            attrs["dims"] = DenseArrayBase.from_list(i64, list(dims))
+        if perm is not None and list(perm) != list(range(len(dims))):
+            attrs["perm"] = DenseArrayBase.from_list(i64, list(perm))
+        types = [v.type for v in inits]
+        if body is None:
+            body = Region(Block(arg_types=[i32] * len(dims) + types))
+        super().__init__(operands=[list(inits)], result_types=[types], attributes=attrs, regions=[body])
+
+    # -- accessors ------------------------------------------------------------------------
+    @property
+    def trip_count(self) -> int:
+        return self.count.value.data
+
+    @property
+    def unroll_dims(self) -> tuple[int, ...]:
+        return _ints(self.dims)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Loop order of the nest, outermost dimension first."""
+        p = _ints(self.perm)
+        return p if p else tuple(range(len(self.unroll_dims)))
+
+    @property
+    def block(self) -> Block:
+        return self.body.blocks[0]
+
+    @property
+    def index_args(self) -> tuple[SSAValue, ...]:
+        return tuple(self.block.args[: len(self.unroll_dims)])
+
+    @property
+    def iter_args(self) -> tuple[SSAValue, ...]:
+        return tuple(self.block.args[len(self.unroll_dims):])
+
+    @property
+    def yield_op(self) -> YieldOp:
+        y = self.block.last_op
+        assert isinstance(y, YieldOp)
+        return y
+
+    # -- text -------------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, parser: Parser) -> LoopOp:
+        count = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        dims: list[int] = []
+        perm: list[int] | None = None
+        if parser.parse_optional_keyword("dims"):
+            dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        if parser.parse_optional_keyword("perm"):
+            perm = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        inits: list[SSAValue] = []
+        if parser.parse_optional_keyword("iter"):
+            parser.parse_punctuation("(")
+            unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            pos = parser.pos
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(types) != len(unresolved):
+                parser.raise_error(f"{len(unresolved)} iteration value(s) but {len(types)} type(s)", pos, parser.pos)
+            inits = parser.resolve_operands(unresolved, types, pos)
+        extra = parser.parse_optional_attr_dict_with_keyword(("count", "dims", "perm"))
+        region = parser.parse_region()
+        op = cls(count, inits, dims, perm, region)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.trip_count}")
+        if self.dims is not None:
+            printer.print_string(f" dims [{', '.join(map(str, self.unroll_dims))}]")
+        if self.perm is not None:
+            printer.print_string(f" perm [{', '.join(map(str, _ints(self.perm)))}]")
+        if self.inits:
+            printer.print_string(" iter(")
+            printer.print_list(self.inits, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.inits], printer.print_attribute)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes, reserved_attr_names=("count", "dims", "perm"), print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
+
+    # -- rules ------------------------------------------------------------------------------
+    def verify_(self) -> None:
+        n = self.trip_count
+        if not 0 <= n <= MAX_TRIP_COUNT:
+            raise VerifyException(f"amdgcn.loop: trip count {n} must be in [0, {MAX_TRIP_COUNT}]")
+        dims = self.unroll_dims
+        if any(d <= 0 for d in dims):
+            raise VerifyException(f"amdgcn.loop: unroll dims must be positive, got {list(dims)}")
+        p = 1
+        for d in dims:
+            p *= d
+        if p > MAX_TRIP_COUNT:
+            raise VerifyException(f"amdgcn.loop: the unroll nest has {p} iterations (at most {MAX_TRIP_COUNT})")
+        if self.perm is not None and sorted(_ints(self.perm)) != list(range(len(dims))):
+            raise VerifyException(
+                f"amdgcn.loop: perm {list(_ints(self.perm))} is not a permutation of the {len(dims)} dims"
+            )
+        if len(self.body.blocks) != 1:
+            raise VerifyException("amdgcn.loop: the body is one block")
+        args = self.block.args
+        want = [i32] * len(dims) + [v.type for v in self.inits]
+        got = [a.type for a in args]
+        if got != want:
+            raise VerifyException(
+                f"amdgcn.loop: the body takes one i32 index per unroll dim then the iteration values: "
+                f"expected ({', '.join(map(str, want))}), got ({', '.join(map(str, got))})"
+            )
+        for a in args[: len(dims)]:
+            if not isinstance(a.type, IntegerType):
+                raise VerifyException("amdgcn.loop: index arguments are i32")
+        y = self.block.last_op
+        if not isinstance(y, YieldOp):
+            raise VerifyException("amdgcn.loop: the body must end with amdgcn.yield")
+        yt = [v.type for v in y.values]
+        rt = [r.type for r in self.res]
+        if yt != rt or rt != [v.type for v in self.inits]:
+            raise VerifyException(
+                f"amdgcn.loop: amdgcn.yield ({', '.join(map(str, yt))}) must match the iteration values "
+                f"({', '.join(map(str, rt))})"
+            )
+
+
+LOOP_OPS = (LoopOp, YieldOp)
