@@ -16,7 +16,7 @@ from gcnforge.passes import pipeline as pl
 from gcnforge.testing import require_llvm
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+EXAMPLES = sorted((ROOT / "examples").glob("*.py")) + sorted((Path(__file__).parent / "kernels").glob("*.py"))
 
 
 def test_default_pipeline_matches_cli():
