@@ -17,7 +17,6 @@ import timeit
 import numpy as np
 
 from gcnforge.runtime import load
-from gcnforge.runtime.api import Module  # noqa: F401  (documented entry point)
 from gcnforge.runtime.backend import LaunchResult
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.kernargs import ArgLayout, LaunchDims

@@ -1,11 +1,10 @@
 """Kernel registry: CSV schema, exact tuned hits, heuristic dispatch, explain, bad tables."""
 
-import textwrap
 
 import pytest
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.runtime.registry import Entry, Registry, write_csv
+from gcnforge.runtime.registry import Registry, write_csv
 
 CONFIG = """\
 # bf16 GEMM variants (config rows: no shape)

@@ -8,7 +8,6 @@ import struct
 import numpy as np
 import pytest
 
-import gcnforge.runtime as rt
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.registry import Registry
 from gcnforge.runtime.tuning import KernelFamily, Variant, results_table, tune
