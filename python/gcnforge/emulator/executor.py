@@ -273,7 +273,7 @@ class Executor(Machine):
                         out[m] = r[m]
             return out
         if self.sanitizer is not None:
-            self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None)
+            mask = self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None)
         if space == "global":
             flat = addrs.reshape(-1)
             fm = mask.reshape(-1)
