@@ -209,6 +209,8 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
                     out.append(_line(inst, toks, [f"{m}:" + _bits(n, v)]))
         if "clamp" in mods:
             out.append(_line(inst, toks, ["clamp"]))
+        if n == 2 and "op_sel" in mods and "neg_lo" in mods:  # LLVM takes longer lists and ignores the rest
+            out.append(_line(inst, toks, ["op_sel:[1,1,1]", "neg_lo:[0,1,1,1]"]))
         if "op_sel" in mods and "op_sel_hi" in mods:
             out.append(_line(inst, toks, ["op_sel:" + _bits(n, full), "op_sel_hi:" + _bits(n, 0 if not mix else 1)]
                              + (["clamp"] if "clamp" in mods else [])))

@@ -129,7 +129,9 @@ class VopCodec(Codec):
             if key in seen:
                 raise Diagnostic(f"duplicate modifier '{key}'", t.loc(loc))
             seen.add(key)
-            if not self.parse_modifier(st, key, val if colon else None, t):
+            # errors in a modifier's value point at the value, as LLVM's do
+            vt = Tok(val, t.col + len(name) + 1) if colon and val else t
+            if not self.parse_modifier(st, key, val if colon else None, vt):
                 raise Diagnostic(f"invalid modifier or extra operand '{t.text}' for '{inst.mnemonic}'"
                                  f"{self.accepted_hint(inst)}", t.loc(loc))
         self.finish(st, toks)

@@ -61,7 +61,7 @@ def parse_clamp_omod(codec, st: EncState, name: str, val: str | None, tok: Tok) 
     if name in ("mul", "div") and "omod" in mods:
         key = f"{name}:{val}"
         if key not in _OMOD:
-            raise Diagnostic(f"invalid output modifier '{tok.text}': expected mul:2, mul:4 or div:2", tok.loc(st.loc))
+            raise Diagnostic(f"invalid output modifier '{key}': expected mul:2, mul:4 or div:2", tok.loc(st.loc))
         if "omod" in st.extra:
             raise Diagnostic("only one output modifier (mul:2, mul:4, div:2)", tok.loc(st.loc))
         st.extra["omod"] = 1
@@ -100,8 +100,8 @@ class Vop3Codec(VopCodec):
         if name == "op_sel" and "op_sel" in st.inst.modifiers:
             n = _opsel_srcs(st.inst)
             cnt = val.count(",") + 1 if val else 0
-            if cnt != n + 1 and cnt in (_nsrc(st.inst) + 1, 4):
-                bits = parse_bits(st, name, val, tok, cnt)  # entry i is bit i
+            if cnt != n + 1 and 1 <= cnt <= 4:
+                bits = parse_bits(st, name, val, tok, cnt)  # entry i is bit i (LLVM 22)
                 v = sum(b << i for i, b in enumerate(bits))
             else:
                 bits = parse_bits(st, name, val, tok, n + 1)
@@ -163,7 +163,9 @@ class Vop3pCodec(VopCodec):
             st.fields["clamp"] = 1
             return True
         if name in ("op_sel", "op_sel_hi", "neg_lo", "neg_hi") and name in mods:
-            bits = parse_bits(st, name, val, tok, n)
+            # LLVM takes 1..4 entries: missing ones are 0, ones past the sources are ignored
+            cnt = val.count(",") + 1 if val else 0
+            bits = (parse_bits(st, name, val, tok, cnt if 1 <= cnt <= 4 else n) + [0] * 4)[:n]
             v = sum(b << i for i, b in enumerate(bits))
             if name == "op_sel":
                 st.fields["op_sel"] = v
@@ -204,6 +206,13 @@ class Vop3pCodec(VopCodec):
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("op_sel", "op_sel_hi", "op_sel_hi2", "neg", "neg_hi", "clamp")}
+
+    def valid(self, di):
+        # bits of sources the op does not have must be clear (LLVM refuses them)
+        n = _nsrc(di.inst)
+        extra = ((1 << 3) - 1) ^ ((1 << n) - 1)
+        f = di.fields
+        return not ((f.get("op_sel", 0) | f.get("neg", 0) | f.get("neg_hi", 0)) & extra)
 
 
 # ---------------------------------------------------------------------------------------
