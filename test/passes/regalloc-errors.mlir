@@ -1,7 +1,7 @@
 // RUN: not gcnforge-opt %s --split-input-file -p amdgcn-regalloc 2>&1 | filecheck %s
 
 // Conflicting pins: both values are named.
-// CHECK: error: conflicting pinned registers: %x (v) defined by amdgcn.vop1 v_mov_b32_e32 at v5 and %a (v[2]) defined by amdgcn.alloca : !amdgcn.vgpr<[4 : 6]> at v[4:5] are live at the same time
+// CHECK: error: conflicting pinned registers: %b (v) defined by amdgcn.alloca : !amdgcn.vgpr<5> at v5 and %a (v[2]) defined by amdgcn.alloca : !amdgcn.vgpr<[4 : 6]> at v[4:5] are live at the same time
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.kernel @pins {

@@ -147,21 +147,24 @@ class Binding:
             present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
             ri = 0
             for slot, arg in zip(present, op.args):
-                if slot.is_def:
-                    if ri < len(op.outs) and arg in self.where:
-                        self.where[op.outs[ri]] = self.where[arg]
-                        node = self.where[arg][0]
-                        if node.origin.startswith("amdgcn.alloca") and not node.written:
-                            # name a fresh value after the instruction that computes it
-                            node.written = True
-                            node.name = self.names.get(op.outs[ri], node.name)
-                            node.origin = _short(op)
-                            node.loc = _loc(op)
-                    ri += 1
-            if op.mnemonic in COPIES and len(op.args) == 2 and isinstance(op.args[0].type, RegisterType):
-                a0 = op.args[0].owner
-                if isinstance(a0, AllocaOp) and a0.result.type.is_value and isinstance(op.args[1].type, RegisterType) \
-                        and op.args[1].type.FILE == op.args[0].type.FILE:
+                if not slot.is_def:
+                    continue
+                if ri < len(op.outs):
+                    res = op.outs[ri]
+                    t = arg.type
+                    if isinstance(t, RegisterType) and t.is_value:
+                        # a value-typed destination names no storage: the result is a
+                        # fresh value, placed by the allocator (the placeholder may be shared)
+                        self._leaf(res, t, _short(op), _loc(op))
+                        self.where[res][0].written = True
+                    elif arg in self.where:
+                        # storage (unallocated or pinned): the op writes it in place
+                        self.where[res] = self.where[arg]
+                ri += 1
+            if op.mnemonic in COPIES and len(op.args) == 2 and op.outs:
+                d, src = op.args[0].type, op.args[1].type
+                if isinstance(d, RegisterType) and d.is_value and isinstance(src, RegisterType) \
+                        and src.FILE == d.FILE and src.width == d.width:
                     self.copies.append(op)
 
     def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> None:
@@ -240,15 +243,21 @@ class Binding:
         present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
         defs: list[Ref] = []
         uses: list[Ref] = []
+        ri = 0
         for slot, arg in zip(present, op.args):
-            r = ref(arg)
-            if r is None:
-                continue
             if slot.is_def:
-                defs.append(r)
-                if slot.operand.role == "defuse":
-                    uses.append(r)
-            else:
+                res = op.outs[ri] if ri < len(op.outs) else None
+                ri += 1
+                r = ref(res) if res is not None else None
+                if r is not None:
+                    defs.append(r)
+                if slot.operand.role == "defuse" and not (isinstance(arg.type, RegisterType) and arg.type.is_value):
+                    u = ref(arg)
+                    if u is not None:
+                        uses.append(u)
+                continue
+            r = ref(arg)
+            if r is not None:
                 uses.append(r)
         text = _short(op)
         # an MFMA result must not partially overlap its sources (ISA guide 7.x; LLVM early-clobber)
@@ -288,6 +297,44 @@ def write_back(binding: Binding) -> None:
         if (msg := nt.problem()) is not None:
             raise Diagnostic(f"allocation of {binding.names.get(v)} gives an invalid register: {msg}", None)
         v._type = nt  # noqa: SLF001 - xDSL has no public setter for value types
+    _materialize_destinations(binding.op)
+
+
+def _materialize_destinations(region_op: Operation) -> None:
+    """After allocation an instruction writes its destination in place, so a value-typed
+    placeholder destination becomes ``amdgcn.alloca`` of the register its result got;
+    placeholders left without uses are erased."""
+    placeholders: set[Operation] = set()
+    for op in list(region_op.walk()):
+        if not isinstance(op, InstOp) or op.info is None:
+            continue
+        offs = set(op.off_slots)
+        present = [s for i, s in enumerate(op.info.ssa_slots) if i not in offs]
+        args = list(op.args)
+        ri = 0
+        changed = False
+        for i, (slot, arg) in enumerate(zip(present, args)):
+            if not slot.is_def:
+                continue
+            res = op.outs[ri] if ri < len(op.outs) else None
+            ri += 1
+            t = arg.type
+            if res is None or not isinstance(t, RegisterType) or not t.is_value:
+                continue
+            if not res.type.is_allocated:
+                continue
+            a = AllocaOp(res.type)
+            op.parent_block().insert_op_before(a, op)
+            if isinstance(arg.owner, AllocaOp):
+                placeholders.add(arg.owner)
+            args[i] = a.result
+            changed = True
+        if changed:
+            op.operands = args
+    for p in placeholders:
+        if not p.result.uses:
+            p.detach()
+            p.erase()
 
 
 def block_index(op: Operation) -> dict[int, int]:

@@ -40,7 +40,7 @@ def _coalesce(b: Binding) -> int:
     inter = Interference(prog, Liveness(prog))
     done = 0
     for copy in b.copies:
-        dst, src = copy.args[0], copy.args[1]
+        dst, src = copy.outs[0], copy.args[1]
         d, s = b.ref_of(dst), b.ref_of(src)
         if d is None or s is None:
             continue
@@ -59,9 +59,8 @@ def _coalesce(b: Binding) -> int:
             inter.adj[n].add(hi)
             inter.adj[hi].add(n)
         inter.adj[gi] = inter.adj[hi]
-        res = copy.outs[0]
-        res.replace_all_uses_with(src)
-        alloca = dst.owner
+        dst.replace_all_uses_with(src)
+        alloca = copy.args[0].owner
         copy.detach()
         copy.erase()
         if isinstance(alloca, AllocaOp) and not alloca.result.uses:
