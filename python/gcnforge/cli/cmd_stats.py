@@ -1,0 +1,45 @@
+"""``gcnforge stats FILE``: the gfx942 issue model of each straight-line block / loop body
+(modeled cycles, busiest pipe, MFMA utilization, busy cycles per pipe).
+
+    gcnforge stats gemm.s               # assembly text (an instruction per line)
+    gcnforge stats kernel.hsaco         # every kernel of a code object, per basic block
+    gcnforge stats kernel.mlir          # amdgcn IR: blocks and amdgcn.loop bodies
+    gcnforge stats gemm.s --mca         # also llvm-mca's figures for the same blocks
+"""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("stats", help="gfx942 issue model: cycles, busiest pipe, MFMA utilization",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("file", help=".s, .hsaco/.co or .mlir")
+    p.add_argument("--mca", action="store_true",
+                   help="compare with llvm-mca -mcpu=gfx942 (assembly and code objects; cycles x4, see perfmodel.mca)")
+    p.add_argument("--block", default=None, help="only blocks whose name contains this")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from gcnforge.perfmodel.frontends import load_blocks
+    from gcnforge.perfmodel.issue import simulate
+
+    blocks = load_blocks(args.file)
+    if args.block:
+        blocks = [(n, b) for n, b in blocks if args.block in n]
+    if not blocks:
+        print(f"{args.file}: no instructions to model")
+        return 0
+    mca = None
+    if args.mca and not str(args.file).endswith(".mlir"):
+        from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
+
+        mca = run_mca([(n.replace(" ", "_"), [it.text for it in b if it.base != "s_endpgm"]) for n, b in blocks])
+    for i, (name, items) in enumerate(blocks):
+        r = simulate(items, name)
+        print(r.text())
+        if mca is not None:
+            m = mca[i]
+            print(f"  llvm-mca: {m.total_cycles} cycles (x{MCA_CYCLE} = {m.total_cycles * MCA_CYCLE} shader clocks), "
+                  + ", ".join(f"{k} {v:g}" for k, v in m.pressure.items() if v))
+    return 0

@@ -1,0 +1,36 @@
+"""gfx942 issue model (issue 8): modeled cycles, busiest pipe and MFMA utilization of a
+straight-line region or loop body, from ``.s`` text, code objects or ``amdgcn`` IR.
+
+    from gcnforge.perfmodel import analyze_file, analyze_ir
+    for r in analyze_file("kernel.s"): print(r.text())
+
+* ``costs``      per-class pipes, busy cycles and latencies (with sources)
+* ``issue``      the in-order issue simulation (``Item``, ``simulate``, ``Report``)
+* ``frontends``  decoded code / assembly text / IR -> items
+* ``mca``        the same blocks through ``llvm-mca`` for comparison
+"""
+
+from __future__ import annotations
+
+from gcnforge.perfmodel.issue import Item, Report, simulate
+
+
+def analyze_file(path) -> list[Report]:
+    from gcnforge.perfmodel.frontends import load_blocks
+
+    return [simulate(items, name) for name, items in load_blocks(path)]
+
+
+def analyze_ir(module) -> list[Report]:
+    from gcnforge.perfmodel.frontends import blocks_from_ir
+
+    return [simulate(items, name) for name, items in blocks_from_ir(module)]
+
+
+def analyze_asm(text: str, name: str = "<asm>") -> list[Report]:
+    from gcnforge.perfmodel.frontends import blocks_from_asm_text
+
+    return [simulate(items, n) for n, items in blocks_from_asm_text(text, name)]
+
+
+__all__ = ["Item", "Report", "simulate", "analyze_file", "analyze_ir", "analyze_asm"]

@@ -1,0 +1,101 @@
+"""gfx942 (CDNA3, MI300) per-wave issue costs by semantic class (``Instruction.sem``).
+
+Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers come from:
+
+* Issue: a SIMD's arbiter visits each wave at most once per 4-cycle issue window
+  (``ISSUE = 4``): a wave64 VALU instruction runs over four 16-lane passes (AMD Instinct
+  MI300 ISA Reference Guide, ch. 1-2 "wave64 ... executes in four passes"; gcnforge's
+  emulator uses the same 4-cycle VALU cost).
+* MFMA: the matrix core is busy for the instruction's cycle count, which AMD's Matrix
+  Instruction Calculator (ROCm/amd_matrix_instruction_calculator, ``-a CDNA3``, "Execution
+  cycles") prints for every dense CDNA3 MFMA; those figures are committed in
+  ``gcnforge/emulator/data/mfma_layouts.json`` and read from there (pass count = cycles / 4).
+  Sparse ``v_smfmac_*`` are not in that table: they take the cycles of the dense MFMA with
+  the same M x N and input type and twice K (same work per pass; an approximation).
+  Independent MFMAs queue on the one matrix pipe; a dependent MFMA (srcC = previous vdst)
+  issues when the previous one has finished (the ISA guide's hazard table needs no extra
+  wait states for an exactly overlapping srcC), so ``latency == busy``.
+* Transcendentals (v_exp/v_log/v_rcp/v_rsq/v_sqrt/v_sin/v_cos) are quarter rate: 16 cycles,
+  and they occupy the VALU while they run. CDNA3's vector FP64 is full rate (MI300 white
+  paper: FP64 vector = FP32 vector peak), so ``valu_dp`` costs 4 like ``valu``.
+* Memory pipes: issue occupancy from bytes moved per wave, LDS 128 B/clock/CU (AMD CDNA3
+  white paper), vector memory 64 B/clock (a model assumption), minimum one issue window.
+  Latencies (LDS 64, SMEM 64, VMEM 500 cycles) are model assumptions of the right order
+  for MI300X cache/HBM latencies, not AMD specifications; change ``LATENCY`` to tune.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+ISSUE = 4
+
+PIPES = ("salu", "valu", "trans", "mfma", "lds", "vmem", "smem")
+
+# semantic class -> pipe (None: issue slot only)
+PIPE_OF = {
+    "salu": "salu", "branch": "salu", "message": "salu", "control": None, "waitcnt": None,
+    "valu": "valu", "valu_dp": "valu", "trans": "trans", "mfma": "mfma",
+    "lds": "lds", "gds": "lds", "smem": "smem",
+    "vmem_load": "vmem", "vmem_store": "vmem", "vmem_atomic": "vmem",
+    "flat_load": "vmem", "flat_store": "vmem", "flat_atomic": "vmem",
+}
+
+LATENCY = {
+    "salu": 4, "branch": 4, "message": 4, "control": 4, "waitcnt": 4,
+    "valu": 4, "valu_dp": 4, "trans": 16,
+    "lds": 64, "gds": 64, "smem": 64,
+    "vmem_load": 500, "vmem_store": 500, "vmem_atomic": 500,
+    "flat_load": 500, "flat_store": 500, "flat_atomic": 500,
+}
+
+LDS_BYTES_PER_CLK = 128
+VMEM_BYTES_PER_CLK = 64
+
+_MFMA_JSON = Path(__file__).resolve().parent.parent / "emulator" / "data" / "mfma_layouts.json"
+
+
+@cache
+def mfma_cycles_table() -> dict[str, int]:
+    data = json.loads(_MFMA_JSON.read_text())["instructions"]
+    return {name: int(v["cycles"]) for name, v in data.items()}
+
+
+def mfma_cycles(base: str) -> int:
+    """Matrix-core cycles of one MFMA (``base`` without ``_e64``/``_vgprcd`` suffixes)."""
+    tab = mfma_cycles_table()
+    name = base.removesuffix("_vgprcd").removesuffix("_e64")
+    if name in tab:
+        return tab[name]
+    if name.startswith("v_smfmac_"):
+        # v_smfmac_f32_32x32x16_f16 ~ v_mfma_f32_32x32x8_f16 (K halved: the sparse half)
+        parts = name.removeprefix("v_smfmac_").split("_")
+        if len(parts) >= 3 and "x" in parts[1]:
+            m, n, k = parts[1].split("x")[:3]
+            dense = f"v_mfma_{parts[0]}_{m}x{n}x{int(k) // 2}_{'_'.join(parts[2:])}"
+            if dense in tab:
+                return tab[dense]
+    # unknown shape: by block size (32x32: 32, 16x16: 16, 4x4: 8 cycles, the common case)
+    for tag, cyc in (("32x32", 32), ("16x16", 16), ("4x4", 8)):
+        if tag in name:
+            return cyc
+    return 16
+
+
+def cost(sem: str, base: str, data_dwords: int) -> tuple[str | None, int, int]:
+    """(pipe, busy cycles, result latency) of one instruction."""
+    pipe = PIPE_OF.get(sem, "valu")
+    if sem == "mfma":
+        c = mfma_cycles(base)
+        return pipe, c, c
+    if sem == "trans":
+        return pipe, 16, LATENCY["trans"]
+    if pipe == "lds":
+        return pipe, max(ISSUE, 64 * 4 * data_dwords // LDS_BYTES_PER_CLK), LATENCY[sem]
+    if pipe == "vmem":
+        return pipe, max(ISSUE, 64 * 4 * data_dwords // VMEM_BYTES_PER_CLK), LATENCY[sem]
+    if pipe in ("salu", "smem"):
+        return pipe, 1, LATENCY.get(sem, 4)
+    return pipe, ISSUE, LATENCY.get(sem, 4)
