@@ -20,6 +20,7 @@ from gcnforge.binary import read_code_object
 from gcnforge.emulator import Device, EmulationError
 
 KERNELS = Path(__file__).parent / "kernels"
+SANITIZE = False  # test_sanitizer_clean.py runs the whole suite again with the sanitizer on
 _BUILT: dict[str, bytes] = {}
 _OUT = Path(tempfile.gettempdir()) / "gcnforge_emu_tests"
 
@@ -98,6 +99,8 @@ def run(code: bytes, kernel: str, args, grid, block, device: Device | None = Non
     grid = tuple(grid) + (1,) * (3 - len(grid))
     block = tuple(block) + (1,) * (3 - len(block))
     ka = pack_kernargs(co, kernel, args, grid, block)
+    if SANITIZE:
+        kw.setdefault("sanitize", True)
     try:
         stats = dev.run(co, kernel, ka, grid, block, **kw)
     except EmulationError as e:

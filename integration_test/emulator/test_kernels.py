@@ -448,7 +448,8 @@ def test_bf16_conv(tools):
     u = a.view(np.uint32).astype(np.uint64)
     rne = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     np.testing.assert_array_equal(out.array, rne)
-    np.testing.assert_array_equal(back.array, (rne.astype(np.uint32) << 16).view(np.float32) * 2)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(back.array, (rne.astype(np.uint32) << 16).view(np.float32) * 2)
 
 
 def test_transcendental(tools):

@@ -255,9 +255,12 @@ class Sanitizer:
                 bad_l = ~full & act
             if bad_l.any():
                 wi, li = np.argwhere(bad_l)[0]
-                regs = ", ".join(_name(r, ex.accum_offset) for r in uses[:4])
-                self.report("uninit", f"an operand ({regs}) holds a value computed from registers never written "
-                                      "in this wave", ins, int(w[wi]), int(li) if vector else None)
+                culprit = [r for r in uses if (r < NS and self.sdef[w[wi], r] != 0xFFFFFFFF)
+                           or (r >= NS and not self.vdef[w[wi], r - NS, li])]
+                regs = ", ".join(_name(r, ex.accum_offset) for r in culprit[:4]) or "an operand"
+                self.report("uninit", f"{regs} holds a value never written in this wave (or computed from one), "
+                                      "used here as an address, stored value or branch condition",
+                            ins, int(w[wi]), int(li) if vector else None)
         return full, sd
 
     def _propagate(self, ins, w, defs, uses):

@@ -1,0 +1,160 @@
+// Deliberately broken kernels, one (or more) per sanitizer check. Each kernel takes a
+// kernarg segment of one pointer (s[0:1] -> kernarg; s2 = workgroup id x).
+// Assembled in the tests with llvm-mc and linked with ld.lld.
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+
+.macro KERNEL name
+.globl \name
+.p2align 8
+.type \name,@function
+\name:
+.endm
+
+// out-of-bounds global load: 64 dwords allocated, reads dword 64 + lane
+KERNEL oob_global
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5] offset:256
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// load from an address no allocation covers
+KERNEL unmapped_global
+  v_mov_b32_e32 v2, 0x1000
+  v_mov_b32_e32 v3, 0
+  global_load_dword v4, v[2:3], off
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// 4-byte load at a 2-byte aligned address
+KERNEL misaligned_global
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5] offset:2
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// buffer load past num_records (64 bytes) of its resource
+KERNEL oob_buffer
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_mov_b32 s6, 64
+  s_mov_b32 s7, 0x00027000
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  buffer_load_dword v2, v1, s[4:7], 0 offen
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// LDS read beyond the 256-byte group segment
+KERNEL oob_lds
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_read_b32 v2, v1 offset:1024
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+
+// uses a global load's result without s_waitcnt vmcnt
+KERNEL unwaited_vmem
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5]
+  v_add_u32_e32 v3, v2, v2
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// uses an SMEM result with no s_waitcnt lgkmcnt(0)
+KERNEL unwaited_smem
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_add_u32 s6, s4, 4
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+
+// stores v5, which nothing wrote
+KERNEL uninit_store
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v5, s[4:5]
+  s_endpgm
+
+// two waves: each writes its own LDS slots, then reads the other wave's without s_barrier
+KERNEL lds_race
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_write_b32 v1, v0
+  v_add_u32_e32 v2, 64, v0
+  v_and_b32_e32 v2, 0x7f, v2
+  v_lshlrev_b32_e32 v2, 2, v2
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v3, v2
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+
+// DPP reads a VGPR written by the previous VALU instruction (needs 2 wait states)
+KERNEL hazard_dpp
+  v_mov_b32_e32 v1, v0
+  v_mov_b32_dpp v2, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+  s_endpgm
+
+// VMEM uses an SGPR just written by a VALU instruction (needs 5 wait states)
+KERNEL hazard_valu_sgpr_vmem
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32_e32 v3, s4
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_readfirstlane_b32 s6, v3
+  s_mov_b32 s7, s5
+  global_load_dword v2, v1, s[6:7]
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// never ends
+KERNEL endless
+.Lspin:
+  s_add_u32 s8, s8, 1
+  s_branch .Lspin
+
+// correct counterpart: waits, initializes, barriers, nops (no report expected)
+KERNEL clean
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_write_b32 v1, v0
+  v_add_u32_e32 v2, 64, v0
+  v_and_b32_e32 v2, 0x7f, v2
+  v_lshlrev_b32_e32 v2, 2, v2
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b32 v3, v2
+  s_waitcnt lgkmcnt(0)
+  s_nop 1
+  v_mov_b32_dpp v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  global_store_dword v1, v4, s[4:5]
+  s_endpgm
+
+.rodata
+.p2align 6
+.macro KD name, lds=0
+.amdhsa_kernel \name
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_group_segment_fixed_size \lds
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+.endm
+KD oob_global
+KD unmapped_global
+KD misaligned_global
+KD oob_buffer
+KD oob_lds, 256
+KD unwaited_vmem
+KD unwaited_smem
+KD uninit_store
+KD lds_race, 512
+KD hazard_dpp
+KD hazard_valu_sgpr_vmem
+KD endless
+KD clean, 512

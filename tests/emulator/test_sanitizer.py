@@ -1,0 +1,86 @@
+"""Each sanitizer check catches its deliberately broken kernel (hand-written assembly,
+assembled by llvm-mc and linked by ld.lld in the test), with the right kind, pc and
+location; the correct counterpart raises nothing."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gcnforge.emulator import Device
+from gcnforge.emulator.sanitizer import SanitizerReport
+from gcnforge.testing import require_llvm
+
+SRC = Path(__file__).with_name("broken_kernels.s")
+
+
+@pytest.fixture(scope="module")
+def code(tmp_path_factory):
+    t = require_llvm("llvm-mc", "ld.lld")
+    d = tmp_path_factory.mktemp("broken")
+    subprocess.run([t["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", str(SRC),
+                    "-o", str(d / "k.o")], check=True)
+    subprocess.run([t["ld.lld"], "-shared", str(d / "k.o"), "-o", str(d / "k.so")], check=True)
+    return (d / "k.so").read_bytes()
+
+
+def launch(code, name, block=64, nbytes=256, **kw):
+    dev = Device()
+    buf = dev.memory.alloc(nbytes)  # 64 dwords unless asked
+    dev.memory.write(buf, np.arange(nbytes // 4, dtype=np.uint32).tobytes())
+    return dev.run(code, name, struct.pack("<Q", buf), (1, 1, 1), (block, 1, 1), sanitize=True, **kw)
+
+
+CASES = [
+    ("oob_global", 64, "oob", "global_load_dword v2, v1, s[4:5] offset:256", "outside the 256-byte allocation"),
+    ("unmapped_global", 64, "unmapped", "global_load_dword v4, v[2:3], off", "unmapped address 0x1000"),
+    ("misaligned_global", 64, "misaligned", "offset:2", "not 4-byte aligned"),
+    ("oob_buffer", 64, "oob", "buffer_load_dword", "num_records"),
+    ("oob_lds", 64, "oob", "ds_read_b32 v2, v1 offset:1024", "outside the 256-byte LDS"),
+    ("unwaited_vmem", 64, "unwaited", "v_add_u32_e32 v3, v2, v2", "s_waitcnt vmcnt"),
+    ("unwaited_smem", 64, "unwaited", "s_add_u32 s6, s4, 4", "lgkmcnt"),
+    ("uninit_store", 64, "uninit", "global_store_dword v1, v5, s[4:5]", "v5 holds a value never written"),
+    ("lds_race", 128, "lds-race", "ds_read_b32 v3, v2", "races with wave 1"),
+    ("hazard_dpp", 64, "hazard", "v_mov_b32_dpp v2, v1", "needs 2 wait states, got 0"),
+    ("hazard_valu_sgpr_vmem", 64, "hazard", "global_load_dword v2, v1, s[6:7]", "needs 5 wait states"),
+]
+
+
+@pytest.mark.parametrize("name,block,kind,text,words", CASES, ids=[c[0] for c in CASES])
+def test_broken_kernel_is_caught(code, name, block, kind, text, words):
+    with pytest.raises(SanitizerReport) as e:
+        launch(code, name, block)
+    r = e.value
+    assert r.kind == kind, str(r)
+    assert text in str(r) and words in str(r), str(r)
+    assert r.loc.kernel == name and r.loc.wg == (0, 0, 0) and r.loc.pc > 0
+    assert str(r).startswith(f"{name}: pc=0x")
+
+
+def test_budget_ends_endless_loop(code):
+    with pytest.raises(SanitizerReport.__mro__[1]) as e:  # EmulationError
+        launch(code, "endless", max_instructions=5000)
+    assert e.value.kind == "budget" and "5000" in str(e.value)
+
+
+def test_budget_without_sanitizer(code):
+    dev = Device()
+    with pytest.raises(Exception) as e:
+        dev.run(code, "endless", b"\0" * 8, (1, 1, 1), (64, 1, 1), max_instructions=1000)
+    assert "budget" in str(e.value)
+
+
+def test_clean_kernel_has_no_report(code):
+    st = launch(code, "clean", 128, nbytes=512)
+    assert st.reports == []
+
+
+def test_continue_mode_collects_reports(code):
+    st = launch(code, "oob_global", sanitize_mode="continue")
+    assert [r.kind for r in st.reports] == ["oob"]
+    st = launch(code, "lds_race", 128, sanitize_mode="continue")
+    assert {r.kind for r in st.reports} == {"lds-race"}
