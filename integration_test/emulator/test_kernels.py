@@ -518,3 +518,62 @@ def test_dot2(tools):
     run(kern(tools, "fp.cl"), "dot_products", [out, Buf(a), Buf(b), np.int32(n)], (1,), (64,))
     exp = (a.astype(np.float64).reshape(n, 2) * b.astype(np.float64).reshape(n, 2)).sum(axis=1) + 1.0
     np.testing.assert_allclose(out.array, exp, rtol=1e-6)
+
+
+# ---- memory spaces and machine state -------------------------------------------------------------
+def test_private_array_scratch(tools):
+    n = 100
+    a = RNG.integers(0, 1000, n).astype(np.int32)
+    out = Buf(np.zeros(n, np.int32))
+    run(kern(tools, "misc.cl"), "private_array", [out, Buf(a), np.int32(n)], (2,), (64,))
+    exp = []
+    for i in range(n):
+        tmp = list(range(128))
+        for k in range(16):
+            tmp[(int(a[(i + k) % n]) + k) & 127] += k + 1
+        idx = int(a[i]) & 127
+        exp.append(tmp[idx] + tmp[(idx * 7) & 127])
+    np.testing.assert_array_equal(out.array, exp)
+
+
+def test_generic_pointers(tools):
+    a = RNG.integers(-1000, 1000, 128).astype(np.int32)
+    out = Buf(np.zeros(128, np.int32))
+    run(kern(tools, "misc.cl"), "generic_ptrs", [out, Buf(a)], (2,), (64,))
+    lane = np.arange(64)
+    for g in range(2):
+        blk = a[g * 64 : (g + 1) * 64]
+        exp = np.where(lane & 1, blk[63 - lane] * 2, blk) + 1
+        np.testing.assert_array_equal(out.array[g * 64 : (g + 1) * 64], exp)
+
+
+def test_buffer_ops_bounds(tools):
+    a = RNG.integers(-1000, 1000, 128).astype(np.int32)
+    out = Buf(np.zeros(128, np.int32))
+    nbytes = 4 * 70  # lanes 70.. read 0 (num_records bounds check)
+    run(kern(tools, "misc.cl"), "buffer_ops", [out, Buf(a), np.int32(nbytes)], (1,), (128,))
+    exp = np.where(np.arange(128) < 70, a, 0) + 1
+    np.testing.assert_array_equal(out.array, exp)
+
+
+def test_dyn_extract(tools):
+    a = RNG.uniform(-1, 1, 8 * 64).astype(np.float32)
+    out = Buf(np.zeros(128, np.float32))
+    run(kern(tools, "misc.cl"), "dyn_extract", [out, Buf(a), np.int32(5)], (1,), (64,))
+    v = a.reshape(64, 8)
+    np.testing.assert_array_equal(out.array.reshape(64, 2)[:, 0], v[:, 5])
+    np.testing.assert_array_equal(out.array.reshape(64, 2)[:, 1], v[np.arange(64), np.arange(64) & 7])
+
+
+def test_clocks(tools):
+    out = Buf(np.zeros(4, np.uint64))
+    run(kern(tools, "misc.cl"), "clocks", [out], (1,), (64,))
+    t0, t1, r0, ok = out.array
+    assert ok == 1 and t1 > t0 + 100  # the loop took modeled cycles
+
+
+def test_wave_sum_u64(tools):
+    a = RNG.integers(0, 2**40, 256).astype(np.uint64)
+    out = Buf(np.zeros(4, np.uint64))
+    run(kern(tools, "misc.cl"), "wave_sum_u64", [out, Buf(a)], (1,), (256,))
+    np.testing.assert_array_equal(out.array, a.reshape(4, 64).sum(axis=1))
