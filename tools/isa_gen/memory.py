@@ -8,6 +8,8 @@ and whether its data operands may be AGPRs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
 from gcnforge.isa.semantics import memory_class
@@ -35,6 +37,15 @@ def _plan(enc: str, variants: dict[str, dict[str, int]], base_fields: dict[str, 
     for op in range(1 << e.opcode.width):
         out[op] = {k: res[op * len(keys) + j] for j, k in enumerate(keys)}
     return out
+
+
+def _zero_fields(r: dict, probe_fields: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Fields LLVM requires to be zero: those whose probe (that field alone set) it rejected."""
+    out: set[str] = set()
+    for key, flds in probe_fields.items():
+        if key in r and r[key] is None:
+            out.update(flds)
+    return tuple(sorted(out))
 
 
 def _stores(base: str) -> bool:
@@ -77,7 +88,10 @@ def ds_rows() -> list[Instruction]:
             mods.append("offset")
         if r["gds"] is not None and "gds" in r["gds"].modifiers:
             mods.append("gds")
-        out.append(_row(b.mnemonic, "DS", op, b, [slots[i] for i in sorted(slots)], tuple(mods)))
+        zf = _zero_fields(r, {"addr": ("addr",), "data0": ("data0",), "data1": ("data1",), "vdst": ("vdst",),
+                              "off": ("offset0", "offset1"), "gds": ("gds",), "acc": ("acc",)})
+        out.append(replace(_row(b.mnemonic, "DS", op, b, [slots[i] for i in sorted(slots)], tuple(mods)),
+                           zero_fields=zf))
     return out
 
 
@@ -138,7 +152,11 @@ def flat_rows() -> list[Instruction]:
             for m in ("sc0", "nt", "sc1"):
                 if r[m] is not None and m in r[m].modifiers:
                     mods.append(m)
-            out.append(_row(base, enc, op, b, operands, tuple(mods)))
+            zf = _zero_fields(r, {"addr": ("addr",), "data": ("data",), "vdst": ("vdst",), "sve": ("lds",),
+                                  "saddr": ("saddr",),
+                                  "sc0": ("sc0",), "sc1": ("sc1",), "nt": ("nt",), "acc": ("acc",),
+                                  "off": ("offset",)})
+            out.append(replace(_row(base, enc, op, b, operands, tuple(mods)), zero_fields=zf))
     return out
 
 
@@ -183,7 +201,12 @@ def buf_rows() -> list[Instruction]:
                     mods.append(m)
             if enc == "MUBUF" and r["lds"] is not None and "lds" in r["lds"].modifiers:
                 mods.append("lds")
-            out.append(_row(base, enc, op, b, [slots[i] for i in sorted(slots)], tuple(mods)))
+            zf = _zero_fields(r, {"vdata": ("vdata",), "srsrc": ("srsrc",), "soffset": ("soffset",),
+                                  "offen": ("offen", "vaddr"), "idxen": ("idxen",), "off": ("offset",),
+                                  "sc0": ("sc0",), "sc1": ("sc1",), "nt": ("nt",), "acc": ("acc",),
+                                  "lds": ("lds",)})
+            out.append(replace(_row(base, enc, op, b, [slots[i] for i in sorted(slots)], tuple(mods)),
+                               zero_fields=zf))
     return out
 
 

@@ -129,20 +129,20 @@ def sop_rows() -> list[Instruction]:
         r = dict(zip(ks, res[i:i + len(ks)]))
         i += len(ks)
         if r["all"] is not None:
-            chosen.append((enc, op, fields))
+            chosen.append((enc, op, fields, ()))
         elif r["zero"] is not None:
             ok = {k: fields[k] for k in fields if r[k] is not None}
-            chosen.append((enc, op, ok))
-    final = [word(enc, op=op, **f) for enc, op, f in chosen]
-    zero = [word(enc, op=op, **{**f, **({"simm16": 0} if "simm16" in f else {})}) for enc, op, f in chosen]
+            chosen.append((enc, op, ok, tuple(sorted(k for k in fields if r[k] is None))))
+    final = [word(enc, op=op, **f) for enc, op, f, _ in chosen]
+    zero = [word(enc, op=op, **{**f, **({"simm16": 0} if "simm16" in f else {})}) for enc, op, f, _ in chosen]
     res = disassemble(final + zero)
     n = len(chosen)
     out = []
-    for k, (enc, op, _) in enumerate(chosen):
+    for k, (enc, op, _, zf) in enumerate(chosen):
         d, dz = res[k], res[n + k]
         if d is None:
             continue
-        row = sop_row(enc, op, d)
+        row = replace(sop_row(enc, op, d), zero_fields=zf)
         # an immediate LLVM omits when it is 0 is optional (s_endpgm [imm16])
         if dz is not None and len(dz.operands) < len(d.operands):
             row = replace(row, operands=tuple(replace(o, optional=True) if o.field == "simm16" else o

@@ -147,6 +147,7 @@ class ModSpec:
     parse: Callable[[EncState, str | None, Tok], None]
     text: Callable[[DecodedInst], str | None]
     value: Callable[[DecodedInst], int]
+    flag_field: str | None = None  # set for single-bit flags: LLVM also accepts "no<name>" (clears it)
 
 
 def flag_mod(name: str, fld: str | None = None) -> ModSpec:
@@ -157,7 +158,8 @@ def flag_mod(name: str, fld: str | None = None) -> ModSpec:
             raise Diagnostic(f"modifier '{name}' takes no value", tok.loc(st.loc))
         st.fields[fld] = 1
 
-    return ModSpec(name, parse, lambda di: name if di.fields.get(fld) else None, lambda di: di.fields.get(fld, 0))
+    return ModSpec(name, parse, lambda di: name if di.fields.get(fld) else None, lambda di: di.fields.get(fld, 0),
+                   fld)
 
 
 def int_mod(name: str, fld: str, bits: int, *, signed: bool = False, hexa: bool = False,
@@ -299,6 +301,14 @@ class Codec:
             name, _, val = t.text.partition(":")
             name = name.lower()
             spec = self.modifiers.get(name)
+            if spec is None and name.startswith("no") and name[2:] in inst.modifiers and not _:
+                neg = self.modifiers.get(name[2:])
+                if neg is not None and neg.flag_field:
+                    if name in seen or name[2:] in seen:
+                        raise Diagnostic(f"duplicate modifier '{name[2:]}'", t.loc(loc))
+                    seen.add(name)
+                    st.fields[neg.flag_field] = 0
+                    continue
             if spec is None or name not in inst.modifiers:
                 allowed = ", ".join(inst.modifiers) or "none"
                 raise Diagnostic(f"invalid modifier or extra operand '{t.text}' for '{inst.mnemonic}' "
@@ -364,7 +374,12 @@ class Codec:
         return DecodedInst(inst, size, fields, literal, self, raw)
 
     def valid(self, di: DecodedInst) -> bool:
-        """False when LLVM would refuse to decode these bits (prints ``.long``)."""
+        """False when LLVM would refuse to decode these bits (prints ``.long``): by default,
+        when a field the table lists in ``zero_fields`` is non-zero."""
+        f = di.fields
+        for name in di.inst.zero_fields:
+            if f.get(name):
+                return False
         return True
 
     def operand_values(self, di: DecodedInst) -> tuple[OperandValue, ...]:

@@ -100,7 +100,13 @@ class SrcHandler(KindHandler):
         st.fields[op.field] = r.code
 
     def text(self, codec, di, op, pc, symbolize):
-        return format_src(field_value(di, op), op.dwords, op.optype, di.literal, vector=self.vgpr)
+        code = field_value(di, op)
+        t = format_src(code, op.dwords, op.optype, di.literal, vector=self.vgpr)
+        if op.kind is OperandKind.SSRC and not op.inline_const and not op.literal and 128 <= code <= 255 \
+                and not (235 <= code <= 239 or 251 <= code <= 254 or code in (230, 231)):
+            # what LLVM 22 prints for a constant in an SReg operand (constants in 32-bit spelling)
+            t = format_src(code, 1, "", di.literal, vector=self.vgpr) + "/*Invalid immediate*/"
+        return t
 
     def value(self, codec, di, op):
         return src_value(op, field_value(di, op), di.literal)

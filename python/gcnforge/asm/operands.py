@@ -256,6 +256,20 @@ def src_code_valid(code: int, dwords: int) -> bool:
     return code not in (_INVALID_SRC64 if dwords >= 2 else _INVALID_SRC)
 
 
+def sreg_valid(code: int, dwords: int) -> bool:
+    """Whether a 7-bit scalar register field ``code`` names a ``dwords``-wide register
+    LLVM 22 decodes: tuple indices are aligned down (pairs to 2, wider to 4) and must fit
+    in LLVM's SGPR tuple space (up to s103) or ttmp0..15; odd 64-bit specials are rejected;
+    ``null`` (125) is accepted at any width."""
+    if dwords == 1 or code == NULL:
+        return code < 128
+    if code < NUM_SGPRS:
+        return _align(code, dwords) + dwords <= 104
+    if TTMP_BASE <= code < TTMP_BASE + 16:
+        return _align(code - TTMP_BASE, dwords) + dwords <= 16
+    return dwords == 2 and code in (102, 104, 106, 126)
+
+
 def _align(code: int, dwords: int) -> int:
     # LLVM's decoder drops the low bits of a misaligned SGPR/TTMP tuple index
     return code & ~1 if dwords == 2 else (code & ~3 if dwords >= 4 else code)
@@ -271,6 +285,8 @@ def format_sreg(code: int, dwords: int) -> str:
         return SPECIAL32.get(code, f"<invalid:{code}>")
     if dwords == 2 and code in SPECIAL64:
         return SPECIAL64[code]
+    if code == NULL:
+        return "null"
     return SPECIAL32.get(code, f"<invalid:{code}>")
 
 

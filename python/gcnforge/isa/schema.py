@@ -121,4 +121,5 @@ class Instruction:
     implicit_defs: tuple[str, ...] = ()
     counter: tuple[Counter, ...] = ()  # wait counters raised (SMEM: lgkmcnt; global: vmcnt; flat: both)
     sem: str = ""  # semantic class the emulator and passes switch on (see isa/semantics.md)
+    zero_fields: tuple[str, ...] = ()  # encoding fields LLVM requires to be 0 (else the word is undecodable)
     notes: tuple[str, ...] = field(default=())  # references for facts not from LLVM

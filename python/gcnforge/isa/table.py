@@ -35,7 +35,7 @@ def instruction_from_dict(d: dict) -> Instruction:
         llvm_name=d.get("llvm_name", ""), operands=tuple(operand_from_dict(o) for o in d.get("operands", ())),
         modifiers=tuple(d.get("modifiers", ())), implicit_uses=tuple(d.get("implicit_uses", ())),
         implicit_defs=tuple(d.get("implicit_defs", ())), counter=tuple(Counter(c) for c in d.get("counter", ())),
-        sem=d.get("sem", ""), notes=tuple(d.get("notes", ())),
+        sem=d.get("sem", ""), notes=tuple(d.get("notes", ())), zero_fields=tuple(d.get("zero_fields", ())),
     )
 
 
@@ -57,7 +57,7 @@ def operand_to_dict(o: Operand) -> dict:
 def instruction_to_dict(i: Instruction) -> dict:
     d: dict = {"mnemonic": i.mnemonic, "base": i.base, "encoding": i.encoding, "opcode": i.opcode,
                "llvm_name": i.llvm_name, "operands": [operand_to_dict(o) for o in i.operands]}
-    for k in ("modifiers", "implicit_uses", "implicit_defs", "notes"):
+    for k in ("modifiers", "implicit_uses", "implicit_defs", "notes", "zero_fields"):
         if getattr(i, k):
             d[k] = list(getattr(i, k))
     if i.counter:

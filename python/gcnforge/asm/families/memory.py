@@ -13,11 +13,42 @@ from __future__ import annotations
 
 from gcnforge.asm.core import Codec, KindHandler, ModSpec, OperandValue, flag_mod, int_mod, register_codec
 from gcnforge.asm.families.swizzle import swizzle_parse, swizzle_text
-from gcnforge.asm.operands import encode_vreg, format_reg, format_sreg, parse_reg, sreg_code
+from gcnforge.asm.operands import src_code_valid, sreg_valid, encode_vreg, format_reg, format_sreg, parse_reg, sreg_code
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import OperandKind
 
 OFF_SADDR = 0x7F
+
+
+def _vreg_ops(codec, di):
+    for op in codec.operand_list(di.inst, di.fields):
+        if op.kind in (OperandKind.VGPR, OperandKind.AV, OperandKind.AGPR) and op.field:
+            n = op.dwords
+            if op.name == "vaddr" and di.inst.encoding == "GLOBAL" and di.fields.get("saddr") != OFF_SADDR:
+                n = 1
+            yield op, di.fields.get(op.field, 0), n
+
+
+def vregs_valid(codec, di, odd_ok: bool = False) -> bool:
+    """LLVM 22 rejects VGPR/AGPR tuples running past register 255, and (in DS/buffer
+    operands) odd-aligned multi-dword tuples (gfx90a+ requires even alignment)."""
+    for op, v, n in _vreg_ops(codec, di):
+        if v + n > 256 or (n > 1 and v % 2 and not (odd_ok and op.name != "vaddr")):
+            return False
+    return True
+
+
+def _mark_odd_tuples(codec, di, text: str) -> str:
+    """LLVM decodes odd-aligned FLAT data tuples but prints a note after each of them."""
+    for op, v, n in _vreg_ops(codec, di):
+        if n > 1 and v % 2 and op.name != "vaddr":
+            f = "a" if (op.kind is OperandKind.AV and di.fields.get("acc")) else "v"
+            reg = format_reg(f, v, n)
+            cls = "AV" if op.kind is OperandKind.AV else "VReg"
+            note = f"/*Invalid register, operand has '{cls}_{32 * n}_Align2' register class*/"
+            text = text.replace(reg + ",", reg + note + ",", 1) if reg + "," in text else text.replace(
+                reg, reg + note, 1)
+    return text
 
 
 class OffHandler(KindHandler):
@@ -101,6 +132,9 @@ def _ds_offset_text(di) -> str | None:
 
 
 class DsCodec(Codec):
+    def valid(self, di):
+        return super().valid(di) and vregs_valid(self, di)
+
     encodings = ("DS",)
     modifiers = {
         "offset": ModSpec("offset", _ds_offset_parse, lambda di: _ds_offset_text(di), _ds_off),
@@ -112,6 +146,24 @@ class DsCodec(Codec):
 
 # -- FLAT / GLOBAL / SCRATCH ------------------------------------------------------------
 class FlatCodec(Codec):
+    def valid(self, di):
+        # FLAT-segment offsets are 12-bit unsigned: bit 12 must be clear (LLVM rejects it)
+        if di.inst.encoding == "FLAT" and di.fields["offset"] & 0x1000:
+            return False
+        sa = di.fields["saddr"]
+        if di.inst.encoding != "FLAT" and sa != OFF_SADDR and any(o.name == "saddr" for o in di.inst.operands):
+            if not sreg_valid(sa, 2 if di.inst.encoding == "GLOBAL" else 1):
+                return False
+        return super().valid(di) and vregs_valid(self, di, odd_ok=True)
+
+    def text(self, di, pc=0, symbolize=None):
+        t = _mark_odd_tuples(self, di, super().text(di, pc, symbolize))
+        if di.inst.encoding == "GLOBAL" and di.fields["saddr"] == 126 and ", exec" in t \
+                and "_lds_" not in di.inst.mnemonic:
+            # LLVM decodes saddr=exec but flags it (SReg_64_XEXEC_XNULL)
+            t = t.replace(", exec", ", exec/*Invalid register, operand has 'SReg_64_XEXEC_XNULL' register class*/", 1)
+        return t
+
     encodings = ("FLAT", "GLOBAL", "SCRATCH")
     kinds = _OFF
     modifiers = {
@@ -257,6 +309,15 @@ def _format_parse(st, v, tok):
 
 
 class BufCodec(Codec):
+    def valid(self, di):
+        f = di.fields
+        for op in di.inst.operands:
+            if op.kind is OperandKind.SSRC and not src_code_valid(f[op.field], 1):
+                return False
+            if op.kind is OperandKind.SREG and not sreg_valid(f[op.field] * 4, 4):
+                return False
+        return super().valid(di) and vregs_valid(self, di)
+
     encodings = ("MUBUF", "MTBUF")
     kinds = _OFF
     modifiers = {

@@ -278,10 +278,13 @@ class ScalarCodec(Codec):
     modifiers = {}
 
     def valid(self, di):
+        if not super().valid(di):
+            return False
         for op in di.inst.operands:
-            if op.kind in (OperandKind.SSRC, OperandKind.SREG) and op.field in di.fields:
-                if not src_code_valid(di.fields[op.field], op.dwords):
-                    return False
+            if op.kind is OperandKind.SSRC and not src_code_valid(di.fields[op.field], op.dwords):
+                return False
+            if op.kind is OperandKind.SREG and not src_code_valid(di.fields[op.field], op.dwords):
+                return False
         return True
 
     def has_literal(self, inst, fields):

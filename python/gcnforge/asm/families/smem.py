@@ -12,8 +12,8 @@ Offset forms, chosen by the ``imm`` and ``soe`` bits:
 from __future__ import annotations
 
 from gcnforge.asm.core import Codec, KindHandler, ModSpec, OperandValue, flag_mod, register_codec
-from gcnforge.asm.kinds import reg_value
-from gcnforge.asm.operands import format_sreg, parse_int, parse_reg, sreg_code
+from gcnforge.asm.kinds import SRegHandler, reg_value
+from gcnforge.asm.operands import format_sreg, parse_int, parse_reg, sreg_code, sreg_valid
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import OperandKind
 
@@ -91,10 +91,23 @@ OFFSET_MOD = ModSpec(
 )
 
 
+class SmemDataHandler(SRegHandler):
+    """SMEM sdata: LLVM decodes m0/exec here but marks them (SReg_*_XM0_XEXEC classes)."""
+
+    def text(self, codec, di, op, pc, symbolize):
+        t = super().text(codec, di, op, pc, symbolize)
+        code = di.fields[op.field]
+        if op.dwords == 1 and code in (124, 126, 127):
+            t += "/*Invalid register, operand has 'SReg_32_XM0_XEXEC' register class*/"
+        elif op.dwords == 2 and code == 126:
+            t += "/*Invalid register, operand has 'SReg_64_XEXEC' register class*/"
+        return t
+
+
 class SmemCodec(Codec):
     encodings = ("SMEM",)
     modifiers = {"offset": OFFSET_MOD, "glc": flag_mod("glc")}
-    kinds = {OperandKind.SMEM_OFFSET: SmemOffsetHandler()}
+    kinds = {OperandKind.SMEM_OFFSET: SmemOffsetHandler(), OperandKind.SREG: SmemDataHandler()}
 
     def finish_parse(self, st):
         # LLVM's SReg_*_XM0_XEXEC: a loaded/returned sdata cannot be m0 or exec
@@ -105,6 +118,14 @@ class SmemCodec(Codec):
                                      st.loc)
 
     def valid(self, di):
+        if not super().valid(di):
+            return False
+        from gcnforge.isa.encodings import ENCODINGS
+
+        fields = ENCODINGS["SMEM"].fields
+        for op in di.inst.operands:
+            if op.kind is OperandKind.SREG and not sreg_valid(di.fields[op.field] * fields[op.field].scale, op.dwords):
+                return False
         has_off = any(o.kind is OperandKind.SMEM_OFFSET for o in di.inst.operands)
         return has_off or not di.fields["imm"]
 
