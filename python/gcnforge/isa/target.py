@@ -1,13 +1,12 @@
 """Target facts, one place per target (gfx942 now; room for gfx950).
 
 Sources: AMD Instinct MI300 ISA Reference Guide (CDNA3) ch. 3 "Kernel State" (102
-addressable SGPRs, 512 unified VGPRs per lane = up to 256 arch VGPRs + 256 AGPRs, 64 KiB
-LDS per work-group, wave64); LLVM 22 AMDGPU (AMDGPUBaseInfo getVGPRAllocGranule /
-getSGPREncodingGranule) for the granules it uses in ``.amdhsa`` granulated counts:
-gfx90a+ VGPR granule 8 (unified, encoded as (n+7)/8-1), SGPR encoding granule 8 on
-gfx9 (compute_pgm_rsrc1.granulated_wavefront_sgpr_count = 2*ceil(n/16)-1... LLVM encodes
-it as (n + 8 - 1) / 8 - 1 with n including VCC/FLAT_SCRATCH/XNACK extra SGPRs); CU count
-from the MI300X data sheet (304 CUs).
+addressable SGPRs; a unified 512-entry VGPR file per lane = up to 256 arch VGPRs + 256
+AGPRs; 64 KiB LDS per work-group; wave64). Allocation/encoding granules as LLVM 22 uses
+them for ``.amdhsa`` granulated counts (AMDGPUBaseInfo: getVGPRAllocGranule /
+getVGPREncodingGranule = 8 for gfx90a+ unified VGPRs; getSGPRAllocGranule = 16 and
+getSGPREncodingGranule = 8 for gfx8-gfx9; VCC, FLAT_SCRATCH and XNACK_MASK add extra
+SGPRs). CU count from the AMD Instinct MI300X data sheet (304 CUs).
 """
 
 from __future__ import annotations
