@@ -132,6 +132,16 @@ amdgcn.module @m #amdgcn.target<gfx942> {
 // -----
 amdgcn.module @m #amdgcn.target<gfx942> {
   amdgcn.kernel @k {
+    %v = amdgcn.alloca : !amdgcn.vgpr<4>
+    // CHECK: v_add_f32_e32: results must be the destination operands' types plus the memory token: expected (!amdgcn.vgpr<4>), got (!amdgcn.vgpr<5>)
+    %r = "amdgcn.vop2"(%v, %v, %v) {inst = #amdgcn.inst<v_add_f32_e32>} : (!amdgcn.vgpr<4>, !amdgcn.vgpr<4>, !amdgcn.vgpr<4>) -> !amdgcn.vgpr<5>
+    amdgcn.end
+  }
+}
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
     %v = amdgcn.alloca : !amdgcn.vgpr
     %p = amdgcn.alloca : !amdgcn.vgpr<[? + 2]>
     // CHECK: global_load_dword: results must be the destination operands' types plus the memory token: expected (!amdgcn.vgpr, !amdgcn.read_token), got (!amdgcn.vgpr)

@@ -151,7 +151,7 @@ def test_functions_calls_and_branches():
         f.ret(k2 := f.v_add_f32(x, x))
         assert k2.type == v
     with m.kernel("k") as k:
-        a = k.vgpr()
+        a = k.v_mov_b32(1)  # a value, as the function takes (storage types must match exactly)
         r = k.call("double", a)
         assert r.type == v
         k.s_cmp_eq_u32(0, 0)

@@ -151,9 +151,15 @@ class Builder:
             op = arith.ConstantOp.from_int_and_width(value, type)
         else:
             op = arith.ConstantOp(FloatAttr(float(value), type))  # type: ignore[arg-type]
-        # constants go at the top of the entry block so they dominate every use
-        first = self.entry.first_op
+        self._insert_at_top(op)
+        self._consts[key] = op.result
+        return op.result
+
+    def _insert_at_top(self, op: Operation) -> None:
+        """Constants and destination placeholders go first in the entry block, in
+        creation order, so they dominate every use."""
         if self._const_anchor is None or self._const_anchor.parent is not self.entry:
+            first = self.entry.first_op
             if first is None:
                 self.entry.add_op(op)
             else:
@@ -161,8 +167,6 @@ class Builder:
         else:
             self.entry.insert_op_after(op, self._const_anchor)
         self._const_anchor = op
-        self._consts[key] = op.result
-        return op.result
 
     def _wrap(self, v: SSAValue) -> Value:
         t = v.type
@@ -413,12 +417,17 @@ class Builder:
         return self._results(op)
 
     def _fresh(self, s: isa_info.Slot) -> SSAValue:
-        """Destination operand for a fresh definition: ``amdgcn.alloca : !amdgcn.vgpr``
-        (a value-typed placeholder; the register allocator chooses the storage)."""
+        """Destination operand for a fresh definition: a value-typed placeholder
+        ``amdgcn.alloca : !amdgcn.vgpr`` (one per register file and width, at the top of
+        the entry block). A value-typed destination names no storage, so sharing it is
+        sound: each instruction's result is a new SSA value; the allocator places it."""
         t = REGISTER_TYPES[s.files[0] if s.files else "v"].value(s.operand.dwords)
-        op = AllocaOp(t)
-        self.block.add_op(op)
-        return op.result
+        key = ("dst", t)
+        if (v := self._consts.get(key)) is None:
+            op = AllocaOp(t)
+            self._insert_at_top(op)
+            v = self._consts[key] = op.result
+        return v
 
 
 class _Mismatch(Exception):

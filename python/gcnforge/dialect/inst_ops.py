@@ -416,9 +416,17 @@ def _parse_inst(cls: type[InstOp], parser: Parser) -> InstOp:
     if len(types) != len(unresolved):
         parser.raise_error(f"{len(unresolved)} operand(s) but {len(types)} type(s)", tpos, parser.pos)
     operands = parser.resolve_operands(unresolved, types, tpos)
-    op = cls(mnemonic, operands, imms=imms, off=offs, mods=mods)
-    op.attributes.update(extra)
-    return op
+    attrs: dict[str, Attribute] = {"inst": InstAttr.get(mnemonic)}
+    if imms:
+        attrs["imms"] = DenseArrayBase.from_list(i64, imms)
+    if offs:
+        attrs["off"] = DenseArrayBase.from_list(i64, offs)
+    if (m := mods_attr(mods)) is not None:
+        attrs["mods"] = m
+    attrs.update(extra)
+    return cls.create(
+        operands=operands, result_types=cls.derive_result_types(mnemonic, types, offs), attributes=attrs
+    )
 
 
 def _family_op(name: str, family: str, doc: str) -> type[InstOp]:

@@ -407,12 +407,25 @@ class BranchOp(IRDLOperation):
 class AllocaOp(IRDLOperation):
     """Storage for a destination. ``amdgcn.alloca : !amdgcn.vgpr<11>`` pins v11;
     ``!amdgcn.vgpr<?>`` is storage the allocator will place; ``!amdgcn.vgpr`` (value type)
-    is the placeholder destination of a fresh SSA definition. Instructions that take the
-    alloca as destination write it in place and yield the written value."""
+    is a placeholder destination for fresh SSA definitions: it names no storage, so one
+    placeholder may serve many instructions, each yielding a new value. Instructions whose
+    destination is storage (``<?>``, ``<N>``) write it in place and yield the new value."""
 
     name = "amdgcn.alloca"
     result = result_def(RegisterType | SpecialRegType)
-    assembly_format = "attr-dict `:` type($result)"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocaOp:
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls.create(result_types=[parser.parse_type()])
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
 
     def __init__(self, t: RegisterType | SpecialRegType):
         super().__init__(result_types=[t])

@@ -32,6 +32,7 @@ as ``i32`` attributes so that LLVM's ``mlir-opt`` can check them against the IRD
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntAttr, StringAttr
@@ -58,6 +59,7 @@ def default_align(file: str, count: int) -> int:
     return 1 if count == 1 else 2
 
 
+@dataclass(frozen=True)
 class RegisterType(ParametrizedAttribute, TypeAttribute):
     """Base of ``!amdgcn.vgpr`` / ``!amdgcn.sgpr`` / ``!amdgcn.agpr``."""
 
