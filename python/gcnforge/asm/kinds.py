@@ -212,14 +212,14 @@ class LabelHandler(KindHandler):
         st.fixups.append((op.field, name, tok))
 
     def text(self, codec, di, op, pc, symbolize):
-        v = field_value(di, op)
-        if v & 0x8000 and not op.optype.startswith("u"):
-            v -= 0x10000
+        raw = field_value(di, op)
+        v = raw - 0x10000 if raw & 0x8000 else raw
         if symbolize is not None:
             s = symbolize(pc + 4 + v * 4)
             if s is not None:
                 return s
-        return str(v)
+        # llvm-mc --disassemble / llvm-objdump print the raw field (unsigned for SOPP/SOPK)
+        return str(raw if op.optype.startswith("u") else v)
 
     def value(self, codec, di, op):
         v = field_value(di, op)
