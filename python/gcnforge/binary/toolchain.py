@@ -40,11 +40,20 @@ def assemble_llvm(text: str, target: str = "gfx942", filename: str = "<asm>") ->
     with tempfile.TemporaryDirectory(prefix="gcnforge-") as d:
         src, obj, out = Path(d) / "in.s", Path(d) / "in.o", Path(d) / "out.hsaco"
         src.write_text(text)
-        r = subprocess.run([mc, *llvm_mc_args(tid), "-filetype=obj", str(src), "-o", str(obj)],
-                           capture_output=True, text=True)
+        r = _run([mc, *llvm_mc_args(tid), "-filetype=obj", str(src), "-o", str(obj)], filename)
         if r.returncode:
             raise Diagnostic("llvm-mc failed:\n" + r.stderr.replace(str(src), filename).strip(), filename)
-        r = subprocess.run([lld, "-shared", str(obj), "-o", str(out)], capture_output=True, text=True)
+        r = _run([lld, "-shared", str(obj), "-o", str(out)], filename)
         if r.returncode:
             raise Diagnostic("ld.lld failed:\n" + r.stderr.strip(), filename)
         return out.read_bytes()
+
+
+LLVM_TIMEOUT = 300  # seconds; llvm-mc 22 can spin forever (e.g. odd bytes before .p2align in .text)
+
+
+def _run(cmd: list[str], filename: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=LLVM_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Diagnostic(f"{Path(cmd[0]).name} did not finish within {LLVM_TIMEOUT} s", filename) from None

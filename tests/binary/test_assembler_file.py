@@ -1,0 +1,116 @@
+"""File-level directives (sections, data, alignment, .set, labels) vs llvm-mc + ld.lld, and
+diagnostics with file:line:col for bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcnforge.binary import assemble, read_code_object
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.testing import require_llvm
+
+DATA_FILE = r"""
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"   // a comment
+	.amdhsa_code_object_version 5 ; another comment
+	.file "x.cl"
+	.text
+	.globl	k                               ; -- Begin function k
+	.p2align	8
+	.type	k,@function
+k:                                      ; @k
+	s_mov_b32 s0, .Lend - k                ; label difference as an operand expression? no: plain constant below
+	s_nop 0
+	s_branch .Lskip
+	s_nop 1
+.Lskip: s_endpgm
+.Lend:
+	.size	k, .Lend-k
+	.p2align 6          /* code padding is s_nop 0 */
+	.byte 1, 2, 0x3, 4  ; 3 bytes then .p2align 3 in .text hangs llvm-mc 22 (LLVM bug), so 4
+	.p2align 3
+	.globl helper
+	.type helper,@function
+helper:
+	s_setpc_b64 s[30:31]
+.Lhelper_end:
+	.size helper, .Lhelper_end-helper
+	.p2alignl 6, 3212836864
+	.fill 16, 4, 3212836864
+	.section .rodata,"a",@progbits
+	.p2align 4, 0x0
+table:
+	.byte 1, 255, -1
+	.short 0x1234, -2
+	.long .Lend - k, 7 * 6 + (1 << 4)
+	.quad 0x123456789abcdef0
+	.zero 3
+	.space 2, 0x5a
+	.ascii "ab\n"
+	.asciz "c\"d"
+	.string "e"
+	.balign 8, 0xee
+	.p2align 2
+	.long sym_a + sym_b
+	.set sym_a, 40
+	sym_b = sym_a * 2
+	.p2align 6, 0x0
+	.amdhsa_kernel k
+		.amdhsa_next_free_vgpr 1
+		.amdhsa_next_free_sgpr sym_a / 4
+		.amdhsa_accum_offset 4
+	.end_amdhsa_kernel
+	.section .AMDGPU.csdata,"",@progbits
+; Kernel info: (dropped: not allocated)
+	.section	".note.GNU-stack","",@progbits
+	.addrsig
+	.ident "clang"
+"""
+
+
+def test_data_directives_match_llvm():
+    require_llvm("llvm-mc", "ld.lld")
+    text = DATA_FILE.replace("s_mov_b32 s0, .Lend - k                ; label difference as an operand expression? no: plain constant below",
+                             "s_mov_b32 s0, 5")
+    ours, ref = read_code_object(assemble(text)), read_code_object(assemble(text, toolchain="llvm"))
+    assert ours.text == ref.text
+    for sec in (".rodata", ".text"):
+        a, b = ours.sections[sec], ref.sections[sec]
+        assert a[0] == b[0] and ours.data[a[1]:a[1] + a[2]] == ref.data[b[1]:b[1] + b[2]], sec
+    assert ours.kernels["k"].descriptor == ref.kernels["k"].descriptor
+    for name in ("k", "helper", "k.kd"):
+        assert ours.symbols[name] == ref.symbols[name]
+    assert ours.symbols["table"].value == ref.symbols["table"].value
+
+
+BAD = [
+    ("\t.text\n\t.bogus_directive 1\n", "<t>:2:2: error: unknown directive '.bogus_directive'"),
+    ("\t.text\nk:\nk:\n", "<t>:3:1: error: symbol 'k' is already defined"),
+    ("\t.text\n\ts_branch .Lnowhere\n", "undefined symbol '.Lnowhere'"),
+    ("\t.text\n\t.long 1 +\n", "<t>:2:11: error: expected an expression"),
+    ("\t.text\n\t.byte 256\n", "does not fit in 1 bytes"),
+    ("\t.text\n\t.p2align 3, 0, 1, 2\n\t.p2align 40\n", "alignment exponent out of range"),
+    ("\t.text\n\t.fill -1, 4, 0\n", "invalid .fill"),
+    ("\t.set a, b\n\t.set b, a\n\t.long a\n", "recursive definition"),
+    ("\t.text\n\t.globl missing\n", "declared but never defined"),
+    ("\t.amdhsa_kernel k\n\t.amdhsa_next_free_vgpr 1\n", "expected .end_amdhsa_kernel"),
+    ("\t.end_amdhsa_kernel\n", "without a matching start"),
+    ("\t.rodata\n\t.amdhsa_kernel k\n\t\t.amdhsa_next_free_vgpr 1\n\t\t.amdhsa_next_free_sgpr 1\n"
+     "\t\t.amdhsa_accum_offset 4\n\t.end_amdhsa_kernel\n", "no label 'k:'"),
+    ("\t.text\nk:\n\ts_endpgm\n\t.rodata\n\t.long k\n", "needs a dynamic relocation"),
+    ("\t.amdhsa_code_object_version 3\n", "unsupported code object version 3"),
+    ("\t.text\n\tv_bogus_op v0, v1\n", "<t>:2:2: error: unknown instruction 'v_bogus_op'"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD)
+def test_diagnostics(text, message):
+    with pytest.raises(Diagnostic) as ei:
+        assemble(text, filename="<t>")
+    assert message in str(ei.value)
+
+
+def test_bad_toolchain_and_target():
+    with pytest.raises(Diagnostic, match="unknown toolchain"):
+        assemble("", toolchain="gas")
+    with pytest.raises(Diagnostic, match="unknown or unsupported target"):
+        assemble("", target="gfx1100")
