@@ -26,7 +26,10 @@ which the first encoding that accepts the operands and modifiers is chosen (VOP1
 * Python ``int`` / ``float`` become ``arith.constant`` values (inline constants or
   literals, checked); ``None`` / ``"off"`` is an ``off`` operand (``saddr`` of global ops);
 * keywords are modifiers: ``clamp=True``, ``offset=16``, ``sc0=True`` (``glc=True`` and
-  ``slc=True`` are accepted as gfx942's ``sc0`` / ``sc1``), ``cbsz=1``, ``dpp_ctrl=...``.
+  ``slc=True`` are accepted as gfx942's ``sc0`` / ``sc1``), ``cbsz=1``, DPP as
+  ``dpp_ctrl=...`` or LLVM's spellings ``row_shr=1``, ``quad_perm=[1, 0, 3, 2]``, ...
+  (``row_mask`` / ``bank_mask`` default to 0xf), ``s_waitcnt(vmcnt=0, lgkmcnt=0)``
+  (see ``gcnforge.builder.modifiers``).
 
 Results: one value per destination, then the memory token for memory instructions; a single
 result is returned bare, several as a tuple. Each op is verified as it is built; a problem
@@ -88,6 +91,7 @@ from gcnforge.dialect.types import (
     WriteTokenType,
 )
 from gcnforge.isa import table
+from gcnforge.builder import modifiers
 from gcnforge.builder.values import Arg, Reg, Token, Value, unwrap
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -303,6 +307,15 @@ class Builder:
         if not candidates:
             raise _fail(f"'{name}' is not an instruction of the gfx942 ISA table")
         mods = {_MOD_ALIASES.get(k, k) if k not in self._all_mods(candidates) else k: v for k, v in mods.items()}
+        try:
+            if (ctrl := modifiers.dpp_ctrl(mods)) is not None:
+                mods["dpp_ctrl"] = ctrl
+                mods.setdefault("row_mask", 0xF)
+                mods.setdefault("bank_mask", 0xF)
+            if name == "s_waitcnt" and mods.keys() & modifiers.WAITCNT_MAX.keys():
+                operands = (*operands, modifiers.waitcnt(**{k: mods.pop(k) for k in list(mods) if k in modifiers.WAITCNT_MAX}))
+        except Diagnostic as d:
+            raise _fail(f"{name}: {d.message}") from None
         errors = []
         for inst in candidates:
             if exact is None:

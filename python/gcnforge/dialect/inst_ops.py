@@ -59,13 +59,15 @@ from gcnforge.dialect.attrs import InstAttr
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
 
 
-def mods_attr(mods: dict[str, object]) -> DictionaryAttr | None:
+def mods_attr(mods: dict[str, object], order: Sequence[str] = ()) -> DictionaryAttr | None:
     """Modifiers as a dictionary attribute: True -> unit, int -> i32, list -> array<i32>,
-    str -> string (symbolic values such as SDWA's ``WORD_1``)."""
+    str -> string (symbolic values such as SDWA's ``WORD_1``). Keys follow ``order`` (the
+    table's modifier order, which is LLVM's print order) so the text is canonical."""
     if not mods:
         return None
+    rank = {k: i for i, k in enumerate(order)}
     out: dict[str, Attribute] = {}
-    for k, v in mods.items():
+    for k, v in sorted(mods.items(), key=lambda kv: rank.get(kv[0], len(rank))):
         if v is True:
             out[k] = UnitAttr()
         elif isinstance(v, bool) or v is None:
@@ -137,7 +139,8 @@ class InstOp(IRDLOperation):
             attrs["imms"] = DenseArrayBase.from_list(i64, list(imms))
         if off:
             attrs["off"] = DenseArrayBase.from_list(i64, list(off))
-        m = mods if isinstance(mods, DictionaryAttr) else mods_attr(mods or {})
+        inf = isa_info.info(mnemonic)
+        m = mods if isinstance(mods, DictionaryAttr) else mods_attr(mods or {}, inf.inst.modifiers if inf else ())
         if m is not None:
             attrs["mods"] = m
         super().__init__(operands=[list(args)], result_types=[list(result_types)], attributes=attrs)
@@ -421,7 +424,7 @@ def _parse_inst(cls: type[InstOp], parser: Parser) -> InstOp:
         attrs["imms"] = DenseArrayBase.from_list(i64, imms)
     if offs:
         attrs["off"] = DenseArrayBase.from_list(i64, offs)
-    if (m := mods_attr(mods)) is not None:
+    if (m := mods_attr(mods, inf.inst.modifiers)) is not None:
         attrs["mods"] = m
     attrs.update(extra)
     return cls.create(
