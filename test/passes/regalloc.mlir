@@ -11,9 +11,9 @@ builtin.module {
       %c2 = arith.constant 2 : i32
       %tid = amdgcn.alloca : !amdgcn.vgpr<0>
       %d0 = amdgcn.alloca : !amdgcn.vgpr
-      %a = amdgcn.vop2 v_lshlrev_b32_e32 %d0, %c2, %tid : !amdgcn.vgpr, i32, !amdgcn.vgpr
+      %a = amdgcn.vop2 v_lshlrev_b32_e32 %d0, %c2, %tid : !amdgcn.vgpr, i32, !amdgcn.vgpr<0>
       %d1 = amdgcn.alloca : !amdgcn.vgpr
-      %b = amdgcn.vop2 v_add_u32_e32 %d1, %a, %tid : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.vgpr
+      %b = amdgcn.vop2 v_add_u32_e32 %d1, %a, %tid : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.vgpr<0>
       amdgcn.end
     }
   }
@@ -34,7 +34,7 @@ builtin.module {
       %q = amdgcn.alloca : !amdgcn.sgpr<[? + 4]>
       %qq, %t = amdgcn.smem s_load_dwordx4 %q, %pp, %c0 : !amdgcn.sgpr<[? + 4]>, !amdgcn.sgpr<[? + 2]>, i32
       %d = amdgcn.alloca : !amdgcn.sgpr
-      %x = amdgcn.sop2 s_add_u32 %d, %s1, %c0 : !amdgcn.sgpr, !amdgcn.sgpr, i32
+      %x = amdgcn.sop2 s_add_u32 %d, %s1, %c0 : !amdgcn.sgpr, !amdgcn.sgpr<1>, i32
       %parts:4 = amdgcn.split_range %qq : !amdgcn.sgpr<[? + 4]> -> !amdgcn.sgpr, !amdgcn.sgpr, !amdgcn.sgpr, !amdgcn.sgpr
       %e = amdgcn.alloca : !amdgcn.sgpr
       %y = amdgcn.sop2 s_add_u32 %e, %parts#3, %x : !amdgcn.sgpr, !amdgcn.sgpr, !amdgcn.sgpr

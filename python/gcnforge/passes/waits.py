@@ -170,8 +170,17 @@ class _Kernel:
                                     if v < LIMIT[c]})
                 continue
             touched = m.all_reads | m.all_writes
+            reads = m.all_reads
             if self.mode in ("deps", "verify"):
                 need = _needs(s, lambda e: bool(e.regs & touched))
+                if "vmcnt" in need and "vmcnt" in m.counters:
+                    # a VMEM op overwriting what an earlier VMEM load writes: vmcnt returns in
+                    # order, so only its reads need the older load done (LLVM does the same)
+                    n2 = _needs({"vmcnt": s.get("vmcnt", ())}, lambda e: bool(e.regs & reads))
+                    if "vmcnt" in n2:
+                        need["vmcnt"] = n2["vmcnt"]
+                    else:
+                        del need["vmcnt"]
                 if need:
                     if self.mode == "verify" and modify is None:
                         regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched

@@ -134,8 +134,17 @@ class Binding:
             root = Node(t.FILE, t.width, t.align.data, t.begin.data if t.is_allocated else None,
                         self.names[op.result], "amdgcn.make_range", _loc(op))
             off = 0
-            for p in op.parts:
-                self._join(p, root, off, op)
+            for i, p in enumerate(op.parts):
+                problem = self._join(p, root, off, op)
+                if problem is not None:
+                    # the part cannot sit in this range where it is (it is in another
+                    # range already, appears twice, or is misaligned there): copy it
+                    c = self._copy(p, op, problem)
+                    ops = list(op.operands)
+                    ops[i] = c
+                    op.operands = ops
+                    again = self._join(c, root, off, op)
+                    assert again is None, again
                 off += p.type.width
             self.where[op.result] = (root, 0, t.width)
             return
@@ -167,35 +176,51 @@ class Binding:
                         and src.FILE == d.FILE and src.width == d.width:
                     self.copies.append(op)
 
-    def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> None:
+    def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> str | None:
+        """Place ``part`` at ``off`` inside ``root``; a reason when it cannot stay where it is."""
         w = self.where.get(part)
         if w is None:
             raise Diagnostic(f"amdgcn.make_range part {self.names.get(part)} is not a register value", _loc(op))
         node, poff, width = w
         pr, ro = node.find()
         if pr is root:
-            if ro + poff != off:
-                raise Diagnostic(f"{self.names.get(part)} appears twice in one range", _loc(op))
-            return
+            return None if ro + poff == off else "it appears twice in the range"
         if poff + ro != 0 or width != pr.width or pr.parent is not None:
-            raise Diagnostic(
-                f"amdgcn.make_range: {self.names.get(part)} is already part of another range; "
-                "copy it into fresh registers first", _loc(op))
+            return "it is already part of another range"
         if pr.file != root.file:
             raise Diagnostic("amdgcn.make_range parts must be of one register file", _loc(op))
-        # alignment and pins carry over to the root
         if pr.align > 1 and off % pr.align:
-            raise Diagnostic(f"{self.names.get(part)} needs alignment {pr.align} but sits at offset {off} of the range",
-                             _loc(op))
-        root.align = max(root.align, pr.align)
+            return f"it needs alignment {pr.align} but sits at offset {off}"
         if pr.pin is not None:
             want = pr.pin - off
-            if root.pin is not None and root.pin != want:
-                raise Diagnostic(
-                    f"conflicting pinned registers in one range: {pr.name} is pinned to {pr.file}{pr.pin} "
-                    f"but the range puts it at {pr.file}{root.pin + off}", _loc(op))
-            root.pin = want
+            if want < 0 or want % max(root.align, 1) or (root.pin is not None and root.pin != want):
+                return "it is pinned where the range cannot start"
+        root.align = max(root.align, pr.align)
+        if pr.pin is not None:
+            root.pin = pr.pin - off
         pr.parent, pr.offset = root, off
+        return None
+
+    def _copy(self, part: SSAValue, before: Operation, why: str) -> SSAValue:
+        """A move of ``part`` into a fresh value, inserted before ``before``."""
+        from gcnforge.dialect.inst_ops import FAMILY_OPS
+
+        t = part.type
+        mnemonic = {("v", 1): "v_mov_b32_e32", ("v", 2): "v_mov_b64_e32", ("s", 1): "s_mov_b32",
+                    ("s", 2): "s_mov_b64", ("a", 1): "v_accvgpr_mov_b32"}.get((t.FILE, t.width))
+        if mnemonic is None:
+            raise Diagnostic(f"{self.names.get(part)} must be copied to join this range ({why}), but a "
+                             f"{t.width}-dword {t.FILE} copy is not supported; copy it explicitly", _loc(before))
+        dst = AllocaOp(type(t).value(t.width))
+        fam = "sop1" if t.FILE == "s" else "vop1"
+        mv = FAMILY_OPS[fam](mnemonic, [dst.result, part])
+        block = before.parent_block()
+        block.insert_op_before(dst, before)
+        block.insert_op_before(mv, before)
+        res = mv.outs[0]
+        self.names[res] = f"{self.names.get(part, '%?')}.copy"
+        self._leaf(res, res.type, f"{mnemonic} (inserted: {why})", _loc(mv))
+        return res
 
     # -- the model ----------------------------------------------------------------------------
     def program(self) -> tuple[Program, dict[int, Op]]:
