@@ -223,7 +223,7 @@ class Codec:
 
     def _handlers(self, ops: tuple[Operand, ...]) -> list[KindHandler]:
         cache = self.__dict__.setdefault("_hcache", {})
-        key = tuple(o.kind for o in ops)
+        key = tuple([o.kind for o in ops])  # bounded: one entry per distinct kind sequence
         h = cache.get(key)
         if h is None:
             h = cache[key] = [self.handler(k) for k in key]
@@ -363,7 +363,7 @@ class Codec:
 
     # -- decoding ---------------------------------------------------------------------
     def decode(self, inst: Instruction, enc: Encoding, raw: int, code: bytes, offset: int) -> DecodedInst:
-        fields = {name: (raw >> f.lo) & ((1 << f.width) - 1) for name, f in enc.fields.items()}
+        fields = {name: (raw >> lo) & mask for name, lo, mask in _field_plan(enc.name)}
         size = enc.size
         literal = None
         if self.has_literal(inst, fields):
@@ -412,6 +412,16 @@ class Codec:
                 if t:
                     s += " " + t
         return s
+
+
+_FIELD_PLANS: dict[str, tuple[tuple[str, int, int], ...]] = {}
+
+
+def _field_plan(enc_name: str) -> tuple[tuple[str, int, int], ...]:
+    p = _FIELD_PLANS.get(enc_name)
+    if p is None:
+        p = _FIELD_PLANS[enc_name] = tuple((n, f.lo, (1 << f.width) - 1) for n, f in ENCODINGS[enc_name].fields.items())
+    return p
 
 
 # ---------------------------------------------------------------------------------------

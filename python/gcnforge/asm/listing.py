@@ -15,7 +15,8 @@ from gcnforge.asm import decode, disassemble, parse_instruction
 from gcnforge.asm.core import ParsedInst
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
-MAX_LINES = 5_000_000  # bound on input size the listing assembler accepts
+MAX_LINES = 5_000_000
+_HEX = tuple(f"0x{b:02x}" for b in range(256))  # bound on input size the listing assembler accepts
 
 
 @dataclass
@@ -102,7 +103,7 @@ def show_encoding(text: str, filename: str = "<asm>") -> str:
             out.append(f"\t{ln.source}")
             continue
         shown = ln.source if ln.parsed.label_refs else decode(ln.data).text()
-        enc = ",".join(f"0x{b:02x}" for b in ln.data)
+        enc = ",".join(map(_HEX.__getitem__, ln.data))
         out.append(f"\t{shown:<39} ; encoding: [{enc}]")
     return "\n".join(out) + ("\n" if out else "")
 
