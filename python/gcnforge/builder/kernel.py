@@ -155,6 +155,7 @@ class Builder:
             op = arith.ConstantOp.from_int_and_width(value, type)
         else:
             op = arith.ConstantOp(FloatAttr(float(value), type))  # type: ignore[arg-type]
+        op.result.name_hint = _const_name(value)
         self._insert_at_top(op)
         self._consts[key] = op.result
         return op.result
@@ -438,9 +439,16 @@ class Builder:
         key = ("dst", t)
         if (v := self._consts.get(key)) is None:
             op = AllocaOp(t)
+            op.result.name_hint = f"dst_{t.FILE}" + (str(t.width) if t.width > 1 else "")
             self._insert_at_top(op)
             v = self._consts[key] = op.result
         return v
+
+
+def _const_name(v: int | float) -> str:
+    if isinstance(v, float):
+        return "cf" + (f"{v:g}".replace("-", "m").replace(".", "_").replace("+", ""))
+    return f"c{v}" if v >= 0 else f"cm{-v}"
 
 
 class _Mismatch(Exception):
@@ -454,16 +462,23 @@ class KernelBuilder(Builder):
         if not 0 <= index < len(kargs):
             raise _fail(f"kernel has {len(kargs)} argument(s); no argument {index}")
         n = (kargs[index].size.data + 3) // 4
-        return Reg(self.insert(LoadArgOp(index, SGPRType.value(n))).result, self)  # type: ignore[attr-defined]
+        op = LoadArgOp(index, SGPRType.value(n))
+        if (nm := kargs[index].arg_name.data) and nm.isidentifier():
+            op.result.name_hint = nm
+        return Reg(self.insert(op).result, self)  # type: ignore[attr-defined]
 
     def args(self) -> list[Reg]:
         return [self.arg(i) for i in range(len(self.op.kernel_args))]  # type: ignore[attr-defined]
 
     def thread_id(self, dim: str = "x") -> Reg:
-        return Reg(self.insert(ThreadIdOp(dim)).result, self)  # type: ignore[attr-defined]
+        op = ThreadIdOp(dim)
+        op.result.name_hint = f"tid_{dim}"
+        return Reg(self.insert(op).result, self)  # type: ignore[attr-defined]
 
     def block_id(self, dim: str = "x") -> Reg:
-        return Reg(self.insert(BlockIdOp(dim)).result, self)  # type: ignore[attr-defined]
+        op = BlockIdOp(dim)
+        op.result.name_hint = f"bid_{dim}"
+        return Reg(self.insert(op).result, self)  # type: ignore[attr-defined]
 
     def lds(self, size: int, align: int = 16) -> Value:
         return Value(self.insert(LdsAllocOp(size, align)).result, self)  # type: ignore[attr-defined]

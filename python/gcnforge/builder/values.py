@@ -33,6 +33,11 @@ class Value:
     def type(self):
         return self.value.type
 
+    def named(self, name: str):
+        """Give the value a name in the printed IR (``%off``); returns self."""
+        self.value.name_hint = name
+        return self
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value.type})"
 
