@@ -5,7 +5,14 @@ __version__ = "0.1.0"
 # Top-level conveniences, imported lazily so `import gcnforge` stays cheap:
 #   gcnforge.assemble(text, target="gfx942", toolchain="builtin") -> code-object bytes (binary)
 #   gcnforge.load(path_or_bytes) -> runtime Module (runtime)
-_LAZY = {"assemble": ("gcnforge.binary", "assemble"), "load": ("gcnforge.runtime", "load")}
+#   gcnforge.to_device / empty / bench -> device buffers and timing (runtime)
+_LAZY = {
+    "assemble": ("gcnforge.binary", "assemble"),
+    "load": ("gcnforge.runtime", "load"),
+    "to_device": ("gcnforge.runtime", "to_device"),
+    "empty": ("gcnforge.runtime", "empty"),
+    "bench": ("gcnforge.runtime", "bench"),
+}
 
 
 def __getattr__(name: str):
