@@ -2,8 +2,10 @@
 
     python benchmarks/bench_codeobject.py [--repeat N]
 
-Two inputs: a small kernel (~20 instructions, the shape clang emits) and a generated
-20,000-instruction kernel (scalar, vector, memory, MFMA, branches to labels). The anchor is
+Inputs: a small kernel (17 instructions, the shape clang emits) and two generated
+20,000-instruction kernels (scalar, vector, memory, MFMA, branches to labels): an unrolled
+one whose lines mostly repeat, and one with ~half its lines distinct (the built-in path
+parses each distinct position-independent line once). The anchor is
 llvm-mc -filetype=obj + ld.lld -shared run in the same script on the same text (process
 start-up included, as a user of the LLVM toolchain pays it). Prints best-of-N wall times and
 the ratio built-in / LLVM (< 1 means the built-in path is faster).
@@ -79,8 +81,26 @@ def small_kernel() -> str:
 
 
 def big_kernel(blocks: int = 1000) -> str:
+    """Unrolled-loop shape: most lines repeat (offsets cycle through 64 values)."""
     body = "".join(BLOCK.format(i=i, j=(i + 7) % blocks, off=(i % 64) * 4) for i in range(blocks))
     return HEADER + kernel("big", body + "\ts_endpgm\n", 16, 16)
+
+
+def distinct_kernel(blocks: int = 1000) -> str:
+    """Offsets and constants unique per block: about half of the 20,000 lines are distinct."""
+    body = "".join(BLOCK.format(i=i, j=(i + 7) % blocks, off=i * 4) for i in range(blocks))
+    body = body.replace("1.0, v2", "0x3f800000, v2")
+    lines = []
+    for n, line in enumerate(body.splitlines()):
+        if line.startswith("\tv_add_f32_e32 v3") or line.startswith("\tv_fma_f32") or line.startswith("\ts_nop"):
+            line = {"\tv_a": f"\tv_add_f32_e32 v3, 0x{0x3f800000 + n:x}, v2",
+                    "\tv_f": f"\tv_fma_f32 v4, v{n % 200 + 20}, v{(n * 7) % 200 + 20}, 0.5",
+                    "\ts_n": f"\ts_mov_b32 s11, 0x{n:x}"}[line[:4]]
+        elif line.startswith("\tv_mul_f32_e32") or line.startswith("\ts_lshl_b32") or line.startswith("\ts_mul_i32"):
+            line = line + f"\n\ts_add_u32 s12, s12, 0x{n + 100000:x}"
+            line = line.split("\n")[1] if n % 2 else line.split("\n")[0].replace("s4, 2", f"s4, {n % 31}")
+        lines.append(line)
+    return HEADER + kernel("distinct", "\n".join(lines) + "\n\ts_endpgm\n", 224, 16)
 
 
 def best(fn, repeat: int) -> float:
@@ -97,7 +117,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     print(f"{'input':<28} {'built-in (s)':>13} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}")
-    for label, text in (("small kernel (17 insts)", small_kernel()), ("20,000-instruction kernel", big_kernel())):
+    cases = (("small kernel (17 insts)", small_kernel()), ("20,000 insts, unrolled", big_kernel()),
+             ("20,000 insts, 9.7k distinct", distinct_kernel()))
+    for label, text in cases:
         ours = assemble(text)
         ref = assemble(text, toolchain="llvm")
         a, b = read_code_object(ours), read_code_object(ref)

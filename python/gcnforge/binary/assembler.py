@@ -128,6 +128,7 @@ class Assembler:
         from gcnforge.asm import parse_instruction  # the instruction encoder (helper A/B)
 
         statements = split_statements(text, self.filename)
+        cache: dict[str, object] = {}  # unrolled code repeats lines; parse each distinct one once
         i = 0
         n = len(statements)
         while i < n:
@@ -138,7 +139,11 @@ class Assembler:
             if st.kind == "empty":
                 continue
             if st.kind == "instruction":
-                parsed = parse_instruction(st.text, st.loc)
+                parsed = cache.get(st.text)
+                if parsed is None:
+                    parsed = parse_instruction(st.text, st.loc)
+                    if not parsed.label_refs:  # position-independent: same text, same bytes
+                        cache[st.text] = parsed
                 self._emit("inst", parsed.size, parsed, st.loc)
                 continue
             if st.kind == "assign":

@@ -79,6 +79,14 @@ def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
             out.append(Statement("empty", SourceLoc(filename, lineno, 1)))
             continue
         line = strip_comment(raw)
+        stripped = line.strip()
+        if stripped and (stripped[0].isalpha() or stripped[0] == "_"):
+            # Fast path for the common case, a bare instruction: no label, no assignment.
+            head = stripped.split(None, 1)[0]
+            if ":" not in head and "=" not in stripped:
+                col = len(line) - len(line.lstrip()) + 1
+                out.append(Statement("instruction", SourceLoc(filename, lineno, col), [], text=stripped))
+                continue
         pos = 0
         labels = []
         while True:
