@@ -36,12 +36,13 @@ class WaveFault(Diagnostic):
 
 def mask_to_lanes(m: np.ndarray) -> np.ndarray:
     """(n,) uint64 masks -> (n, 64) bool."""
-    return ((m.astype(np.uint64)[:, None] >> LANE) & ONE).astype(bool)
+    m = np.ascontiguousarray(m, dtype=np.uint64)
+    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(len(m), 64).view(bool)
 
 
 def lanes_to_mask(b: np.ndarray) -> np.ndarray:
     """(n, 64) bool -> (n,) uint64."""
-    return (b.astype(np.uint64) << LANE).sum(axis=1, dtype=np.uint64)
+    return np.packbits(np.ascontiguousarray(b, dtype=bool), axis=1, bitorder="little").view(np.uint64)[:, 0]
 
 
 class Machine:
@@ -61,10 +62,11 @@ class Machine:
 
     # ---- masks ------------------------------------------------------------------
     def exec_mask(self, w) -> np.ndarray:
-        return self.S[w, EXEC].astype(np.uint64) | (self.S[w, EXEC + 1].astype(np.uint64) << np.uint64(32))
+        return np.ascontiguousarray(self.S[w, EXEC : EXEC + 2]).view(np.uint64).reshape(-1)
 
     def exec_lanes(self, w) -> np.ndarray:
-        return mask_to_lanes(self.exec_mask(w))
+        e = np.ascontiguousarray(self.S[w, EXEC : EXEC + 2])
+        return np.unpackbits(e.view(np.uint8), bitorder="little").reshape(len(e), 64).view(bool)
 
     def sread64(self, i: int, w) -> np.ndarray:
         return self.S[w, i].astype(np.uint64) | (self.S[w, i + 1].astype(np.uint64) << np.uint64(32))
@@ -89,7 +91,8 @@ class Machine:
         if op.kind == "s":
             if n == 2:
                 return self.sread64(op.index, w)
-            return self.S[w, op.index].copy()
+            v = self.S[w, op.index]
+            return v if not isinstance(w, slice) else v.copy()
         if op.kind == "imm":
             cnt = len(w) if not isinstance(w, slice) else self.W
             if n == 2:
@@ -124,7 +127,8 @@ class Machine:
             i = self.vindex(op)
             if n == 2:
                 return self.V[w, i].astype(np.uint64) | (self.V[w, i + 1].astype(np.uint64) << np.uint64(32))
-            return self.V[w, i].copy()
+            v = self.V[w, i]
+            return v if not isinstance(w, slice) else v.copy()
         if op.kind == "lds_direct":
             raise WaveFault("lds_direct is not supported on gfx942")
         s = self.sread(op, w, n)

@@ -95,7 +95,8 @@ class Device:
                               sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock)
                 if san is not None:
                     san.attach(ex)
-                ex.run()
+                with np.errstate(all="ignore"):  # IEEE results (inf/nan) are what the kernel gets
+                    ex.run()
                 stats.waves += ex.W
                 stats.wave_instructions += ex.executed
                 stats.issues += ex.issued

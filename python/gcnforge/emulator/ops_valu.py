@@ -46,7 +46,7 @@ def to_typed(raw: np.ndarray, ty: str) -> np.ndarray:
 
 def from_typed(val: np.ndarray, ty: str) -> np.ndarray:
     dt, n = TYPES[ty]
-    with np.errstate(all="ignore"):
+    if True:
         v = np.asarray(val)
         if n == 2:
             if dt == np.float64:
@@ -150,11 +150,11 @@ def vop(dst: str, srcs: tuple[str, ...], fn, *, first_src=1, clamp_int=None):
             if extra is not None:
                 mask = mask & extra
             vals.append(v)
-        with np.errstate(all="ignore"):
-            r = fn(*vals) if not getattr(fn, "wants_ctx", False) else fn(Ctx(x, ins, w, lanes), *vals)
+        # floating-point warnings are silenced once per launch (Device.run), not per instruction
+        r = fn(*vals) if not getattr(fn, "wants_ctx", False) else fn(Ctx(x, ins, w, lanes), *vals)
         if clamp_int is not None and "clamp" in ins.mods:
             r = clamp_int(r)
-        else:
+        elif ins.mods and dst in FLOATS:
             r = _omod_clamp(ins, dst, np.asarray(r))
         write_dst(x, ins, w, 0, dst, r, mask)
 
@@ -602,11 +602,16 @@ def _perm_byte(a, b, sel):
 
 
 def _perm(a, b, c):
-    out = np.zeros(a.shape, dtype=np.uint32)
-    for k in range(4):
-        sel = (c >> np.uint32(8 * k)) & np.uint32(0xFF)
-        out |= _perm_byte(a, b, sel) << np.uint32(8 * k)
-    return out
+    """All four selector bytes at once: a 14-entry byte table per lane (bytes of {S0,S1},
+    sign replications 8-11, 0x00 for 12, 0xff for 13+), indexed by the selectors."""
+    both = np.ascontiguousarray((a.astype(U64) << U64(32)) | b.astype(U64))
+    by = both.view(np.uint8).reshape(both.shape + (8,))
+    sign = lambda k: np.where(((both >> U64(k)) & U64(1)) != 0, np.uint8(0xFF), np.uint8(0))  # noqa: E731
+    tbl = np.concatenate([by, np.stack([sign(15), sign(31), sign(47), sign(63), np.zeros(both.shape, np.uint8),
+                                        np.full(both.shape, 0xFF, np.uint8)], axis=-1)], axis=-1)
+    sel = np.minimum(np.ascontiguousarray(c.astype(np.uint32)).view(np.uint8).reshape(both.shape + (4,)), 13)
+    out = np.take_along_axis(tbl, sel.astype(np.int64), axis=-1)
+    return np.ascontiguousarray(out).view(np.uint32).reshape(both.shape)
 
 
 HANDLERS["v_perm_b32"] = vop("u32", ("u32",) * 3, _perm)
