@@ -1,6 +1,8 @@
 // Built-in and llvm-mc + ld.lld agree on .text and .rodata; llvm-readelf and llvm-objdump accept ours silently.
 // REQUIRES: llvm
 // RUN: python -m gcnforge.binary %s -o %t.ours.hsaco
+// RUN: gcnforge as %s -o %t.as.hsaco
+// RUN: cmp %t.ours.hsaco %t.as.hsaco
 // RUN: python -m gcnforge.binary --toolchain llvm %s -o %t.llvm.hsaco
 // RUN: llvm-readelf -a %t.ours.hsaco 2>&1 >/dev/null | count 0
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.ours.hsaco 2>&1 >/dev/null | count 0

@@ -102,3 +102,22 @@ def test_missing_required():
     with pytest.raises(Diagnostic, match="next_free_sgpr directive is required"):
         assemble(text)
     assert directives({})  # corpus helper sanity
+
+
+def test_decoded_text_matches_llvm_objdump(both, tmp_path):
+    """Descriptor -> .amdhsa_* text (gcnforge info / dis) equals llvm-objdump's, kernel by kernel."""
+    import re
+
+    tools = require_llvm("llvm-objdump")
+    ours, _ = both
+    p = tmp_path / "corpus.hsaco"
+    p.write_bytes(ours.data)
+    out = subprocess.run([tools["llvm-objdump"], "-D", "-j", ".rodata", "--mcpu=gfx942", str(p)],
+                         capture_output=True, text=True, check=True).stdout
+    blocks = dict(re.findall(r"<([\w.]+)\.kd>:\n(\.amdhsa_kernel.*?\.end_amdhsa_kernel)", out, re.S))
+    assert set(blocks) == set(ours.kernels)
+    for name, text in blocks.items():
+        ref = [line.strip() for line in text.splitlines()]
+        mine = [line.strip() for line in format_directives(name, ours.kernels[name].descriptor,
+                                                           reassemble=False).splitlines()]
+        assert mine == ref, name

@@ -211,9 +211,6 @@ class KernelDescriptor:
             "private_segment_fixed_size": self.private_segment_fixed_size,
             "kernarg_size": self.kernarg_size,
         }
-        if self.user_sgpr_kernarg_preload_length or self.user_sgpr_kernarg_preload_offset:
-            d["user_sgpr_kernarg_preload_length"] = self.user_sgpr_kernarg_preload_length
-            d["user_sgpr_kernarg_preload_offset"] = self.user_sgpr_kernarg_preload_offset
         if gfx90a:
             d["accum_offset"] = self.accum_offset
             d["tg_split"] = self.tg_split
@@ -237,6 +234,11 @@ class KernelDescriptor:
             "user_sgpr_private_segment_size", "uses_dynamic_stack",
         ):
             d[name] = getattr(self, name)
+        # llvm-objdump prints each kernarg preload field last and only when non-zero.
+        if self.user_sgpr_kernarg_preload_length:
+            d["user_sgpr_kernarg_preload_length"] = self.user_sgpr_kernarg_preload_length
+        if self.user_sgpr_kernarg_preload_offset:
+            d["user_sgpr_kernarg_preload_offset"] = self.user_sgpr_kernarg_preload_offset
         return d
 
     def all_fields(self) -> dict[str, int]:
