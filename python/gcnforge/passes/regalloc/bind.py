@@ -80,6 +80,9 @@ class Binding:
         self.where: dict[SSAValue, tuple[Node, int, int]] = {}  # value -> (node, offset, width)
         self.names: dict[SSAValue, str] = {}
         self.copies: list[InstOp] = []
+        # MFMAs whose fresh result may take its accumulator's registers (dst == SrcC is
+        # allowed, a partial overlap is not): (op, result, SrcC)
+        self.accumulates: list[tuple[InstOp, SSAValue, SSAValue]] = []
         n = 0
         for block in region_op.regions[0].blocks:
             for a in block.args:
@@ -175,6 +178,13 @@ class Binding:
                 if isinstance(d, RegisterType) and d.is_value and isinstance(src, RegisterType) \
                         and src.FILE == d.FILE and src.width == d.width:
                     self.copies.append(op)
+            if inf.family == "mfma" and op.outs:
+                c = op.operand_for("src2")
+                d = op.operand_for("vdst")
+                if c is not None and d is not None and isinstance(c.type, RegisterType) \
+                        and isinstance(d.type, RegisterType) and d.type.is_value \
+                        and c.type.FILE == d.type.FILE and c.type.width == d.type.width:
+                    self.accumulates.append((op, op.outs[0], c))
 
     def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> str | None:
         """Place ``part`` at ``off`` inside ``root``; a reason when it cannot stay where it is."""

@@ -27,20 +27,26 @@ class Result:
 
 
 def _coalesce(b: Binding) -> int:
-    """Join each copy's fresh destination with its source when they never hold different
-    values at once (no interference once the copy itself is discounted)."""
-    if not b.copies:
+    """Join each copy's fresh destination with its source, and each MFMA's fresh result
+    with its accumulator (SrcC), when they never hold different values at once (no
+    interference once the copy / MFMA itself is discounted). Copies joined are erased."""
+    if not b.copies and not b.accumulates:
         return 0
     prog, by_op = b.program()
     for copy in b.copies:
         m = by_op.get(id(copy))
         if m is not None and m.uses:
             m.copy_src = m.uses[0]
+    for op, _res, c in b.accumulates:
+        m = by_op.get(id(op))
+        r = b.ref_of(c)
+        if m is not None and r is not None and r[0].group is not None:
+            m.copy_src = Ref(r[0].group, r[1], r[2])
     prog.number()
     inter = Interference(prog, Liveness(prog))
     done = 0
-    for copy in b.copies:
-        dst, src = copy.outs[0], copy.args[1]
+    pairs = [(c, c.outs[0], c.args[1], True) for c in b.copies] + [(o, r, c, False) for o, r, c in b.accumulates]
+    for op, dst, src, erase in pairs:
         d, s = b.ref_of(dst), b.ref_of(src)
         if d is None or s is None:
             continue
@@ -59,22 +65,22 @@ def _coalesce(b: Binding) -> int:
             inter.adj[n].add(hi)
             inter.adj[hi].add(n)
         inter.adj[gi] = inter.adj[hi]
-        dst.replace_all_uses_with(src)
-        alloca = copy.args[0].owner
-        copy.detach()
-        copy.erase()
-        if isinstance(alloca, AllocaOp) and not alloca.result.uses:
-            alloca.detach()
-            alloca.erase()
+        if erase:
+            dst.replace_all_uses_with(src)
+            alloca = op.args[0].owner
+            op.detach()
+            op.erase()
+            if isinstance(alloca, AllocaOp) and not alloca.result.uses:
+                alloca.detach()
+                alloca.erase()
         done += 1
     return done
 
 
 def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = True, verify: bool = True) -> Result:
     b = Binding(op)
+    # the binding keeps the joins; erased copies simply no longer appear in the IR
     n = _coalesce(b) if coalesce else 0
-    if n:
-        b = Binding(op)  # rebuild: erased copies, replaced uses
     prog, _ = b.program()
     # registers read before any write hold what the hardware preloaded (ABI pins) or
     # what the author left there: they are defined on entry
