@@ -14,7 +14,7 @@ from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
 from gcnforge.isa.semantics import memory_class
 from tools.isa_gen import facts
-from tools.isa_gen.common import Decoded, disassemble, reg_of, word
+from tools.isa_gen.common import Decoded, assemble, disassemble, reg_of, word
 
 REG_SENT = {"addr": 16, "data0": 32, "data1": 48, "vdst": 64, "data": 32, "vaddr": 16, "vdata": 32}
 
@@ -210,5 +210,36 @@ def buf_rows() -> list[Instruction]:
     return out
 
 
+def _reg(file: str, idx: int, n: int) -> str:
+    return f"{file}{idx}" if n == 1 else f"{file}[{idx}:{idx + n - 1}]"
+
+
+def refine_returning_agpr(rows: list[Instruction]) -> list[Instruction]:
+    """Returning FLAT/GLOBAL atomics whose AGPR form LLVM rejects (e.g. global_atomic_add_f32
+    ... sc0 with AGPR data) although it decodes the bits: assemble the AGPR form of each and
+    restrict the returned ``vdst`` to VGPRs where llvm-mc refuses it."""
+    jobs = []
+    for r, inst in enumerate(rows):
+        if not inst.operands or not inst.operands[0].optional or inst.operands[0].kind is not K.AV:
+            continue
+        ops = []
+        for o in inst.operands:
+            if o.name == "vaddr":
+                ops.append(_reg("v", 2, o.dwords))
+            elif o.name == "saddr":
+                ops.append("off")
+            else:
+                ops.append(_reg("a", 4 if o.name == "vdst" else 8, o.dwords))
+        jobs.append((r, f"{inst.mnemonic} {', '.join(ops)} sc0"))
+    res = assemble([j[1] for j in jobs])
+    out = list(rows)
+    for (r, _), (data, _err) in zip(jobs, res):
+        if data is None:
+            ops = list(out[r].operands)
+            ops[0] = replace(ops[0], kind=K.VGPR, files="v")
+            out[r] = replace(out[r], operands=tuple(ops))
+    return out
+
+
 def rows() -> list[Instruction]:
-    return ds_rows() + flat_rows() + buf_rows()
+    return ds_rows() + refine_returning_agpr(flat_rows()) + buf_rows()

@@ -11,6 +11,7 @@ Operand shapes that depend on other fields (LLVM prints them that way):
 
 from __future__ import annotations
 
+from gcnforge.asm.kinds import VRegHandler
 from gcnforge.asm.core import Codec, KindHandler, ModSpec, OperandValue, flag_mod, int_mod, register_codec
 from gcnforge.asm.families.swizzle import swizzle_parse, swizzle_text
 from gcnforge.asm.operands import src_code_valid, sreg_valid, encode_vreg, format_reg, format_sreg, parse_reg, sreg_code
@@ -150,6 +151,9 @@ class FlatCodec(Codec):
         # FLAT-segment offsets are 12-bit unsigned: bit 12 must be clear (LLVM rejects it)
         if di.inst.encoding == "FLAT" and di.fields["offset"] & 0x1000:
             return False
+        ops = di.inst.operands
+        if ops and ops[0].optional and ops[0].files == "v" and di.fields.get("sc0") and di.fields.get("acc"):
+            return False  # returning form of an atomic that takes no AGPRs (LLVM rejects it)
         sa = di.fields["saddr"]
         if di.inst.encoding != "FLAT" and sa != OFF_SADDR and any(o.name == "saddr" for o in di.inst.operands):
             if not sreg_valid(sa, 2 if di.inst.encoding == "GLOBAL" else 1):
@@ -216,6 +220,9 @@ class FlatCodec(Codec):
             pi = super().parse_with(inst, ops, segs, loc, mtok)
             if not pi.fields.get("sc0"):
                 raise Diagnostic(f"returning atomic '{inst.mnemonic}' with a vdst must use sc0", mtok.loc(loc))
+            if ops[0].files == "v" and pi.fields.get("acc"):
+                raise Diagnostic(f"invalid operand for instruction: returning '{inst.mnemonic}' takes no AGPR data",
+                                 segs[2][0].loc(loc) if len(segs) > 2 and segs[2] else mtok.loc(loc))
             return pi
         pi = super().parse_with(inst, self.operand_list(inst, {}), segs, loc, mtok)
         if pi.fields.get("sc0") and ops and ops[0].optional and ops[0].name == "vdst":
@@ -233,17 +240,27 @@ class FlatCodec(Codec):
             pass
 
 
-class GlobalAddrHandler(KindHandler):
-    """GLOBAL vaddr: v[n:n+1] when saddr is off, else one VGPR (parsed after saddr is known)."""
+class GlobalAddrHandler(VRegHandler):
+    """GLOBAL vaddr: v[n:n+1] when saddr is off, else one VGPR (parsed after saddr is known).
+    Other VGPR operands (a VGPR-only returned vdst) are plain VGPRs."""
+
+    def __init__(self) -> None:
+        super().__init__("v")
 
     def parse(self, codec, st, op, toks):
+        if op.name != "vaddr":
+            return super().parse(codec, st, op, toks)
         st.extra["vaddr_tok"] = toks[0]
 
     def text(self, codec, di, op, pc, symbolize):
+        if op.name != "vaddr":
+            return super().text(codec, di, op, pc, symbolize)
         n = 2 if di.fields["saddr"] == OFF_SADDR else 1
         return format_reg("v", di.fields[op.field], n)
 
     def value(self, codec, di, op):
+        if op.name != "vaddr":
+            return super().value(codec, di, op)
         n = 2 if di.fields["saddr"] == OFF_SADDR else 1
         return OperandValue(op.name, "v", di.fields[op.field], n)
 
