@@ -166,6 +166,7 @@ class _Emitter:
             c = self.ls.index_values(key[2])[key[1]]
             if c not in self.consts:
                 op = arith.ConstantOp.from_int_and_width(c, 32)
+                op.result.name_hint = f"c{c}"
                 self.add(op)
                 self.consts[c] = op.result
             return self.consts[c]

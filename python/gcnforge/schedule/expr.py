@@ -48,7 +48,7 @@ def op_label(op: Operation, pos: int | None = None) -> str:
     m = getattr(op, "mnemonic", None)
     text = op.name + (f" {m}" if isinstance(m, str) else "")
     names = [r.name_hint for r in op.results if r.name_hint]
-    head = f"%{names[0]} = " if names else ""
+    head = f"{', '.join('%' + n for n in names)} = " if names else ""
     where = f" (body op #{pos})" if pos is not None else ""
     return f"'{head}{text}'{where}"
 
