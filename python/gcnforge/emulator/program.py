@@ -217,6 +217,9 @@ def parse_operand(tok: str, mnemonic: str, pos: int, wide: int = 1) -> XOp:
         return XOp("vccz")
     if t in ("off",):
         return XOp("off")
+    if t.startswith("gpr_idx(") and t.endswith(")"):  # s_set_gpr_idx_on mode (ISA guide: SRC0=1 SRC1=2 SRC2=4 DST=8)
+        bits = {"SRC0": 1, "SRC1": 2, "SRC2": 4, "DST": 8}
+        return XOp("imm", value=sum(bits[m.strip()] for m in t[8:-1].split(",") if m.strip()))
     if t in ("src_lds_direct", "lds_direct"):
         return XOp("lds_direct")
     # constants

@@ -1,0 +1,141 @@
+// Hand-written kernels for instructions clang does not emit for the OpenCL suite:
+// VGPR indexing mode (gfx942 has no v_movrel*), lane access, v_cmpx, DS read2/write2/b96, idxen buffers,
+// SDWA, s_trap. Each stores result k of lane l at out[k*64 + l] (out = kernarg dword 0-1).
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.macro KERNEL name
+.globl \name
+.p2align 8
+.type \name,@function
+\name:
+.endm
+
+KERNEL gpr_idx
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_add_u32_e32 v1, 100, v0
+  v_add_u32_e32 v2, 0xc8, v0
+  v_add_u32_e32 v3, 0x12c, v0
+  v_add_u32_e32 v4, 0x190, v0
+  v_add_u32_e32 v5, 0x1f4, v0
+  v_add_u32_e32 v6, 0x258, v0
+  s_mov_b32 s7, 0
+  s_mov_b32 s6, 3
+  s_set_gpr_idx_on s6, gpr_idx(SRC0)
+  v_mov_b32_e32 v10, v1
+  s_set_gpr_idx_off
+  s_mov_b32 s6, 5
+  s_set_gpr_idx_on s6, gpr_idx(DST)
+  v_mov_b32_e32 v1, v0
+  s_set_gpr_idx_idx s7
+  v_mov_b32_e32 v11, v3
+  s_set_gpr_idx_off
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v10, s[4:5]
+  global_store_dword v20, v11, s[4:5] offset:256
+  global_store_dword v20, v6, s[4:5] offset:512
+  global_store_dword v20, v1, s[4:5] offset:768
+  s_endpgm
+
+KERNEL lane_ops
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  s_movk_i32 s6, 0x1234
+  v_mov_b32_e32 v1, v0
+  v_writelane_b32 v1, s6, 7
+  v_readlane_b32 s7, v0, 9
+  v_mov_b32_e32 v2, s7
+  v_mov_b32_e32 v3, 0
+  v_cmpx_gt_u32_e32 vcc, 32, v0
+  v_mov_b32_e32 v3, -1
+  s_mov_b64 exec, -1
+  v_mbcnt_lo_u32_b32 v4, vcc_lo, 0
+  v_mbcnt_hi_u32_b32 v4, vcc_hi, v4
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v2, s[4:5] offset:256
+  global_store_dword v20, v3, s[4:5] offset:512
+  global_store_dword v20, v4, s[4:5] offset:768
+  s_endpgm
+
+KERNEL ds_ops
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_lshlrev_b32_e32 v21, 3, v0
+  v_lshlrev_b32_e32 v24, 4, v0
+  v_mov_b32_e32 v2, v0
+  v_add_u32_e32 v3, 0x3e8, v0
+  v_add_u32_e32 v4, 0x7d0, v0
+  v_add_u32_e32 v5, 0xbb8, v0
+  ds_write2_b64 v21, v[2:3], v[4:5] offset1:64
+  s_waitcnt lgkmcnt(0)
+  ds_read2st64_b32 v[6:7], v20 offset1:2
+  ds_read_b96 v[8:10], v24
+  v_mov_b32_e32 v22, 0x600
+  v_mov_b32_e32 v23, 1
+  ds_add_rtn_u32 v11, v22, v23
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v12, v22
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v6, s[4:5]
+  global_store_dword v20, v7, s[4:5] offset:256
+  global_store_dword v20, v8, s[4:5] offset:512
+  global_store_dword v20, v9, s[4:5] offset:768
+  global_store_dword v20, v10, s[4:5] offset:1024
+  global_store_dword v20, v11, s[4:5] offset:1280
+  global_store_dword v20, v12, s[4:5] offset:1536
+  s_endpgm
+
+KERNEL buffer_idxen
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s6
+  s_and_b32 s9, s7, 0xffff
+  s_or_b32 s9, s9, 0x80000
+  s_mov_b32 s10, 32
+  s_mov_b32 s11, 0x00027000
+  buffer_load_dword v1, v0, s[8:11], 0 idxen offset:4
+  s_waitcnt vmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  s_endpgm
+
+KERNEL sdwa_ops
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_mul_u32_u24_e32 v2, 0x101, v0
+  v_add_u32_e32 v2, 0x300, v2
+  v_mov_b32_e32 v3, v0
+  v_mov_b32_e32 v1, 0xaaaa5555
+  v_add_u32_sdwa v1, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_1 src1_sel:BYTE_0
+  v_mov_b32_e32 v4, 0x80
+  v_mov_b32_sdwa v5, v4 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0
+  v_cvt_f32_f16_sdwa v6, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v5, s[4:5] offset:256
+  global_store_dword v20, v6, s[4:5] offset:512
+  s_endpgm
+
+KERNEL trap
+  s_trap 2
+  s_endpgm
+
+.rodata
+.p2align 6
+.macro KD name, lds=0
+.amdhsa_kernel \name
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_group_segment_fixed_size \lds
+  .amdhsa_next_free_vgpr 32
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 32
+.end_amdhsa_kernel
+.endm
+KD gpr_idx
+KD lane_ops
+KD ds_ops, 2048
+KD buffer_idxen
+KD sdwa_ops
+KD trap

@@ -1,0 +1,86 @@
+"""Instruction semantics that the clang-compiled suite does not reach, on hand-written
+kernels assembled by llvm-mc: VGPR indexing mode, lane access and v_cmpx, DS
+read2/write2/read_b96/return atomics, idxen buffer loads with strides and bounds, SDWA,
+and s_trap (a located Diagnostic)."""
+
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator import Device
+from gcnforge.testing import require_llvm
+
+L = np.arange(64)
+
+
+@pytest.fixture(scope="module")
+def code(tmp_path_factory):
+    t = require_llvm("llvm-mc", "ld.lld")
+    d = tmp_path_factory.mktemp("sem")
+    src = Path(__file__).with_name("semantics_kernels.s")
+    subprocess.run([t["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", str(src), "-o",
+                    str(d / "k.o")], check=True)
+    subprocess.run([t["ld.lld"], "-shared", str(d / "k.o"), "-o", str(d / "k.so")], check=True)
+    return (d / "k.so").read_bytes()
+
+
+def run(code, name, nout, extra=b"", sanitize=True):
+    dev = Device()
+    out = dev.memory.alloc(4 * 64 * nout)
+    dev.memory.write(out, b"\0" * (4 * 64 * nout))
+    dev.run(code, name, struct.pack("<Q", out) + extra, (1, 1, 1), (64, 1, 1), sanitize=sanitize)
+    return np.frombuffer(dev.memory.read(out, 4 * 64 * nout), np.uint32).reshape(nout, 64), dev
+
+
+def test_gpr_index_mode(code):
+    o, _ = run(code, "gpr_idx", 4)
+    np.testing.assert_array_equal(o, [400 + L, 300 + L, L, 100 + L])
+
+
+def test_lane_ops(code):
+    o, _ = run(code, "lane_ops", 4)
+    np.testing.assert_array_equal(o[0], np.where(L == 7, 0x1234, L))
+    np.testing.assert_array_equal(o[1], 9)
+    np.testing.assert_array_equal(o[2], np.where(L < 32, 0xFFFFFFFF, 0))
+    np.testing.assert_array_equal(o[3], np.minimum(L, 32))
+
+
+def test_ds_ops(code):
+    o, _ = run(code, "ds_ops", 7)
+    half = L // 2
+    np.testing.assert_array_equal(o[0], np.where(L % 2 == 0, half, 1000 + half))
+    np.testing.assert_array_equal(o[1], np.where(L % 2 == 0, 2000 + half, 3000 + half))
+    # ds_read_b96 at 16*l: dwords 4l, 4l+1, 4l+2 of the b64 array {m, 1000+m} (m < 64) then the second array
+    flat = np.concatenate([np.stack([L, 1000 + L], 1).reshape(-1), np.stack([2000 + L, 3000 + L], 1).reshape(-1)])
+    np.testing.assert_array_equal(o[2:5], np.stack([flat[4 * L], flat[4 * L + 1], flat[4 * L + 2]]))
+    assert sorted(o[5].tolist()) == list(range(64))  # ds_add_rtn: every lane saw a distinct old value
+    np.testing.assert_array_equal(o[6], 64)
+
+
+def test_buffer_idxen_stride_and_bounds(code):
+    dev = Device()
+    src = dev.memory.alloc(8 * 64)
+    dev.memory.write(src, np.arange(128, dtype=np.uint32).tobytes())
+    out = dev.memory.alloc(4 * 64)
+    dev.run(code, "buffer_idxen", struct.pack("<QQ", out, src), (1, 1, 1), (64, 1, 1))
+    o = np.frombuffer(dev.memory.read(out, 256), np.uint32)
+    # stride 8 bytes, offset 4: element 2l+1; records beyond num_records=32 read 0
+    np.testing.assert_array_equal(o, np.where(L < 32, 2 * L + 1, 0))
+
+
+def test_sdwa(code):
+    o, _ = run(code, "sdwa_ops", 3)
+    np.testing.assert_array_equal(o[0], ((2 * L + 3) << 16) | 0x5555)
+    np.testing.assert_array_equal(o[1], 0x80)
+    v2 = (L * 0x101 + 0x300).astype(np.uint32)
+    np.testing.assert_array_equal(o[2].view(np.float32), (v2 >> 16).astype(np.uint16).view(np.float16).astype(np.float32))
+
+
+def test_trap_is_a_located_diagnostic(code):
+    with pytest.raises(Diagnostic) as e:
+        Device().run(code, "trap", b"\0" * 8, (1, 1, 1), (64, 1, 1))
+    assert "s_trap 2" in str(e.value) and "pc=0x" in str(e.value) and "wave=0" in str(e.value)
