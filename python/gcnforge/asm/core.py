@@ -243,7 +243,8 @@ class Codec:
 
     def has_literal(self, inst: Instruction, fields: dict[str, int]) -> bool:
         for op in inst.operands:
-            if op.kind in (OperandKind.SSRC, OperandKind.SRC) and op.field and fields.get(op.field) == 255:
+            if op.kind in (OperandKind.SSRC, OperandKind.SRC) and op.literal and op.field \
+                    and fields.get(op.field) == 255:
                 return True
         return False
 

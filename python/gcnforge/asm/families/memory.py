@@ -329,7 +329,8 @@ class BufCodec(Codec):
     def valid(self, di):
         f = di.fields
         for op in di.inst.operands:
-            if op.kind is OperandKind.SSRC and not src_code_valid(f[op.field], 1):
+            if op.kind is OperandKind.SSRC and (not src_code_valid(f[op.field], 1)
+                                                or (f[op.field] == 255 and not op.literal)):
                 return False
             if op.kind is OperandKind.SREG and not sreg_valid(f[op.field] * 4, 4):
                 return False
