@@ -114,3 +114,30 @@ def test_bad_toolchain_and_target():
         assemble("", toolchain="gas")
     with pytest.raises(Diagnostic, match="unknown or unsupported target"):
         assemble("", target="gfx1100")
+
+
+@pytest.mark.parametrize("text", [
+    ".rodata\n.byte 1\n.text\ns_endpgm\n",
+    ".text\ns_endpgm\n.data\n.long 5\n",
+    "",
+    ".rodata\n.p2align 6\n.quad 1, 2\n.text\n.p2align 8\ns_nop 0\n",
+])
+def test_small_layouts_match_lld(text):
+    require_llvm("llvm-mc", "ld.lld")
+    ours, ref = read_code_object(assemble(text)), read_code_object(assemble(text, toolchain="llvm"))
+    for sec, (addr, _, size) in ref.sections.items():
+        if addr and sec != ".relro_padding":  # allocated sections: same address and size as ld.lld
+            assert ours.sections[sec][0] == addr and ours.sections[sec][2] == size, sec
+    assert ours.text == ref.text
+    assert _phdrs(ours.data) == _phdrs(ref.data)
+
+
+def _phdrs(data: bytes) -> list[tuple]:
+    """Program headers without memsz (ld.lld pads the relro segment to a page with .relro_padding)."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+
+    elf = ELFFile(io.BytesIO(data))
+    return [(s["p_type"], s["p_flags"], s["p_offset"], s["p_vaddr"], s["p_filesz"], s["p_align"])
+            for s in elf.iter_segments()]

@@ -104,6 +104,8 @@ class Assembler:
             if flags is None:
                 flags = _DEFAULT_FLAGS.get(name, _DEFAULT_FLAGS.get("." + name.split(".")[1], "") if name.count(".") > 1 else "")
             sec = _Section(name, flags, nobits=name == ".bss" or name.startswith(".bss."))
+            if "x" in flags:
+                sec.align = 4  # llvm-mc gives AMDGPU code sections 4-byte alignment
             self.sections[name] = sec
         return sec
 

@@ -147,7 +147,9 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
     w_secs = [s for s in sections if "a" in s.flags and "w" in s.flags and "x" not in s.flags]
 
-    n_loads = 1 + bool(x_secs) + 1  # R (headers at least), RX if any code, RW (.dynamic)
+    # LOADs: R (headers at least), RX if the code is not empty, RW relro (.dynamic), RW data if any.
+    # ld.lld reserves header space for the RX LOAD even when .text is empty, then omits it.
+    n_loads = 1 + bool(x_secs) + 1 + bool(w_secs)
     nphdr = 1 + n_loads + 3 + bool(note)  # PHDR, LOADs, DYNAMIC, GNU_RELRO, GNU_STACK, NOTE
     outs: list[_Out] = []
     if note:
@@ -168,21 +170,23 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     for s in x_secs:
         sec_out[s.name] = _Out(s.name, SHT["PROGBITS"], SHF_ALLOC | SHF_EXECINSTR, s.data, s.align)
         outs.append(sec_out[s.name])
+    dyn_entries = 7
+    dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16, link=".dynstr",
+                       size=16 * dyn_entries)
+    first_relro = len(outs)
+    outs.append(dynamic_out)  # ld.lld puts the relro part (.dynamic) before writable data
     first_w = len(outs)
     for s in w_secs:
         sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC | SHF_WRITE, s.data, s.align)
         outs.append(sec_out[s.name])
-    dyn_entries = 7
-    dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16, link=".dynstr",
-                       size=16 * dyn_entries)
-    outs.append(dynamic_out)
 
     # Addresses: one PT_LOAD per permission class; a new segment starts on a new page at the
     # same offset modulo the page size (ld.lld's layout).
     off = 64 + 56 * nphdr
     va = off
     segments: list[tuple[int, int, int]] = []  # (first, last+1, flags)
-    groups = [(0, first_x, PF_R), (first_x, first_w, PF_R | PF_X), (first_w, len(outs), PF_R | PF_W)]
+    groups = [(0, first_x, PF_R), (first_x, first_relro, PF_R | PF_X), (first_relro, first_w, PF_R | PF_W),
+              (first_w, len(outs), PF_R | PF_W)]
     for gi, (a, b, _) in enumerate(groups):
         if a == b:
             continue
@@ -197,7 +201,8 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
             va += o.size
             if o.sh_type != SHT["NOBITS"]:
                 off += o.size
-        segments.append((a, b, groups[gi][2]))
+        if sum(o.size for o in outs[a:b]) or gi == 0:  # an empty .text gets an address but no PT_LOAD
+            segments.append((a, b, groups[gi][2]))
 
     def sym_addr(s: InputSymbol) -> int:
         if s.section is None:
@@ -283,7 +288,7 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
             image[o.offset:o.offset + o.size] = o.data
 
     # Program headers.
-    phdrs = [(PT_PHDR, PF_R, 64, 64, 56 * nphdr, 56 * nphdr, 8)]
+    phdrs = [(PT_PHDR, PF_R, 64, 64, 56 * nphdr, 56 * nphdr, 8)]  # covers the reserved space, as ld.lld
     load_ranges = []
     for a, b, flags in segments:
         first, last = outs[a], outs[b - 1]
@@ -299,7 +304,7 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     if note:
         n = outs[0]
         phdrs.append((PT_NOTE, PF_R, n.offset, n.addr, n.size, n.size, 4))
-    assert len(phdrs) == nphdr
+    assert len(phdrs) <= nphdr
     for i, (ptype, flags, poff, pva, filesz, memsz, align) in enumerate(phdrs):
         struct.pack_into("<IIQQQQQQ", image, 64 + 56 * i, ptype, flags, poff, pva, pva, filesz, memsz, align)
 
@@ -310,5 +315,5 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
 
     ident = b"\x7fELF" + bytes([2, 1, 1, ELFOSABI_AMDGPU_HSA, ABI_VERSION_BY_COV[cov]]) + bytes(7)
     struct.pack_into("<16sHHIQQQIHHHHHH", image, 0, ident, 3, EM_AMDGPU, 1, 0, 64, shoff, target.e_flags(),
-                     64, 56, nphdr, 64, len(all_out) + 1, index_of[".shstrtab"])
+                     64, 56, len(phdrs), 64, len(all_out) + 1, index_of[".shstrtab"])
     return bytes(image)
