@@ -328,16 +328,29 @@ class Codec:
         return t.text.partition(":")[0].lower()
 
     # -- encoding ---------------------------------------------------------------------
-    def resolve_fixups(self, pi: ParsedInst, pc: int, resolve: Callable[[str], int] | None) -> dict[str, int]:
-        """Label fixups: a 16-bit field holding ``(target - (pc + 4)) / 4`` (ISA guide 4.5)."""
+    def resolve_fixups(self, pi: ParsedInst, pc: int,
+                       resolve: Callable[[str], int] | None) -> tuple[dict[str, int], int | None]:
+        """Resolve symbol references: branch labels (a 16-bit field holding
+        ``(target - (pc + 4)) / 4``, ISA guide 4.5) and PC-relative literals
+        ``sym@rel32@lo+A`` / ``sym@rel32@hi+A`` (value ``S + A - P``, P = address of the
+        literal dword, as LLVM's R_AMDGPU_REL32_LO/HI). Returns (fields, literal)."""
         fields = dict(pi.fields)
+        literal = pi.literal
         for fld, name, tok in pi.fixups:
             try:
                 if resolve is None:
                     raise KeyError(name)
                 target = resolve(name)
             except KeyError:
-                raise Diagnostic(f"undefined label '{name}'", tok.loc(pi.loc)) from None
+                raise Diagnostic(f"undefined label '{name}'" if not fld.startswith("@") else
+                                 f"symbol '{name}' is not defined in this section (relocations against other "
+                                 "sections are not supported)", tok.loc(pi.loc)) from None
+            if fld.startswith("@rel32"):
+                _, half, addend = fld.split(":")
+                lit_addr = pc + ENCODINGS[pi.inst.encoding].size
+                v = (target + int(addend) - lit_addr) & 0xFFFFFFFFFFFFFFFF
+                literal = (v >> 32) & 0xFFFFFFFF if half == "hi" else v & 0xFFFFFFFF
+                continue
             delta = target - (pc + 4)
             if delta % 4:
                 raise Diagnostic(f"branch target '{name}' is not 4-byte aligned relative to the branch",
@@ -347,10 +360,10 @@ class Codec:
                 raise Diagnostic(f"branch target '{name}' out of range: {off} dwords (a 16-bit signed offset "
                                  "reaches -32768..32767)", tok.loc(pi.loc))
             fields[fld] = off & 0xFFFF
-        return fields
+        return fields, literal
 
     def encode(self, pi: ParsedInst, pc: int = 0, resolve: Callable[[str], int] | None = None) -> bytes:
-        fields = self.resolve_fixups(pi, pc, resolve) if pi.fixups else pi.fields
+        fields, literal = self.resolve_fixups(pi, pc, resolve) if pi.fixups else (pi.fields, pi.literal)
         enc = ENCODINGS[pi.inst.encoding]
         word = enc.match_value
         for name, v in fields.items():
@@ -359,7 +372,7 @@ class Codec:
                 word |= (v & ((1 << f.width) - 1)) << f.lo
         out = word.to_bytes(enc.size, "little")
         if pi.size > enc.size:
-            out += ((pi.literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
+            out += ((literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
         return out
 
     # -- decoding ---------------------------------------------------------------------

@@ -3,6 +3,8 @@ Families override per codec through ``Codec.kinds``; see ``gcnforge.asm`` for th
 
 from __future__ import annotations
 
+import re
+
 from gcnforge.asm.core import Codec, DecodedInst, EncState, KindHandler, OperandValue, register_kind
 from gcnforge.asm.operands import (
     LITERAL, NUM_SGPRS, TTMP_BASE, VGPR_BASE, SPECIAL32, SPECIAL64, SRC_SPECIAL, Tok, encode_src, encode_vreg,
@@ -10,6 +12,9 @@ from gcnforge.asm.operands import (
 )
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import Operand, OperandKind
+
+
+_RELOC = re.compile(r"^([A-Za-z_.$][\w.$]*)@(rel32|abs32|gotpcrel32|rel64|abs64)@(lo|hi)([+-]\w+)?$")
 
 
 def reg_value(name: str, code: int, dwords: int) -> OperandValue:
@@ -85,6 +90,18 @@ class SrcHandler(KindHandler):
 
     def parse(self, codec, st, op, toks):
         tok = toks[0]
+        if "@" in tok.text and op.literal:
+            m = _RELOC.match(tok.text.replace(" ", ""))
+            if m is None or m.group(2) != "rel32":
+                raise Diagnostic(f"unsupported symbol reference '{tok.text}': expected sym@rel32@lo[+N] or "
+                                 "sym@rel32@hi[+N]", tok.loc(st.loc))
+            addend = parse_int(m.group(4)) if m.group(4) else 0
+            if addend is None:
+                raise Diagnostic(f"invalid addend in '{tok.text}'", tok.loc(st.loc))
+            st.set_literal(0, tok)
+            st.fields[op.field] = LITERAL
+            st.fixups.append((f"@rel32:{m.group(3)}:{addend}", m.group(1), tok))
+            return
         if op.kind is OperandKind.SSRC and not op.inline_const and not op.literal:
             # an SReg_* operand: registers only (s_setpc_b64, s_movrels_*, ...)
             ref = parse_reg(tok.text)
