@@ -68,6 +68,13 @@ __kernel void half_math(__global half *x, __global float *y, __global double *z)
   z[t] = __builtin_sqrt(z[t]) * __builtin_fma(z[t], 2.0, 1.0);
 }
 """,
+    "calls": """
+__attribute__((noinline)) float helper(__global float *p, int i) { return p[i] * 2.0f + 1.0f; }
+__kernel void calls(__global float *a, int n) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  if (i < n) a[i] = helper(a, i);
+}
+""",
 }
 
 
