@@ -7,8 +7,8 @@ Three rules, each reported as a ``Diagnostic`` naming both ops and the iteration
 2. **memory order**: two memory ops that may alias, at least one writing, must keep the
    order they have in the sequential loop (iteration, then body position). May-alias is
    conservative: LDS ops (``ds_*``) alias each other, global/buffer/scratch/scalar-memory
-   ops alias each other, flat ops alias both, ``s_barrier`` orders against every memory
-   op. Two escapes the author states on the ops: ``alias_scope = "name"`` (ops in
+   ops alias each other, flat ops alias both, ``s_barrier`` orders against every LDS op
+   (it is where the work-group hands LDS data over; global memory is not ordered by it). Two escapes the author states on the ops: ``alias_scope = "name"`` (ops in
    different scopes never alias) and ``bufs = array<i64: count, shift>`` (the op at
    iteration j touches buffer ``(j + shift) mod count``: multi-buffering; two ops with the
    same count alias only on the same buffer). ``ds_swizzle``/``ds_permute``/``ds_bpermute``
@@ -91,8 +91,8 @@ def _mem_info(op: Operation) -> tuple[frozenset[str], bool] | None:
             return frozenset({"lds", "global"}), writes
         if fam in ("global", "scratch", "mubuf", "mtbuf", "smem"):
             return frozenset({"global"}), writes
-        if m == "s_barrier":
-            return frozenset({"lds", "global"}), True
+        if m == "s_barrier":  # the work-group's LDS hand-off point
+            return frozenset({"lds"}), True
     return None
 
 

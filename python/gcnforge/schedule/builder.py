@@ -1,0 +1,121 @@
+"""Authoring API for scheduled loops, over ``gcnforge.builder`` kernels.
+
+A loop body is written once; its schedule is a few numbers::
+
+    from gcnforge.schedule.builder import sched_for
+
+    with m.kernel("k", args) as k:
+        for L in sched_for(k, count=8, dims=[2, 4], perm=[1, 0], iter=[acc0]):
+            (i, j), (acc,) = L.indices, L.values
+            with L.at(delay=0):                 # loads first ...
+                v, t = k.global_load_dword(off, ptr)
+            with L.at(delay=1), L.stage(1):    # ... their use one nest step and one stage later
+                k.wait(t)
+                acc = k.v_add_f32(v, acc)
+            L.yield_(acc)
+        (result,) = L.results
+
+``sched_for`` yields exactly once, with the kernel builder inserting into the loop body
+(so the ``for`` reads like the loop it builds); leaving it closes the body with
+``amdgcn.yield`` and verifies the loop. ``L.at(delay=, rate=)`` and ``L.stage(s)`` give
+every op built inside them that schedule (innermost wins; ops built outside any context
+inherit from their consumers, as in the IR). Nothing is expanded here: run the
+``amdgcn-schedule`` pass (``schedule_loops(m.top)``) to get the unrolled / pipelined code,
+so the same loop is rescheduled by changing the numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+from xdsl.ir import Block, Operation
+from xdsl.utils.exceptions import VerifyException
+
+from gcnforge.builder.values import Value, unwrap
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.loop_ops import LoopOp, YieldOp
+from gcnforge.schedule.expr import SCHED_ATTR, Sched
+
+
+class SchedLoop:
+    """The loop being built: its indices, iteration values, schedule contexts and results."""
+
+    def __init__(self, k, loop: LoopOp):
+        self.k = k
+        self.op = loop
+        self.indices: tuple[Value, ...] = tuple(Value(a, k).named(f"i{n}") for n, a in enumerate(loop.index_args))
+        self.values: tuple[Value, ...] = tuple(k._wrap(a) for a in loop.iter_args)
+        self.results: tuple[Value, ...] = ()
+        self._yield: list | None = None
+        self._sched = Sched()
+        self._explicit: dict[str, int] = {}
+
+    # -- schedule contexts -------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _context(self, **kw: int) -> Iterator[None]:
+        for name, v in kw.items():
+            if v is None:
+                continue
+            if v < (1 if name == "rate" else 0):
+                raise Diagnostic(f"schedule {name} must be {'>= 1' if name == 'rate' else '>= 0'}, got {v}",
+                                 _user_loc())
+        saved = dict(self._explicit)
+        self._explicit.update({n: v for n, v in kw.items() if v is not None})
+        before = self.op.block.last_op
+        try:
+            yield
+        finally:
+            s = Sched(self._explicit.get("stage", 0), self._explicit.get("delay", 0), self._explicit.get("rate", 1))
+            op = before.next_op if before is not None else self.op.block.first_op
+            while op is not None:
+                if SCHED_ATTR not in op.attributes:
+                    op.attributes[SCHED_ATTR] = s.attr()
+                op = op.next_op
+            self._explicit = saved
+
+    def at(self, delay: int | None = None, rate: int | None = None) -> contextlib.AbstractContextManager:
+        """Ops built inside are emitted at nest iteration ``i`` iff ``i >= delay`` and
+        ``(i - delay) % rate == 0``."""
+        return self._context(delay=delay, rate=rate)
+
+    def stage(self, s: int) -> contextlib.AbstractContextManager:
+        """Ops built inside belong to pipeline stage ``s`` (one unrolled body later per stage)."""
+        return self._context(stage=s)
+
+    def yield_(self, *values) -> None:
+        self._yield = [unwrap(v) for v in values]
+
+
+def _user_loc():
+    from gcnforge.builder.kernel import user_location
+
+    return user_location()
+
+
+def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
+              iter: Sequence = ()) -> Iterator[SchedLoop]:  # noqa: A002 - reads like the IR
+    """Build an ``amdgcn.loop`` in kernel builder ``k`` (see the module docstring)."""
+    inits = [unwrap(v) for v in iter]
+    loop = LoopOp(count, inits, dims, perm)
+    outer: Block = k.block
+    outer.add_op(loop)
+    L = SchedLoop(k, loop)
+    k.block = loop.block
+    try:
+        yield L
+    finally:
+        k.block = outer
+    vals = L._yield if L._yield is not None else []
+    if len(vals) != len(inits):
+        raise Diagnostic(f"the loop has {len(inits)} iteration value(s) but L.yield_ got {len(vals)}", _user_loc())
+    loop.block.add_op(YieldOp(*vals))
+    try:
+        loop.verify_()  # the loop's own rules; its body ops were verified as they were built
+    except VerifyException as e:
+        raise Diagnostic(str(e), _user_loc()) from None
+    L.results = tuple(k._wrap(r) for r in loop.res)
+
+
+def body_ops(L: SchedLoop) -> list[Operation]:
+    return list(L.op.block.ops)
