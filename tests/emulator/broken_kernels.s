@@ -110,6 +110,15 @@ KERNEL hazard_valu_sgpr_vmem
   s_waitcnt vmcnt(0)
   s_endpgm
 
+// reads an MFMA result one instruction after the MFMA (2 passes: needs 2 + 3)
+KERNEL hazard_mfma
+  v_mov_b32_e32 v4, 1.0
+  v_mov_b32_e32 v5, 2.0
+  s_nop 1
+  v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v5, 0
+  v_add_f32_e32 v6, v0, v0
+  s_endpgm
+
 // never ends
 KERNEL endless
 .Lspin:
@@ -156,5 +165,6 @@ KD uninit_store
 KD lds_race, 512
 KD hazard_dpp
 KD hazard_valu_sgpr_vmem
+KD hazard_mfma
 KD endless
 KD clean, 512

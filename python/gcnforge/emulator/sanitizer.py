@@ -111,6 +111,10 @@ class Sanitizer:
         self.valu_vgpr = np.full((W, NV), -100, np.int64)
         self.valu_exec = np.full(W, -100, np.int64)
         self.salu_m0 = np.full(W, -100, np.int64)
+        self.mfma_w = np.full((W, NV), -100, np.int64)  # wait-state clock of an MFMA's write
+        self.mfma_p = np.zeros((W, NV), np.int64)  # its pass count
+        self.mfma_dst = np.full((W, NV), -1, np.int64)  # first register of its destination range
+        self.trans_w = np.full((W, NV), -100, np.int64)
         # LDS race tracking per workgroup (dword granularity)
         G = len(ex.wgs)
         nd = max(ex.lds_bytes // 4, 1)
@@ -188,6 +192,13 @@ class Sanitizer:
                     self.valu_vgpr[w, r - NS] = self.ws[w]
             if ins.base.startswith("v_cmpx"):
                 self.valu_exec[w] = self.ws[w]
+            vd = [r - NS for r in defs if r >= NS]
+            if vd and sem == "mfma":
+                self.mfma_w[np.ix_(w, vd)] = self.ws[w][:, None]
+                self.mfma_p[np.ix_(w, vd)] = _passes(ins)
+                self.mfma_dst[np.ix_(w, vd)] = vd[0]
+            elif vd and sem == "trans":
+                self.trans_w[np.ix_(w, vd)] = self.ws[w][:, None]
         elif ins.base.startswith("s_") and M0 in defs:
             self.salu_m0[w] = self.ws[w]
 
@@ -433,6 +444,42 @@ class Sanitizer:
             gap = ws - self.salu_m0[w]
             self._need(gap[:, None], 1, ins, w, "an SALU instruction wrote M0 just before its use")
 
+        v_uses = [r - NS for r in uses if r >= NS]
+        is_valu = b.startswith("v_") and sem != "mfma"
+        if v_uses and (is_valu or is_vmem or b.startswith("ds_")):
+            # MFMA (P passes) writes VGPR -> VALU reads it: P + 3; VMEM/LDS/FLAT reads it: P + 2
+            # (gfx940 XDL dependency table; clang 22 emits exactly P + 2 before a store of an
+            # MFMA result, e.g. s_nop 9 after a 8-pass v_mfma_f32_16x16x4_f32)
+            gap = ws[:, None] - self.mfma_w[w][:, v_uses]
+            need = self.mfma_p[w][:, v_uses] + (3 if is_valu else 2)
+            self._need_var(gap, need, ins, w, "an MFMA wrote a register this instruction reads before its result "
+                                              "was ready")
+        if v_uses and is_valu and sem != "trans":  # trans VALU writes VGPR -> non-trans VALU reads it: 1
+            gap = ws[:, None] - self.trans_w[w][:, v_uses]
+            self._need(gap, 1, ins, w, "a transcendental result is read by the next VALU instruction")
+        if sem == "mfma" and len(ins.ops) >= 4:
+            ao = self.ex.accum_offset
+            ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
+            if ab:  # VALU writes VGPR -> MFMA reads it: 2; MFMA result -> SrcA/B: P + 3
+                gap = ws[:, None] - self.valu_vgpr[w][:, ab]
+                self._need(gap, 2, ins, w, "a VALU instruction wrote an MFMA source operand")
+                gap = ws[:, None] - self.mfma_w[w][:, ab]
+                self._need_var(gap, self.mfma_p[w][:, ab] + 3, ins, w, "an MFMA result is used as SrcA/SrcB")
+            c = [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
+            if c:  # previous MFMA result as SrcC: same range back-to-back is fine (2 for 2-pass), overlap P + 1
+                same = self.mfma_dst[w][:, c] == c[0]
+                p = self.mfma_p[w][:, c]
+                need = np.where(same, np.where(p == 2, 2, 0), p + 1)
+                gap = ws[:, None] - self.mfma_w[w][:, c]
+                self._need_var(gap, need, ins, w, "an MFMA result overlaps this MFMA's SrcC")
+
+    def _need_var(self, gap, need, ins, w, what):
+        bad = gap < need
+        if bad.any():
+            wi, ri = np.argwhere(bad)[0]
+            self.report("hazard", f"{what}: needs {int(need[wi, ri])} wait states, got {max(int(gap[wi, ri]), 0)} "
+                                  "(insert s_nop)", ins, int(w[wi]))
+
     def _need(self, gap, n, ins, w, what):
         bad = gap < n  # gap = wait states issued since the producer (s_nop N counts N+1)
         if bad.any():
@@ -533,6 +580,13 @@ class Sanitizer:
                 same = self.lr_wave[g, ds] == wave
                 self.lr_wave[g, ds] = np.where(fresh | same, wave, -2)
                 self.lr_epoch[g, ds] = ep
+
+
+def _passes(ins) -> int:
+    from gcnforge.emulator.ops_mfma import info_for
+
+    info = info_for(ins.base)
+    return max(info["cycles"] // 4, 1) if info else 16
 
 
 _LEFTWARD = {"v_mad_u64_u32", "v_mad_i64_i32", "v_lshl_add_u64", "v_lshlrev_b64", "v_mov_b64", "v_add_co_u32",
