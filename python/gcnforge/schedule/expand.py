@@ -52,13 +52,15 @@ class LoopSchedule:
         self.nidx = len(loop.unroll_dims)
         self.yields = list(loop.yield_op.values)
         self._arg_cache: dict[tuple[int, int], Key] = {}
+        self._block = loop.block
+        self._reads: dict[Operation, list[SSAValue]] = {}
 
     # -- naming -------------------------------------------------------------------------------
     def canon(self, v: SSAValue, j: int) -> Key:
         """Which clone a use at logical iteration ``j`` reads."""
         chain: list[tuple[int, int]] = []
         while True:
-            if isinstance(v, BlockArgument) and v.block is self.loop.block:
+            if isinstance(v, BlockArgument) and v.block is self._block:
                 if v.index < self.nidx:
                     key: Key = ("idx", v.index, j)
                     break
@@ -98,6 +100,8 @@ class LoopSchedule:
 
     def operands_of(self, op: Operation) -> list[SSAValue]:
         """Values ``op`` (and ops nested in it) read from outside ``op``."""
+        if op in self._reads:
+            return self._reads[op]
         out: list[SSAValue] = []
         seen: set[SSAValue] = set()
         for inner in op.walk():
@@ -106,6 +110,7 @@ class LoopSchedule:
                     continue
                 seen.add(v)
                 out.append(v)
+        self._reads[op] = out
         return out
 
     def instances(self, steps: range):
