@@ -120,3 +120,36 @@ def test_pressure_diagnostic_is_reported():
     with pytest.raises(Diagnostic) as e:
         compile_kernel(lambda k: build(k) if True else None, max_vgprs=3)
     assert "out of VGPRs" in e.value.message
+
+
+def compile_spilling(build, max_vgprs: int):
+    m = Module("rand")
+    with m.kernel("rand", [Arg.ptr("src"), Arg.ptr("dst")], workgroup_size=(64, 1, 1)) as k:
+        build(k)
+    pipe = pl.DEFAULT.replace("amdgcn-regalloc", f"amdgcn-regalloc{{max_vgprs={max_vgprs} spill_to_agprs=true}}")
+    pl.run(m.top, pl.parse(pipe))
+    kern = next(op for op in m.top.walk() if isinstance(op, KernelOp))
+    assert check_ssa(kern) == []
+    return m.top, kern
+
+
+single_ops = st.lists(st.tuples(st.sampled_from(list(OPS)), st.integers(0, 63), st.integers(0, 63)),
+                      min_size=4, max_size=30)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(single_ops, st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_spilling_to_agprs_keeps_results(ops, nout, seed):
+    """With 5 VGPRs and spilling on, every program allocates (values move to AGPRs) and
+    still computes what Python computes."""
+    build, evaluate = program(ops, nout)
+    mod, kern = compile_spilling(build, 5)
+    assert {n: a.value.data for n, a in kern.attributes["regalloc"].data.items()}["v"] <= 5
+    k = rt.load(assemble(to_assembly(mod)))["rand"]
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 2**32, size=64 * NIN, dtype=np.uint32)
+    dst = np.zeros(64 * nout, np.uint32)
+    k(src, dst, grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    got, ins = dst.reshape(nout, 64), src.reshape(NIN, 64)
+    for lane in (0, 37, 63):
+        assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]])

@@ -18,12 +18,14 @@ from gcnforge.passes.regalloc.bind import Binding, write_back
 from gcnforge.passes.regalloc.check import check
 from gcnforge.passes.regalloc.liveness import Liveness
 from gcnforge.passes.regalloc.model import Ref
+from gcnforge.passes.regalloc.spill import spill_one
 
 
 @dataclass
 class Result:
     allocation: Allocation
     coalesced: int
+    spilled: int = 0
 
 
 def _coalesce(b: Binding) -> int:
@@ -77,7 +79,25 @@ def _coalesce(b: Binding) -> int:
     return done
 
 
-def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = True, verify: bool = True) -> Result:
+def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = True, verify: bool = True,
+                       spill: bool = False) -> Result:
+    """Allocate; with ``spill``, running out of VGPRs spills values to AGPRs and retries."""
+    if not spill:
+        return _allocate_once(op, limits, coalesce, verify)
+    spilled = 0
+    bound = sum(1 for _ in op.walk())  # each round spills one value: at most one per op
+    while True:
+        try:
+            res = _allocate_once(op, limits, coalesce, verify)
+            res.spilled = spilled
+            return res
+        except Diagnostic as d:
+            if not d.message.startswith("out of VGPRs") or spilled >= bound or not spill_one(op):
+                raise
+            spilled += 1
+
+
+def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify: bool) -> Result:
     b = Binding(op)
     # the binding keeps the joins; erased copies simply no longer appear in the IR
     n = _coalesce(b) if coalesce else 0
