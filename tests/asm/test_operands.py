@@ -74,3 +74,24 @@ def test_lexer_columns():
     assert segs[2][1].col == 16 + len("s[4:7], s[0:1], s8 ")
     segs = lex_operands("s1, hwreg(HW_REG_MODE, 0, 4)", 1)
     assert segs[1][0].text == "hwreg(HW_REG_MODE, 0, 4)"
+
+
+def test_operand_syntax_variants_match_llvm():
+    """Spellings LLVM accepts beyond the canonical form (and some it rejects)."""
+    require_llvm("llvm-mc")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from corpus_check import check
+
+    lines = ["s_waitcnt vmcnt(0), lgkmcnt(0)", "s_waitcnt vmcnt(0)&lgkmcnt(0)", "s_waitcnt vmcnt_sat(70)",
+             "s_mov_b64 s[0:1], [s2,s3]", "s_mov_b32 s0, 4+4", "s_mov_b32 s0, -(4)", "s_mov_b32 s0, 010",
+             "s_mov_b32 s0, (1<<20)|3", "s_mov_b32 s0, 7/2", "s_mov_b32 S0, S1", "s_mov_b32 s0, null",
+             "s_load_dword s0, s[0:1], 0x10+0x10", "ds_read_b32 v1, v2 offset:4*4", "s_mov_b32 s0, 1.0e0",
+             "s_branch 2*2", "s_mov_b32 s0, ~0", "S_MOV_B32 s0, s1", "s_mov_b32 s[0], s1", "s_mov_b32 s[0:0], s1",
+             "s_mov_b32 s0, 0b101", "s_mov_b32 s0, scc", "s_mov_b32 s0, pops_exiting_wave_id",
+             "s_getreg_b32 s0, hwreg(1, 0, 32)", "s_sendmsg sendmsg(2, 2, 0)", "s_sendmsg 1",
+             "global_load_dword v2, v[2:3], off nosc0 nont", "s_mov_b32 s0,s1", "s_mov_b32   s0 ,  s1"]
+    rep = check(lines)
+    assert not rep.problems(), rep.problems()

@@ -133,7 +133,8 @@ def format_reg(file: str, index: int, count: int) -> str:
 
 _SPECIAL_BY_NAME: dict[str, tuple[int, int]] = {}  # name -> (code, dwords)
 for _c, _n in SPECIAL32.items():
-    _SPECIAL_BY_NAME[_n] = (_c, 1)
+    if _n != "null":  # LLVM decodes code 125 as null but rejects writing it on gfx942
+        _SPECIAL_BY_NAME[_n] = (_c, 1)
 for _c, _n in SPECIAL64.items():
     if _n != "null":
         _SPECIAL_BY_NAME[_n] = (_c, 2)
@@ -141,9 +142,19 @@ for _c, _n in SPECIAL64.items():
 
 @lru_cache(maxsize=4096)
 def parse_reg(text: str) -> RegRef | None:
-    """``s5``, ``s[4:7]``, ``v[0:1]``, ``a3``, ``ttmp[4:7]``, ``vcc``, ``exec_lo``, ``m0``...;
-    None if the text is not a register name (it may then be a constant or label)."""
-    t = text.lower()
+    """``s5``, ``s[4:7]``, ``v[0:1]``, ``a3``, ``ttmp[4:7]``, ``vcc``, ``exec_lo``, ``m0``,
+    register lists ``[s2,s3]``...; None if the text is not a register name (it may then be
+    a constant or label). Register names are lower case, as in LLVM."""
+    t = text
+    if t.startswith("[") and t.endswith("]") and "," in t:
+        regs = [parse_reg(x.strip()) for x in t[1:-1].split(",")]
+        if any(r is None or r.count != 1 for r in regs):
+            return None
+        first = regs[0]
+        if all(r.file == first.file and r.index == first.index + i for i, r in enumerate(regs)) \
+                and first.file in ("s", "v", "a", "ttmp"):
+            return RegRef(first.file, first.index, len(regs))
+        return None
     sp = _SPECIAL_BY_NAME.get(t)
     if sp is not None:
         return RegRef(t, sp[0], sp[1])
@@ -168,7 +179,11 @@ def parse_reg(text: str) -> RegRef | None:
 def parse_int(text: str) -> int | None:
     """An integer literal as LLVM's MC lexer reads it (decimal, 0x hex, 0b binary, with an
     optional leading minus)."""
-    t = text.strip().replace("_", "") if False else text.strip()
+    t = text.strip()
+    if t and t[0] not in "-+0123456789(~":
+        return None
+    if any(c in t for c in "()*/%<>&|^~") or ("+" in t[1:] or "-" in t[1:]) and "e" not in t.lower():
+        return _eval_int(t)
     neg = t.startswith("-")
     if neg or t.startswith("+"):
         t = t[1:].lstrip()
@@ -178,7 +193,7 @@ def parse_int(text: str) -> int | None:
         if t[:2].lower() in ("0x", "0b", "0o"):
             v = int(t, 0)
         elif t.isdigit():
-            v = int(t, 10)
+            v = int(t, 8) if len(t) > 1 and t[0] == "0" else int(t, 10)  # MC: leading 0 = octal
         elif t[-1] in "hH" and all(c in "0123456789abcdefABCDEF" for c in t[:-1]) and t[0].isdigit():
             v = int(t[:-1], 16)
         else:
@@ -186,6 +201,48 @@ def parse_int(text: str) -> int | None:
     except ValueError:
         return None
     return -v if neg else v
+
+
+_BINOPS = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mult": lambda a, b: a * b,
+           "FloorDiv": lambda a, b: a // b, "Div": lambda a, b: a // b, "Mod": lambda a, b: a % b,
+           "LShift": lambda a, b: a << b, "RShift": lambda a, b: a >> b, "BitAnd": lambda a, b: a & b,
+           "BitOr": lambda a, b: a | b, "BitXor": lambda a, b: a ^ b}
+
+
+def _eval_int(text: str) -> int | None:
+    """A constant integer expression (``4+4``, ``-(1<<3)``, ``0x10*2``) as LLVM's MC accepts
+    in immediates; only integer literals and arithmetic/bitwise operators."""
+    import ast
+
+    if len(text) > 200:
+        return None
+    try:
+        tree = ast.parse(text.replace("/", "//") if "//" not in text else text, mode="eval")
+    except SyntaxError:
+        return None
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.UnaryOp) and type(n.op).__name__ in ("USub", "UAdd", "Invert"):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else (~v if isinstance(n.op, ast.Invert) else v)
+        if isinstance(n, ast.BinOp) and type(n.op).__name__ in _BINOPS:
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, (ast.LShift, ast.RShift)) and not 0 <= b <= 64:
+                raise ValueError
+            if isinstance(n.op, (ast.FloorDiv, ast.Div, ast.Mod)) and b == 0:
+                raise ValueError
+            return _BINOPS[type(n.op).__name__](a, b)
+        raise ValueError
+
+    try:
+        v = ev(tree)
+    except (ValueError, RecursionError):
+        return None
+    return v if -(1 << 64) < v < (1 << 64) else None
 
 
 def parse_float(text: str) -> float | None:
@@ -343,6 +400,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
             return SrcResult(VGPR_BASE + ref.index)
         return SrcResult(sreg_code(ref, dwords, tok, base, what))
     low = text.lower()
+    if low == "null":
+        raise _err("'null' operand is not supported on this GPU", tok, base)
     if low in _SRC_ALIASES:
         if _SRC_ALIASES[low] == 254 and not vgpr:
             raise _err(f"invalid operand for instruction: {what} cannot be lds_direct (vector ALU only)", tok, base)

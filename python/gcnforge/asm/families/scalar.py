@@ -277,6 +277,11 @@ class ScalarCodec(Codec):
     encodings = ("SOP1", "SOP2", "SOPK", "SOPC", "SOPP")
     modifiers = {}
 
+    def parse(self, inst, segs, loc, mtok):
+        if len(inst.operands) == 1 and inst.operands[0].kind is OperandKind.WAITCNT and len(segs) > 1:
+            segs = [[t for seg in segs for t in seg]]  # "vmcnt(0), lgkmcnt(0)": commas separate counters
+        return super().parse(inst, segs, loc, mtok)
+
     def valid(self, di):
         if not super().valid(di):
             return False
