@@ -24,7 +24,9 @@ from gcnforge.binary.target_id import TargetId, parse_target_id
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 S_NOP_0 = 0xBF800000  # code-section padding, as AMDGPUAsmBackend::writeNopData emits
-MAX_FILL = 1 << 28  # bound on bytes one .fill/.zero/.p2align may add (input-controlled)
+MAX_FILL = 1 << 26  # bound on bytes one .fill/.zero may add (input-controlled)
+MAX_SECTION = 1 << 28  # bound on a section's size
+MAX_SET_DEPTH = 100  # .set symbols nested through other .set symbols (recursion bound)
 DEFAULT_COV = 6  # llvm-mc 22's default --amdhsa-code-object-version
 _DATA_SIZES = {".byte": 1, ".short": 2, ".hword": 2, ".2byte": 2, ".value": 2, ".long": 4, ".int": 4,
                ".4byte": 4, ".quad": 8, ".8byte": 8}
@@ -72,6 +74,7 @@ class Assembler:
         self.metadata: dict | None = None
         self.fns = AmdgpuFunctions(self.target.gfx90a_family, self.target.architected_flat_scratch)
         self._evaluating: set[str] = set()
+        self._memo: dict[str, Value] = {}
 
     # -- symbols ------------------------------------------------------------------------
     def _attr(self, name: str) -> _SymAttr:
@@ -80,15 +83,22 @@ class Assembler:
     def lookup(self, name: str) -> Value:
         if name in self.labels:
             return self.labels[name]
+        if name in self._memo:
+            return self._memo[name]
         if name in self.sets:
             if name in self._evaluating:
                 raise Diagnostic(f"recursive definition of symbol '{name}'", self.sets[name][1])
+            if len(self._evaluating) > MAX_SET_DEPTH:
+                raise Diagnostic(f"symbol '{name}' is defined through more than {MAX_SET_DEPTH} nested .set symbols",
+                                 self.sets[name][1])
             self._evaluating.add(name)
             try:
                 node, loc = self.sets[name]
-                return Evaluator(self.lookup, loc, self.fns).eval(node)
+                value = Evaluator(self.lookup, loc, self.fns).eval(node)
             finally:
                 self._evaluating.discard(name)
+            self._memo[name] = value  # .set chains would otherwise be re-evaluated exponentially
+            return value
         raise KeyError(name)
 
     def evaluate(self, node: Node, loc: SourceLoc) -> Value:
@@ -112,6 +122,8 @@ class Assembler:
     def _emit(self, kind: str, size: int, payload, loc: SourceLoc) -> None:
         self.cur.items.append((self.cur.size, kind, payload, loc))
         self.cur.size += size
+        if self.cur.size > MAX_SECTION:
+            raise Diagnostic(f"section {self.cur.name} exceeds {MAX_SECTION} bytes", loc)
 
     def _align(self, align: int, fill: int | None, fill_size: int, max_skip: int | None, loc: SourceLoc) -> None:
         if align <= 0 or align & (align - 1):
@@ -150,6 +162,7 @@ class Assembler:
                 continue
             if st.kind == "assign":
                 self.sets[st.name] = (parse_expr(st.args, st.args_loc), st.args_loc)
+                self._memo.clear()
                 continue
             d = st.name
             if d == ".amdhsa_kernel":
@@ -256,6 +269,7 @@ class Assembler:
             if len(parts) != 2 or not _is_ident(parts[0].strip()):
                 raise Diagnostic(f"expected '{d} name, expression'", loc)
             self.sets[parts[0].strip()] = (parse_expr(parts[1], _shift(loc, len(parts[0]) + 1)), loc)
+            self._memo.clear()
         elif d in (".p2align", ".p2alignl", ".p2alignw", ".balign", ".balignl", ".balignw", ".align"):
             vals = [self._now(a, loc) if a.strip() else None for a in _split_args(args)]
             if not vals or vals[0] is None:
@@ -476,4 +490,7 @@ def _unquote(s: str, loc: SourceLoc) -> bytes:
 
 
 def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
-    return Assembler(target, filename).run(text)
+    try:
+        return Assembler(target, filename).run(text)
+    except RecursionError:
+        raise Diagnostic("expressions or symbol definitions nested too deeply", filename) from None

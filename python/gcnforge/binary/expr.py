@@ -106,7 +106,11 @@ class _Parser:
     def primary(self, depth: int) -> Node:
         kind, text, col = self.take()
         if kind == "num":
-            return Node("num", int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1].isdigit()) else int(text, 8), (), col)
+            try:
+                octal = len(text) > 1 and text[0] == "0" and text[1].isdigit()
+                return Node("num", int(text, 8) if octal else int(text, 0), (), col)
+            except ValueError:
+                raise self.error(f"invalid number '{text}'", col) from None
         if kind == "id":
             if self.peek()[1] == "(" and text in FUNCTIONS:
                 self.take()
