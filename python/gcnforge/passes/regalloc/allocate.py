@@ -160,12 +160,7 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
         busy = sorted(
             (h.reg, h.reg + h.width) for h in inter.neighbours(g) if h.file == g.file and h.reg is not None
         )
-        b = 0
-        for lo, hi in busy:
-            if b + g.width <= lo:
-                break
-            if hi > b:
-                b = -(-hi // g.align) * g.align
+        b = _place(busy, g.width, g.align, limit)
         if b + g.width > limit:
             raise _exhausted(program, inter, g, limit)
         g.reg = b
@@ -174,6 +169,25 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
         res.used[f] = max((g.reg + g.width for g in program.groups if g.file == f), default=0)
         res.pressure[f] = inter.pressure[f]
     return res
+
+
+def _place(busy: list[tuple[int, int]], width: int, align: int, limit: int) -> int:
+    """Best fit: the aligned position in the smallest hole between placed neighbours that
+    holds ``width`` registers (keeping large holes for ranges), else the first aligned
+    position above them all."""
+    best, best_waste = None, None
+    at = 0
+    for lo, hi in busy:
+        if lo > at:
+            b = -(-at // align) * align
+            if b + width <= lo:
+                waste = (lo - at) - width
+                if best_waste is None or waste < best_waste:
+                    best, best_waste = b, waste
+        at = max(at, hi)
+    if best is not None:
+        return best
+    return -(-at // align) * align
 
 
 def _spell(file: str, reg: int, width: int) -> str:
