@@ -117,6 +117,35 @@ KERNEL sdwa_ops
   global_store_dword v20, v6, s[4:5] offset:512
   s_endpgm
 
+// loads straight into LDS through M0 (global_load_lds_dword, buffer_load_dword ... lds)
+KERNEL lds_dma
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  s_mov_b32 m0, 0x100
+  s_waitcnt lgkmcnt(0)
+  global_load_lds_dword v20, s[6:7]
+  s_mov_b32 s8, s6
+  s_and_b32 s9, s7, 0xffff
+  s_mov_b32 s10, 0x100
+  s_mov_b32 s11, 0x00027000
+  s_mov_b32 m0, 0x200
+  s_nop 0
+  buffer_load_dword v20, s[8:11], 0 offen lds
+  s_waitcnt vmcnt(0)
+  ds_read_b32 v1, v20 offset:256
+  ds_read_b32 v2, v20 offset:512
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v2, s[4:5] offset:256
+  s_endpgm
+
+// the out pointer arrives preloaded in s[2:3] (gfx942 kernarg preloading), no s_load
+KERNEL preload
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_add_u32_e32 v1, 7, v0
+  global_store_dword v20, v1, s[2:3]
+  s_endpgm
+
 KERNEL trap
   s_trap 2
   s_endpgm
@@ -138,4 +167,12 @@ KD lane_ops
 KD ds_ops, 2048
 KD buffer_idxen
 KD sdwa_ops
+KD lds_dma, 1024
+.amdhsa_kernel preload
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_user_sgpr_kernarg_preload_length 2
+  .amdhsa_next_free_vgpr 32
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 32
+.end_amdhsa_kernel
 KD trap

@@ -80,6 +80,22 @@ def test_sdwa(code):
     np.testing.assert_array_equal(o[2].view(np.float32), (v2 >> 16).astype(np.uint16).view(np.float16).astype(np.float32))
 
 
+def test_lds_dma_through_m0(code):
+    dev = Device()
+    src = dev.memory.alloc(256)
+    dev.memory.write(src, (np.arange(64, dtype=np.uint32) * 3).tobytes())
+    out = dev.memory.alloc(512)
+    dev.run(code, "lds_dma", struct.pack("<QQ", out, src), (1, 1, 1), (64, 1, 1), sanitize=True)
+    o = np.frombuffer(dev.memory.read(out, 512), np.uint32).reshape(2, 64)
+    np.testing.assert_array_equal(o[0], 3 * L)
+    np.testing.assert_array_equal(o[1], 3 * L)
+
+
+def test_kernarg_preload(code):
+    o, _ = run(code, "preload", 1)
+    np.testing.assert_array_equal(o[0], L + 7)
+
+
 def test_trap_is_a_located_diagnostic(code):
     with pytest.raises(Diagnostic) as e:
         Device().run(code, "trap", b"\0" * 8, (1, 1, 1), (64, 1, 1))

@@ -287,7 +287,10 @@ def buffer_op(x, ins, w):
         return
     load = b.startswith("buffer_load_")
     n, signed, d16 = _size_kind(b.replace("buffer_load_", "x_").replace("buffer_store_", "x_").replace("format_", ""))
-    data, vaddr, srsrc, soff = ins.ops[:4]
+    if load and "lds" in ins.mods:  # LDS DMA form: no vdata (ISA guide "buffer load to LDS")
+        data, (vaddr, srsrc, soff) = None, ins.ops[:3]
+    else:
+        data, vaddr, srsrc, soff = ins.ops[:4]
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)
     if x.sanitizer is not None:
         x.sanitizer.buffer_bounds(lanes & ~inb, w, ins)

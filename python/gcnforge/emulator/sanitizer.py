@@ -63,7 +63,8 @@ def operand_roles(ins):
         defs = [i for i, o in enumerate(inst.operands) if o.role.value in ("def", "defuse")]
         uses = [i for i, o in enumerate(inst.operands) if o.role.value in ("use", "defuse")]
         return defs, uses
-    stores = b.startswith(("global_store", "flat_store", "scratch_store", "buffer_store", "ds_write", "s_store"))
+    stores = b.startswith(("global_store", "flat_store", "scratch_store", "buffer_store", "ds_write", "s_store")) \
+        or "_lds_" in b or (b.startswith("buffer_load") and "lds" in ins.mods)
     atomic_rtn = ("sc0" in ins.mods or "glc" in ins.mods or "_rtn_" in b) and "atomic" in b or b.startswith("ds_") and "_rtn_" in b
     if stores or ("atomic" in b and not atomic_rtn) or b.startswith(("s_cmp", "s_bitcmp", "s_cbranch", "s_branch")):
         return [], list(range(n))
