@@ -134,7 +134,7 @@ def bench_gemm(k_dim: int) -> None:
         from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
 
         if texts and find_tool("llvm-mca"):
-            blocks = {n: blocks_from_asm_text(t)[0][1] for n, t in texts.items()}
+            blocks = {n: blocks_from_asm_text(t)[0].items for n, t in texts.items()}
             res = run_mca([(n, [it.text for it in b if it.base != "s_endpgm"]) for n, b in blocks.items()])
             print("  compiled code (after waits and hazard NOPs), gcnforge model vs llvm-mca x4:")
             for (n, b), mr in zip(blocks.items(), res):

@@ -94,3 +94,47 @@ def test_cli_stats_and_errors(tmp_path):
     assert p.returncode == 1 and "bad.s:1:" in p.stderr and "Traceback" not in p.stderr
     with pytest.raises(Diagnostic):
         analyze_file(tmp_path / "missing.s")
+
+
+def test_loop_body_steady_state_asm():
+    (entry, body, tail) = analyze_asm("""  s_mov_b32 s0, 0
+.Lloop:
+  global_load_dwordx2 v[2:3], v[0:1], off
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[2:3], a[0:15]
+  s_add_u32 s0, s0, 1
+  s_cmp_lt_u32 s0, 8
+  s_cbranch_scc1 .Lloop
+  s_endpgm""")
+    assert entry.per_iteration is None and tail.per_iteration is None
+    # each iteration waits for its own load: 4 (issue) + 500 (latency) + 4 (wait) + MFMA
+    # issue..., the loop-carried MFMA overlaps the next iteration's load
+    assert body.per_iteration == 520
+    assert abs(body.mfma_utilization - 32 / 520) < 1e-9
+
+
+def test_loop_body_steady_state_ir(tmp_path):
+    """Iteration n reads what n - 1 yielded: a chain of dependent MFMAs through the
+    iteration value runs at one MFMA per 32 cycles; independent VALU work hides under it."""
+    mlir = tmp_path / "loop.mlir"
+    mlir.write_text("""builtin.module {
+  amdgcn.module @m #amdgcn.target<gfx942> {
+    amdgcn.kernel @k {
+      %a = amdgcn.alloca : !amdgcn.vgpr<[? + 2]>
+      %c = amdgcn.alloca : !amdgcn.agpr<[? + 16]>
+      %x = amdgcn.alloca : !amdgcn.vgpr
+      %r = amdgcn.loop 8 iter(%c : !amdgcn.agpr<[? + 16]>) {
+      ^bb0(%acc : !amdgcn.agpr<[? + 16]>):
+        %d = amdgcn.alloca : !amdgcn.agpr<[? + 16]>
+        %n = amdgcn.mfma v_mfma_f32_32x32x8_f16 %d, %a, %a, %acc : !amdgcn.agpr<[? + 16]>, !amdgcn.vgpr<[? + 2]>, !amdgcn.vgpr<[? + 2]>, !amdgcn.agpr<[? + 16]>
+        %e = amdgcn.alloca : !amdgcn.vgpr
+        %y = amdgcn.vop2 v_add_f32_e32 %e, %x, %x : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.vgpr
+        amdgcn.yield %n : !amdgcn.agpr<[? + 16]>
+      }
+      amdgcn.end
+    }
+  }
+}""")
+    reps = analyze_file(mlir)
+    (loop,) = [r for r in reps if "loop0" in r.name]
+    assert loop.per_iteration == 32 and loop.mfma_utilization == 1.0

@@ -22,11 +22,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from gcnforge.perfmodel.frontends import load_blocks
-    from gcnforge.perfmodel.issue import simulate
 
     blocks = load_blocks(args.file)
     if args.block:
-        blocks = [(n, b) for n, b in blocks if args.block in n]
+        blocks = [b for b in blocks if args.block in b.name]
     if not blocks:
         print(f"{args.file}: no instructions to model")
         return 0
@@ -34,9 +33,10 @@ def run(args) -> int:
     if args.mca and not str(args.file).endswith(".mlir"):
         from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
 
-        mca = run_mca([(n.replace(" ", "_"), [it.text for it in b if it.base != "s_endpgm"]) for n, b in blocks])
-    for i, (name, items) in enumerate(blocks):
-        r = simulate(items, name)
+        mca = run_mca([(b.name.replace(" ", "_"), [it.text for it in b.items if it.base != "s_endpgm"])
+                       for b in blocks])
+    for i, b in enumerate(blocks):
+        r = b.report()
         print(r.text())
         if mca is not None:
             m = mca[i]

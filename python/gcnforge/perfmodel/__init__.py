@@ -18,19 +18,19 @@ from gcnforge.perfmodel.issue import Item, Report, simulate
 def analyze_file(path) -> list[Report]:
     from gcnforge.perfmodel.frontends import load_blocks
 
-    return [simulate(items, name) for name, items in load_blocks(path)]
+    return [b.report() for b in load_blocks(path)]
 
 
 def analyze_ir(module) -> list[Report]:
     from gcnforge.perfmodel.frontends import blocks_from_ir
 
-    return [simulate(items, name) for name, items in blocks_from_ir(module)]
+    return [b.report() for b in blocks_from_ir(module)]
 
 
 def analyze_asm(text: str, name: str = "<asm>") -> list[Report]:
     from gcnforge.perfmodel.frontends import blocks_from_asm_text
 
-    return [simulate(items, n) for n, items in blocks_from_asm_text(text, name)]
+    return [b.report() for b in blocks_from_asm_text(text, name)]
 
 
 __all__ = ["Item", "Report", "simulate", "analyze_file", "analyze_ir", "analyze_asm"]

@@ -8,24 +8,42 @@ by the ISA table's ``Instruction.sem`` (never by mnemonic patterns).
 * ``blocks_from_asm_text``: each instruction line of a ``.s`` file is parsed and encoded
   with gcnforge's assembler and decoded back (labels resolve to 0: only the block
   structure matters); directives, ``.amdhsa_kernel`` and metadata sections are skipped.
-  Blocks end at labels and after branches / ``s_endpgm``.
+  Blocks end at labels and after branches / ``s_endpgm``; a block whose branch goes back
+  to its own label is a loop body (modeled in steady state too).
 * ``blocks_from_code_object``: every kernel's code, disassembled, split the same way
   (branch targets from the decoder).
 * ``blocks_from_ir``: every block of every kernel/function, and every ``amdgcn.loop`` body
-  (one iteration: a loop body is a straight-line region); SSA values are the keys, memory
+  (a loop body is a straight-line region, also modeled in steady state with iteration n
+  reading iteration n - 1's yielded values); SSA values are the keys, memory
   tokens and ``amdgcn.wait`` modeled exactly; ops that are not instructions (allocas,
   ranges, constants, ABI ops) cost nothing and forward readiness.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.perfmodel.issue import Item, decode_waitcnt
 
 _REG_FILES = ("v", "s", "a")
+
+
+class Block(NamedTuple):
+    """A straight-line block; ``iteration`` is set for loop bodies (see ``simulate_loop``)."""
+
+    name: str
+    items: list[Item]
+    iteration: Callable[[int], list[Item]] | None = None
+
+    def report(self):
+        from gcnforge.perfmodel.issue import simulate, simulate_loop
+
+        if self.iteration is not None:
+            return simulate_loop(self.iteration, self.name)
+        return simulate(self.items, self.name)
 
 
 def _data_dwords(inst, by_name: dict) -> int:
@@ -67,33 +85,46 @@ def item_from_decoded(d) -> Item | None:
     return it
 
 
-def _split(decoded: Iterable[tuple[int, object]], targets: set[int] = frozenset()) -> list[list[Item]]:
-    blocks: list[list[Item]] = [[]]
+def _split(decoded: Iterable[tuple[int, object]], targets: set[int] = frozenset()) -> list[tuple[list[Item], bool]]:
+    """Basic blocks, each with whether it branches back to its own start (a loop body)."""
+    blocks: list[tuple[list[Item], int, list]] = []
+    cur: list[Item] = []
+    start = 0
     for pc, d in decoded:
-        if pc in targets and blocks[-1]:
-            blocks.append([])
+        if pc in targets and cur:
+            blocks.append((cur, start, [False]))
+            cur = []
+        if not cur:
+            start = pc
         it = item_from_decoded(d)
         if it is None:
             continue
-        blocks[-1].append(it)
+        cur.append(it)
         if it.sem == "branch" or it.base == "s_endpgm":
-            blocks.append([])
-    return [b for b in blocks if b]
+            loop = any(getattr(ov, "target", None) == start for ov in d.operands)
+            blocks.append((cur, start, [loop]))
+            cur = []
+    if cur:
+        blocks.append((cur, start, [False]))
+    return [(b, flag[0]) for b, _, flag in blocks]
 
 
-def blocks_from_asm_text(text: str, filename: str = "<asm>") -> list[tuple[str, list[Item]]]:
+def blocks_from_asm_text(text: str, filename: str = "<asm>") -> list[Block]:
     from gcnforge.asm import decode, parse_instruction
 
-    out: list[tuple[str, list[Item]]] = []
+    out: list[Block] = []
     cur: list[Item] = []
     name = "entry"
     skip_until: str | None = None
+    back_to: list[str | None] = [None]
 
     def flush(next_name: str) -> None:
         nonlocal cur, name
         if cur:
-            out.append((name, cur))
+            body = cur
+            out.append(Block(name, body, (lambda n, b=body: b) if back_to[0] == name else None))
         cur, name = [], next_name
+        back_to[0] = None
 
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("//")[0].split(";")[0].strip()
@@ -123,27 +154,29 @@ def blocks_from_asm_text(text: str, filename: str = "<asm>") -> list[tuple[str, 
         it.text = line
         cur.append(it)
         if it.sem == "branch" or it.base == "s_endpgm":
+            back_to[0] = p.label_refs[0] if p.label_refs else None
             flush(f"{name}+")
     flush("")
     return out
 
 
-def blocks_from_code_object(data) -> list[tuple[str, list[Item]]]:
+def blocks_from_code_object(data) -> list[Block]:
     from gcnforge.asm import disassemble
     from gcnforge.binary import read_code_object
 
     co = read_code_object(data)
-    out: list[tuple[str, list[Item]]] = []
+    out: list[Block] = []
     for kname, k in co.kernels.items():
         dis = disassemble(k.code, 0)
         targets = {ov.target for _, d in dis for ov in d.operands if getattr(ov, "target", None) is not None}
-        for i, b in enumerate(_split(dis, targets)):
-            out.append((f"{kname}#bb{i}", b))
+        for i, (b, loop) in enumerate(_split(dis, targets)):
+            out.append(Block(f"{kname}#bb{i}", b, (lambda n, b=b: b) if loop else None))
     return out
 
 
 # -- IR -------------------------------------------------------------------------------------------
-def items_from_ir_block(ops) -> list[Item]:
+def items_from_ir_block(ops, key=lambda v: v) -> list[Item]:
+    """Items of IR ops; ``key`` names each SSA value (loop iterations rename them)."""
     from gcnforge.dialect.inst_ops import InstOp
     from gcnforge.dialect.structure_ops import WaitOp
     from gcnforge.dialect.types import ReadTokenType, RegisterType, WriteTokenType
@@ -158,24 +191,47 @@ def items_from_ir_block(ops) -> list[Item]:
             dw = outs[0].type.width if outs and isinstance(outs[0].type, RegisterType) else 1
             imms = op.imm_values
             it = Item(f"{op.name} {op.mnemonic}", inf.inst.sem or "valu", inf.inst.base,
-                      list(op.args), outs, dw, token=op.token)
+                      [key(v) for v in op.args], [key(v) for v in outs], dw,
+                      token=key(op.token) if op.token is not None else None)
             if inf.inst.base == "s_nop" and imms:
                 it.nop = imms[0] & 0xF
             if inf.inst.base == "s_waitcnt" and imms:
                 it.waitcnt = decode_waitcnt(imms[0])
             items.append(it)
         elif isinstance(op, WaitOp):
-            items.append(Item("amdgcn.wait", "pseudo_wait", "", wait_for=list(op.tokens)))
+            items.append(Item("amdgcn.wait", "pseudo_wait", "", wait_for=[key(v) for v in op.tokens]))
         elif op.results and not op.regions:
-            items.append(Item(op.name, "pseudo", "", list(op.operands), list(op.results)))
+            items.append(Item(op.name, "pseudo", "", [key(v) for v in op.operands], [key(v) for v in op.results]))
     return items
 
 
-def blocks_from_ir(module) -> list[tuple[str, list[Item]]]:
+def _loop_iteration(lp):
+    """``iteration(n)`` for an ``amdgcn.loop`` body: values defined in the body are keyed
+    by iteration; iteration n's block arguments are iteration n - 1's yielded values."""
+    from xdsl.ir import BlockArgument
+
+    body = lp.block
+    nidx = len(lp.unroll_dims)
+    yields = list(lp.yield_op.values)
+    inside = {r for op in body.ops for r in op.results}
+
+    def key_at(v, n):
+        while True:
+            if isinstance(v, BlockArgument) and v.block is body and v.index >= nidx:
+                if n == 0:
+                    return v
+                v, n = yields[v.index - nidx], n - 1
+                continue
+            return (v, n) if v in inside else v
+
+    return lambda n: items_from_ir_block(body.ops, lambda v: key_at(v, n))
+
+
+def blocks_from_ir(module) -> list[Block]:
     from gcnforge.dialect.loop_ops import LoopOp
     from gcnforge.dialect.structure_ops import FuncOp, KernelOp
 
-    out: list[tuple[str, list[Item]]] = []
+    out: list[Block] = []
     for k in module.walk():
         if not isinstance(k, KernelOp | FuncOp):
             continue
@@ -183,16 +239,17 @@ def blocks_from_ir(module) -> list[tuple[str, list[Item]]]:
         for bi, b in enumerate(k.body.blocks):
             items = items_from_ir_block(b.ops)
             if items:
-                out.append((f"{kname}#bb{bi}", items))
+                out.append(Block(f"{kname}#bb{bi}", items))
         loops = [op for op in k.walk() if isinstance(op, LoopOp)]
         for li, lp in enumerate(loops):
-            items = items_from_ir_block(lp.block.ops)
+            it = _loop_iteration(lp)
+            items = it(0)
             if items:
-                out.append((f"{kname}#loop{li} body (x{lp.trip_count})", items))
+                out.append(Block(f"{kname}#loop{li} body (x{lp.trip_count})", items, it))
     return out
 
 
-def load_blocks(path: str | Path) -> list[tuple[str, list[Item]]]:
+def load_blocks(path: str | Path) -> list[Block]:
     """Blocks of a ``.s``, ``.hsaco``/``.co``/``.o`` or ``.mlir`` file."""
     p = Path(path)
     try:

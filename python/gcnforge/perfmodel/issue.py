@@ -18,7 +18,7 @@ wave in isolation: no other waves hide latency, no bank conflicts, no cache miss
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gcnforge.perfmodel.costs import ISSUE, PIPES, cost
@@ -49,6 +49,7 @@ class Report:
     issue_cycles: int
     busy: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+    per_iteration: float | None = None  # loop bodies: steady-state cycles per iteration
 
     @property
     def busiest(self) -> str:
@@ -56,11 +57,19 @@ class Report:
 
     @property
     def mfma_utilization(self) -> float:
+        """MFMA busy / cycles: of one pass through the block, or per iteration in steady
+        state for a loop body."""
+        if self.per_iteration:
+            return min(1.0, self.busy.get("mfma", 0) / self.per_iteration)
         return self.busy.get("mfma", 0) / self.cycles if self.cycles else 0.0
+
 
     def text(self) -> str:
         lines = [f"{self.name}: {self.instructions} instructions, {self.cycles} modeled cycles "
-                 f"(last issue at {self.issue_cycles})",
+                 f"(last issue at {self.issue_cycles})"]
+        if self.per_iteration is not None:
+            lines.append(f"  loop body: {self.per_iteration:g} cycles per iteration in steady state")
+        lines += [
                  f"  busiest pipe: {self.busiest}   MFMA utilization: {100 * self.mfma_utilization:.1f}%"]
         for p in PIPES:
             if self.busy.get(p):
@@ -133,3 +142,17 @@ def decode_waitcnt(simm16: int) -> tuple[int | None, int | None]:
     vmc = (simm16 & 0xF) | ((simm16 >> 14) & 0x3) << 4
     lgk = (simm16 >> 8) & 0xF
     return (None if vmc == 63 else vmc, None if lgk == 15 else lgk)
+
+
+def simulate_loop(iteration: Callable[[int], list[Item]], name: str = "loop", iters: int = 4) -> Report:
+    """A loop body in steady state: ``iteration(n)`` gives the items of iteration ``n``
+    (with its values renamed so that iteration n reads what n - 1 produced). Reports the
+    body's own figures (one iteration) plus ``per_iteration`` = (cycles of ``iters``
+    iterations - cycles of ``iters // 2``) / (``iters - iters // 2``), so start-up and
+    drain cancel out."""
+    one = simulate(iteration(0), name)
+    half = iters // 2
+    c_half = simulate([it for n in range(half) for it in iteration(n)]).cycles
+    c_full = simulate([it for n in range(iters) for it in iteration(n)]).cycles
+    one.per_iteration = (c_full - c_half) / (iters - half)
+    return one
