@@ -93,3 +93,24 @@ def test_descriptor_out_of_range(clang_objects, tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(Diagnostic, match="cannot read"):
         read_code_object(tmp_path / "nope.hsaco")
+
+
+def test_offload_bundle(clang_objects, tmp_path):
+    """HIP fat binaries (clang-offload-bundler output): the gfx942 entry is read."""
+    from gcnforge.llvm_tools import require_tool
+
+    bundler = require_tool("clang-offload-bundler")
+    a, b = tmp_path / "a.hsaco", tmp_path / "b.hsaco"
+    a.write_bytes(clang_objects["vadd"])
+    b.write_bytes(clang_objects["mfma"])
+    out = tmp_path / "fat.co"
+    subprocess.run([bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx942,"
+                    "hipv4-amdgcn-amd-amdhsa--gfx90a", "-input=/dev/null", f"-input={a}", f"-input={b}",
+                    f"-output={out}"], check=True, capture_output=True)
+    assert list(read_code_object(out).kernels) == ["vadd"]
+    assert list(read_code_object(out, target="gfx90a").kernels) == ["mfma"]
+    with pytest.raises(Diagnostic, match="0 amdgcn code objects for gfx908"):
+        read_code_object(out, target="gfx908")
+    data = out.read_bytes()
+    with pytest.raises(Diagnostic, match="runs past the end|truncated"):
+        read_code_object(data[:200])

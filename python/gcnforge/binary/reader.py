@@ -33,8 +33,11 @@ _SHN = {"SHN_UNDEF": None, "SHN_ABS": "ABS", "SHN_COMMON": "COMMON"}
 MAX_NOTES = 4096  # bound on notes walked per section (input-controlled loop)
 
 
-def read_code_object(data: bytes | bytearray | str | os.PathLike) -> CodeObject:
-    """Parse a code object from bytes or a file path. Raises only ``Diagnostic``."""
+def read_code_object(data: bytes | bytearray | str | os.PathLike, target: str | None = "gfx942") -> CodeObject:
+    """Parse a code object from bytes or a file path. Raises only ``Diagnostic``.
+
+    A clang offload bundle (HIP fat binary) is accepted too: its entry for ``target``'s
+    processor is read (``target=None``: the only amdgcn entry)."""
     where = "<bytes>"
     if isinstance(data, (str, os.PathLike)):
         where = str(data)
@@ -43,6 +46,11 @@ def read_code_object(data: bytes | bytearray | str | os.PathLike) -> CodeObject:
         except OSError as e:
             raise Diagnostic(f"cannot read code object: {e.strerror or e}", where) from None
     data = bytes(data)
+    from gcnforge.binary.bundle import is_bundle, select_entry
+
+    if is_bundle(data):
+        proc = target.split(":")[0] if target else None
+        data = select_entry(data, proc, where)
     try:
         return _read(data, where)
     except Diagnostic:
