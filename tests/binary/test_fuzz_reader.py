@@ -94,3 +94,9 @@ def test_mutated_clang_object(clang_objects, muts, name):
 @settings(max_examples=200, deadline=None)
 def test_random_bytes(data):
     _check(b"\x7fELF\x02\x01\x01\x40" + data)
+
+
+@given(st.binary(max_size=300), st.sampled_from([b"__CLANG_OFFLOAD_BUNDLE__", b"CCOB"]))
+@settings(max_examples=200, deadline=None)
+def test_random_bundles(data, magic):
+    _check(magic + data)
