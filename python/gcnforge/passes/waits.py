@@ -5,7 +5,8 @@ Resolution"; LLVM SIInsertWaitcnts): vmcnt counts VMEM/FLAT operations and retur
 issue order; lgkmcnt counts LDS, GDS, SMEM, messages and FLAT, in order only while no SMEM
 (or FLAT, which may touch LDS) is outstanding - otherwise only ``lgkmcnt(0)`` is safe;
 expcnt counts exports/GDS. Limits: vmcnt 63, lgkmcnt 15, expcnt 7 (an operation with that
-many newer ones issued after it has completed, since the counter cannot exceed its limit).
+many younger ones is waited for at count limit - 1, the largest count that covers it, as
+LLVM's SIInsertWaitcnts does).
 
 The analysis keeps, per counter, the outstanding operations newest first (each with the
 registers it will write and the token it yields) and merges control-flow joins position by
@@ -13,9 +14,12 @@ position (union), iterating loops to a fixed point. A use or overwrite of a regi
 pending load writes needs ``counter <= position``; ``amdgcn.wait %t`` needs the same for the
 operations that yielded ``%t``. Hand-written ``s_waitcnt`` is honoured.
 
-Modes (``mode=``): ``auto`` (tokens when the kernel has any ``amdgcn.wait``, else data
-dependences), ``tokens``, ``deps``, ``verify`` (reports every read or overwrite of a register
-whose load may be in flight, and changes nothing).
+Modes (``mode=``): ``auto`` (default: each ``amdgcn.wait`` becomes the weakest covering
+``s_waitcnt``, then any read the author's waits leave exposed gets one from the data
+dependences; a kernel written without waits gets them all that way), ``tokens`` (only the
+author's waits), ``deps`` (only data dependences; ``amdgcn.wait`` ops are dropped),
+``verify`` (reports every read or overwrite of a register whose load may be in flight, and
+changes nothing).
 
 Pre: registers allocated (deps/verify); Post: no ``amdgcn.wait`` remains, and every such
 read is covered by an ``s_waitcnt`` (deps).
@@ -83,7 +87,9 @@ def _needs(s: State, hit) -> dict[str, int]:
         q = s.get(c, ())
         for i, e in enumerate(q):
             if hit(e):
-                n = 0 if any(x.unordered for x in q) else i
+                # an operation with more younger ones than the counter can express is
+                # waited for at the largest count that still covers it (as LLVM does)
+                n = 0 if any(x.unordered for x in q) else min(i, LIMIT[c] - 1)
                 need[c] = min(need.get(c, LIMIT[c]), n)
                 break  # the newest matching entry decides (older ones complete first or n is 0)
     return need
@@ -96,7 +102,9 @@ def _push(s: State, m, token) -> State:
     for c in m.counters:
         unordered = c == "lgkmcnt" and m.sem in ("smem", "flat_load", "flat_store", "flat_atomic")
         q = (Entry(regs, unordered, toks),) + s.get(c, ())
-        out[c] = q[: LIMIT[c]]
+        if len(q) > LIMIT[c] + 1:  # older entries all need the same count: keep them as one
+            q = q[: LIMIT[c]] + (q[LIMIT[c]].union(q[LIMIT[c] + 1]),)
+        out[c] = q
     return out
 
 
@@ -113,8 +121,9 @@ class _Kernel:
         self.op = region_op
         self._cache: dict = {}
         self.blocks: list[Block] = list(region_op.regions[0].blocks)
-        has_waits = any(isinstance(o, WaitOp) for o in region_op.walk())
-        self.mode = ("tokens" if has_waits else "deps") if mode == "auto" else mode
+        self.mode = mode
+        self.tokens = mode in ("auto", "tokens")
+        self.deps = mode in ("auto", "deps", "verify")
         self.findings: list[str] = []
 
     def run(self) -> None:
@@ -153,7 +162,7 @@ class _Kernel:
         for op in list(block.ops):
             if isinstance(op, WaitOp):
                 toks = {id(t) for t in op.tokens}
-                need = _needs(s, lambda e: bool(e.tokens & toks)) if self.mode == "tokens" else {}
+                need = _needs(s, lambda e: bool(e.tokens & toks)) if self.tokens else {}
                 s = _apply_wait(s, need)
                 if modify:
                     if need:
@@ -171,7 +180,7 @@ class _Kernel:
                 continue
             touched = m.all_reads | m.all_writes
             reads = m.all_reads
-            if self.mode in ("deps", "verify"):
+            if self.deps:
                 need = _needs(s, lambda e: bool(e.regs & touched))
                 if "vmcnt" in need and "vmcnt" in m.counters:
                     # a VMEM op overwriting what an earlier VMEM load writes: vmcnt returns in
