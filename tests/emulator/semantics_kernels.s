@@ -146,6 +146,30 @@ KERNEL preload
   global_store_dword v20, v1, s[2:3]
   s_endpgm
 
+// lane-mask SALU ops and a scalar atomic
+KERNEL salu_misc
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  s_mov_b64 s[6:7], 16
+  s_wqm_b64 s[8:9], s[6:7]
+  s_mov_b32 s10, 0xf00f01
+  s_quadmask_b32 s11, s10
+  s_mov_b32 s12, 5
+  s_bitreplicate_b64_b32 s[14:15], s12
+  s_mov_b32 s13, 3
+  s_waitcnt lgkmcnt(0)
+  s_atomic_add s13, s[4:5], 0x400 glc
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32_e32 v1, s8
+  v_mov_b32_e32 v2, s11
+  v_mov_b32_e32 v3, s14
+  v_mov_b32_e32 v4, s13
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v2, s[4:5] offset:256
+  global_store_dword v20, v3, s[4:5] offset:512
+  global_store_dword v20, v4, s[4:5] offset:768
+  s_endpgm
+
 KERNEL trap
   s_trap 2
   s_endpgm
@@ -175,4 +199,5 @@ KD lds_dma, 1024
   .amdhsa_next_free_sgpr 16
   .amdhsa_accum_offset 32
 .end_amdhsa_kernel
+KD salu_misc
 KD trap

@@ -96,6 +96,15 @@ def test_kernarg_preload(code):
     np.testing.assert_array_equal(o[0], L + 7)
 
 
+def test_salu_mask_ops_and_scalar_atomic(code):
+    o, _ = run(code, "salu_misc", 5)
+    np.testing.assert_array_equal(o[0], 0xF0)  # s_wqm: whole quad of bit 4
+    np.testing.assert_array_equal(o[1], 0x25)  # s_quadmask of 0x00f00f01: quads 0, 2, 5
+    np.testing.assert_array_equal(o[2], 0x33)  # s_bitreplicate of 0b101
+    np.testing.assert_array_equal(o[3], 0)  # old value returned by s_atomic_add ... glc
+    assert o[4][0] == 3
+
+
 def test_trap_is_a_located_diagnostic(code):
     with pytest.raises(Diagnostic) as e:
         Device().run(code, "trap", b"\0" * 8, (1, 1, 1), (64, 1, 1))

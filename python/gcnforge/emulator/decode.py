@@ -38,9 +38,9 @@ def bind(ins: XInst) -> None:
         _HANDLERS = handlers()
     h = _HANDLERS.get(ins.base) or _HANDLERS.get(ins.mnemonic)
     if h is None:
-        from gcnforge.emulator import ops_mem, ops_mfma
+        from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar
 
-        h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base)
+        h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base) or ops_scalar.lookup_scalar(ins.base)
     if h is None:
         def h(x, i, w, _m=ins.mnemonic):
             raise WaveFault(f"instruction '{_m}' is not implemented by the emulator")

@@ -583,3 +583,72 @@ def s_memrealtime(x, ins, w):
 
 def exec_bool_to_mask(b):
     return lanes_to_mask(b)
+
+
+# ---- lane-mask utilities (ISA guide SOP1: S_WQM, S_QUADMASK, S_BITREPLICATE) -----------------------
+def _wqm(a, bits):
+    r = np.zeros(a.shape, dtype=U64)
+    for q in range(0, bits, 4):
+        any_ = ((a >> U64(q)) & U64(0xF)) != 0
+        r |= np.where(any_, U64(0xF) << U64(q), U64(0))
+    return r
+
+
+def _quadmask(a, bits):
+    r = np.zeros(a.shape, dtype=U64)
+    for q in range(0, bits, 4):
+        r |= np.where(((a >> U64(q)) & U64(0xF)) != 0, U64(1) << U64(q // 4), U64(0))
+    return r
+
+
+HANDLERS["s_wqm_b32"] = _unop(lambda x, w, a: _wqm(a, 32), True)
+HANDLERS["s_wqm_b64"] = _unop(lambda x, w, a: _wqm(a, 64), True)
+HANDLERS["s_quadmask_b32"] = _unop(lambda x, w, a: _quadmask(a, 32), True)
+HANDLERS["s_quadmask_b64"] = _unop(lambda x, w, a: _quadmask(a, 64), True)
+HANDLERS["s_bitreplicate_b64_b32"] = _unop(
+    lambda x, w, a: sum(((a >> U64(i)) & U64(1)) * U64(3 << (2 * i)) for i in range(32)), False, 1, 2)
+HANDLERS["s_flbit_i32_i64"] = _unop(
+    lambda x, w, a: np.where((a == 0) | (a == U64(0xFFFFFFFFFFFFFFFF)), U64(0xFFFFFFFF),
+                             _flbit(np.where(a >> U64(63) != 0, ~a, a), 64) - U64(1)), False, 2, 1)
+
+
+# ---- scalar atomics (SMEM): one per wave, old value returned with glc ------------------------------
+def s_atomic(x, ins, w):
+    from gcnforge.emulator.ops_mem import _atomic_fn
+
+    name = ins.base.split("_atomic_", 1)[1]
+    fn, dt, n = _atomic_fn(name)
+    data = ins.ops[0]
+    base, off = _smem_addr(x, ins, w)
+    if ins.base.startswith("s_buffer_"):
+        r = x.S[w, ins.ops[1].index : ins.ops[1].index + 4].astype(U64)
+        base = r[:, 0] | ((r[:, 1] & U64(0xFFFF)) << U64(32))
+    addr = base + off
+    nd = n // 4
+    for k, wi in enumerate(w):
+        one = np.array([wi])
+        a = addr[k : k + 1]
+        old = np.ascontiguousarray(x.global_read(a, n, ins, one, scalar=True)).view(dt)
+        src = x.S[wi, data.index : data.index + nd].copy().view(dt)
+        cmpv = x.S[wi, data.index + nd : data.index + 2 * nd].copy().view(dt) if name.startswith("cmpswap") else src
+        new = fn(old, src, cmpv).astype(dt)
+        x.global_write(a, np.ascontiguousarray(new).view(np.uint8).reshape(1, n), np.ones(1, bool), ins, one)
+        if "glc" in ins.mods or "sc0" in ins.mods:
+            x.S[wi, data.index : data.index + nd] = np.ascontiguousarray(old).view(np.uint32)
+
+
+@op("s_buffer_store_dword", "s_buffer_store_dwordx2", "s_buffer_store_dwordx4")
+def s_buffer_store(x, ins, w):
+    r = x.S[w, ins.ops[1].index : ins.ops[1].index + 4].astype(U64)
+    base = r[:, 0] | ((r[:, 1] & U64(0xFFFF)) << U64(32))
+    _, off = _smem_addr(x, ins, w)
+    n = ins.ops[0].dwords
+    vals = x.S[w, ins.ops[0].index : ins.ops[0].index + n].copy()
+    inb = (off & ~U64(3)) + U64(4 * n) <= r[:, 2]
+    x.global_write((base + off) & ~U64(3), vals.view(np.uint8).reshape(len(w), 4 * n), inb, ins, w, scalar=True)
+
+
+def lookup_scalar(base: str):
+    if base.startswith(("s_atomic_", "s_buffer_atomic_")):
+        return s_atomic
+    return None

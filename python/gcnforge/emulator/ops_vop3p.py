@@ -87,6 +87,21 @@ HANDLERS["v_pk_lshrrev_b16"] = pk16("u16", lambda a, b: b >> (a & 15), 2)
 HANDLERS["v_pk_ashrrev_i16"] = pk16("i16", lambda a, b: b >> (a.view(np.uint16) & 15).astype(np.int16), 2)
 
 
+
+def v_pk_fmac_f16(x, ins, w):
+    """d = s0 * s1 + d on both halves (VOP2 encoding, no op_sel)."""
+    lanes = x.exec_lanes(w)
+    a, b, d = (x.vread(ins.ops[i], w, 1) for i in (1, 2, 0))
+    halves = lambda v: ((v & 0xFFFF).astype(np.uint16).view(F16), (v >> 16).astype(np.uint16).view(F16))  # noqa: E731
+    (al, ah), (bl, bh), (dl, dh) = halves(a), halves(b), halves(d)
+    rl, rh = _fma16(al, bl, dl), _fma16(ah, bh, dh)
+    x.vwrite(ins.ops[0], w, rl.view(np.uint16).astype(np.uint32) | (rh.view(np.uint16).astype(np.uint32) << 16),
+             lanes, 1)
+
+
+HANDLERS["v_pk_fmac_f16"] = v_pk_fmac_f16
+
+
 def _dword(x, op, w, sel):
     """Dword ``sel`` (0/1) of a 64-bit packed-f32 source; constants repeat in both dwords."""
     if op.kind in ("v", "a"):
@@ -177,6 +192,7 @@ def _dot(kind):
 
 
 HANDLERS["v_dot2_f32_f16"] = _dot("f16")
+HANDLERS["v_dot2c_i32_i16"] = _dot("i16")
 HANDLERS["v_dot2c_f32_f16"] = _dot("f16")
 HANDLERS["v_dot2_f32_bf16"] = _dot("bf16")
 HANDLERS["v_dot2_i32_i16"] = _dot("i16")
