@@ -20,6 +20,7 @@ from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value,
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
 from gcnforge.binary.metadata import parse_metadata_yaml
 from gcnforge.binary.statements import Statement, split_statements
+from gcnforge.binary.text_util import is_ident, names, shift, split_args, split_args_with_loc, string_arg, unquote
 from gcnforge.binary.target_id import TargetId, parse_target_id
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -182,7 +183,7 @@ class Assembler:
 
     def _kernel_block(self, statements: list[Statement], i: int, st: Statement) -> int:
         name = st.args.strip()
-        if not name or not _is_ident(name):
+        if not name or not is_ident(name):
             raise Diagnostic("expected symbol name after .amdhsa_kernel", st.args_loc)
         block = KernelBlock(name, st.loc, [], self.target.architected_flat_scratch)
         while True:
@@ -220,7 +221,7 @@ class Assembler:
             name, flags = _SECTION_DIRECTIVES[d]
             self.cur = self._section(name, flags, st.loc)
         elif d in (".section", ".pushsection"):
-            parts = _split_args(args)
+            parts = split_args(args)
             if not parts:
                 raise Diagnostic("expected section name", loc)
             name = parts[0].strip('"')
@@ -232,7 +233,7 @@ class Assembler:
                 sec.nobits = True
             self.cur = sec
         elif d == ".amdgcn_target":
-            tid = parse_target_id(_string_arg(args, loc), loc)
+            tid = parse_target_id(string_arg(args, loc), loc)
             if tid.processor != self.target.processor:
                 raise Diagnostic(f".amdgcn_target directive's target id {args.strip()} does not match the specified "
                                  f"target {self.target}", loc)
@@ -244,13 +245,13 @@ class Assembler:
                 raise Diagnostic(f"unsupported code object version {v} (gcnforge writes 4, 5 and 6)", loc)
             self.cov = v
         elif d in (".globl", ".global", ".weak", ".local"):
-            for name in _names(args, loc):
+            for name in names(args, loc):
                 self._attr(name).binding = {".weak": "WEAK", ".local": "LOCAL"}.get(d, "GLOBAL")
         elif d in (".protected", ".hidden", ".internal"):
-            for name in _names(args, loc):
+            for name in names(args, loc):
                 self._attr(name).visibility = d[1:].upper()
         elif d == ".type":
-            parts = _split_args(args)
+            parts = split_args(args)
             if len(parts) != 2:
                 raise Diagnostic("expected '.type name, @function|@object'", loc)
             kind = parts[1].strip().lstrip("@%").lower()
@@ -263,15 +264,15 @@ class Assembler:
             parts = args.split(",", 1)
             if len(parts) != 2:
                 raise Diagnostic("expected '.size name, expression'", loc)
-            self._attr(parts[0].strip()).size = (parse_expr(parts[1], _shift(loc, len(parts[0]) + 1)), loc)
+            self._attr(parts[0].strip()).size = (parse_expr(parts[1], shift(loc, len(parts[0]) + 1)), loc)
         elif d in (".set", ".equ"):
             parts = args.split(",", 1)
-            if len(parts) != 2 or not _is_ident(parts[0].strip()):
+            if len(parts) != 2 or not is_ident(parts[0].strip()):
                 raise Diagnostic(f"expected '{d} name, expression'", loc)
-            self.sets[parts[0].strip()] = (parse_expr(parts[1], _shift(loc, len(parts[0]) + 1)), loc)
+            self.sets[parts[0].strip()] = (parse_expr(parts[1], shift(loc, len(parts[0]) + 1)), loc)
             self._memo.clear()
         elif d in (".p2align", ".p2alignl", ".p2alignw", ".balign", ".balignl", ".balignw", ".align"):
-            vals = [self._now(a, loc) if a.strip() else None for a in _split_args(args)]
+            vals = [self._now(a, loc) if a.strip() else None for a in split_args(args)]
             if not vals or vals[0] is None:
                 raise Diagnostic(f"expected alignment after {d}", loc)
             align = 1 << vals[0] if d.startswith(".p2align") else vals[0]
@@ -281,22 +282,22 @@ class Assembler:
             self._align(align, vals[1] if len(vals) > 1 else None, fill_size, vals[2] if len(vals) > 2 else None, loc)
         elif d in _DATA_SIZES:
             size = _DATA_SIZES[d]
-            for part, ploc in _split_args_with_loc(args, loc):
+            for part, ploc in split_args_with_loc(args, loc):
                 self._emit("data", size, (size, parse_expr(part, ploc)), ploc)
         elif d in (".zero", ".space", ".skip"):
-            vals = [self._now(a, loc) for a in _split_args(args)]
+            vals = [self._now(a, loc) for a in split_args(args)]
             if not vals or vals[0] < 0 or vals[0] > MAX_FILL:
                 raise Diagnostic(f"invalid size for {d}", loc)
             self._emit("fill", vals[0], (vals[0], 1, vals[1] if len(vals) > 1 else 0), loc)
         elif d == ".fill":
-            vals = [self._now(a, loc) for a in _split_args(args)]
+            vals = [self._now(a, loc) for a in split_args(args)]
             count, size, value = (vals + [1, 0])[:3] if len(vals) >= 1 else (None, 1, 0)
             if count is None or count < 0 or size not in (1, 2, 4, 8) or count * size > MAX_FILL:
                 raise Diagnostic("invalid .fill (count, size 1/2/4/8, value)", loc)
             self._emit("fill", count * size, (count, size, value), loc)
         elif d in (".ascii", ".asciz", ".string"):
-            for part, ploc in _split_args_with_loc(args, loc):
-                data = _unquote(part.strip(), ploc) + (b"\0" if d != ".ascii" else b"")
+            for part, ploc in split_args_with_loc(args, loc):
+                data = unquote(part.strip(), ploc) + (b"\0" if d != ".ascii" else b"")
                 self._emit("bytes", len(data), data, ploc)
         elif d in (".end_amdhsa_kernel", ".end_amdgpu_metadata"):
             raise Diagnostic(f"{d} without a matching start directive", st.loc)
@@ -365,7 +366,7 @@ class Assembler:
 
         kernel_records = []
         for block, sec, off, end_loc in self.kernels:
-            kd = build_descriptor(block, lambda node, loc: _nonneg(self.absolute(node, loc)), self.target, end_loc)
+            kd = build_descriptor(block, self.absolute, self.target, end_loc)
             datas[sec.name][off:off + 64] = kd.to_bytes()
             kernel_records.append(KernelRecord(block.name, sec.name, off))
 
@@ -381,8 +382,8 @@ class Assembler:
                 if attr.binding != "LOCAL" or attr.size is not None:
                     raise Diagnostic(f"symbol '{name}' is declared but never defined (undefined symbols need a "
                                      "linker with dynamic relocations; define it in this file)")
-        names = list(self.labels) + [n for n in self.sets if n not in self.labels]
-        for name in names:
+        all_names = list(self.labels) + [n for n in self.sets if n not in self.labels]
+        for name in all_names:
             if name.startswith(".L"):
                 continue
             attr = self.attrs.get(name, _SymAttr())
@@ -405,88 +406,6 @@ class Assembler:
                 else:
                     out.append(InputSymbol(name, None, v & 0xFFFFFFFFFFFFFFFF, size, attr.type, attr.binding, attr.visibility))
         return out
-
-
-def _nonneg(v: int) -> int:
-    return v
-
-
-def _is_ident(s: str) -> bool:
-    import re
-
-    return re.fullmatch(r"[A-Za-z_.$][\w.$]*", s) is not None
-
-
-def _names(args: str, loc: SourceLoc) -> list[str]:
-    names = [a.strip() for a in args.split(",")]
-    for n in names:
-        if not _is_ident(n):
-            raise Diagnostic(f"expected symbol name, got '{n}'", loc)
-    return names
-
-
-def _shift(loc: SourceLoc, n: int) -> SourceLoc:
-    return SourceLoc(loc.file, loc.line, loc.col + n)
-
-
-def _split_args(args: str) -> list[str]:
-    return [a for a, _ in _split_args_with_loc(args, SourceLoc("", 0, 1))]
-
-
-def _split_args_with_loc(args: str, loc: SourceLoc) -> list[tuple[str, SourceLoc]]:
-    """Split on top-level commas (not inside parentheses or strings)."""
-    out, depth, start, quote = [], 0, 0, False
-    for i, c in enumerate(args):
-        if quote:
-            if c == "\\":
-                continue
-            if c == '"' and (i == 0 or args[i - 1] != "\\"):
-                quote = False
-        elif c == '"':
-            quote = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append((args[start:i], _shift(loc, start)))
-            start = i + 1
-    if args.strip():
-        out.append((args[start:], _shift(loc, start)))
-    return out
-
-
-def _string_arg(args: str, loc: SourceLoc) -> str:
-    s = args.strip()
-    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
-        raise Diagnostic("expected a quoted string", loc)
-    return _unquote(s, loc).decode()
-
-
-def _unquote(s: str, loc: SourceLoc) -> bytes:
-    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
-        raise Diagnostic("expected a quoted string", loc)
-    body, out, i = s[1:-1], bytearray(), 0
-    esc = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, '"': 34, "b": 8, "f": 12}
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            if nxt in "01234567" and i + 2 < len(body) and body[i + 2] in "01234567":
-                j = i + 1
-                while j < len(body) and j < i + 4 and body[j] in "01234567":
-                    j += 1
-                out.append(int(body[i + 1:j], 8) & 0xFF)
-                i = j
-                continue
-            if nxt not in esc:
-                raise Diagnostic(f"unknown escape '\\{nxt}' in string", loc)
-            out.append(esc[nxt])
-            i += 2
-            continue
-        out += c.encode()
-        i += 1
-    return bytes(out)
 
 
 def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
