@@ -28,6 +28,7 @@ import re
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -102,10 +103,11 @@ def inline_value(code: int, optype: str = "", dwords: int = 1) -> int | None:
 # ---------------------------------------------------------------------------------------
 # Operand tokens (what the lexer hands to a family's parser)
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Tok:
+class Tok(NamedTuple):
+    """One operand word and its 1-based column in the line (a NamedTuple: cheap to make)."""
+
     text: str
-    col: int  # 1-based column of the token's first character
+    col: int
 
     def loc(self, base: SourceLoc) -> SourceLoc:
         return SourceLoc(base.file, base.line, base.col + self.col - 1)
@@ -489,25 +491,53 @@ def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v",
 # ---------------------------------------------------------------------------------------
 def split_mnemonic(text: str) -> tuple[str, int, str, int]:
     """(mnemonic, its column, rest, rest's column) of one instruction line."""
-    i = 0
-    n = len(text)
-    while i < n and text[i] in " \t":
-        i += 1
-    j = i
-    while j < n and text[j] not in " \t":
-        j += 1
-    k = j
-    while k < n and text[k] in " \t":
-        k += 1
-    return text[i:j], i + 1, text[k:].rstrip(), k + 1
+    stripped = text.lstrip(" \t")
+    i = len(text) - len(stripped)
+    parts = stripped.split(None, 1)
+    if not parts:
+        return "", i + 1, "", i + 1
+    mnem = parts[0]
+    if len(parts) == 1:
+        return mnem, i + 1, "", i + 1 + len(mnem)
+    rest = parts[1].rstrip()
+    k = len(text) - len(parts[1]) if text.endswith(parts[1]) else text.index(parts[1], i + len(mnem))
+    return mnem, i + 1, rest, k + 1
 
 
 _WORD = re.compile(r"((?:[^\s,(\[|]+|\([^)]*\)|\[[^\]]*\]|\|[^|]*\|)+)|(,)")
 
 
+def _plain_brackets(rest: str) -> bool:
+    """True when every [...] group is free of commas and spaces (v[0:1], s[4:7])."""
+    i = rest.find("[")
+    while i >= 0:
+        j = rest.find("]", i)
+        if j < 0:
+            return False
+        inner = rest[i + 1:j]
+        if "," in inner or " " in inner or "\t" in inner or "[" in inner:
+            return False
+        i = rest.find("[", j)
+    return True
+
+
 def lex_operands(rest: str, col0: int) -> list[list[Tok]]:
     """Split the operand text into comma-separated segments of whitespace-separated words,
     keeping ``(...)``, ``[...]`` and ``|...|`` groups whole. Columns are 1-based in the line."""
+    if "(" not in rest and "|" not in rest and _plain_brackets(rest):
+        # fast path: no group can hold a comma or a space, so plain splitting is exact
+        segs = []
+        pos = 0
+        for part in rest.split(","):
+            words = []
+            cur = 0
+            for w in part.split():
+                cur = part.find(w, cur)
+                words.append(Tok(w, col0 + pos + cur))
+                cur += len(w)
+            segs.append(words)
+            pos += len(part) + 1
+        return segs
     if "((" not in rest and "[[" not in rest and rest.count("(") == rest.count(")") \
             and rest.count("[") == rest.count("]") and rest.count("|") % 2 == 0:
         segs: list[list[Tok]] = [[]]
