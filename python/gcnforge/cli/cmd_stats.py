@@ -33,12 +33,18 @@ def run(args) -> int:
     if args.mca and not str(args.file).endswith(".mlir"):
         from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
 
-        mca = run_mca([(b.name.replace(" ", "_"), [it.text for it in b.items if it.base != "s_endpgm"])
-                       for b in blocks])
+        from gcnforge.diagnostics import Diagnostic
+
+        req = {i: (f"b{i}", [it.text for it in b.items if it.base != "s_endpgm"]) for i, b in enumerate(blocks)}
+        req = {i: v for i, v in req.items() if v[1]}  # llvm-mca drops empty regions
+        try:
+            mca = dict(zip(req, run_mca(list(req.values())), strict=True))
+        except (RuntimeError, ValueError) as e:
+            raise Diagnostic(f"llvm-mca: {e}") from None
     for i, b in enumerate(blocks):
         r = b.report()
         print(r.text())
-        if mca is not None:
+        if mca is not None and i in mca:
             m = mca[i]
             print(f"  llvm-mca: {m.total_cycles} cycles (x{MCA_CYCLE} = {m.total_cycles * MCA_CYCLE} shader clocks), "
                   + ", ".join(f"{k} {v:g}" for k, v in m.pressure.items() if v))

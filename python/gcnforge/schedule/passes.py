@@ -18,6 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.loop_ops import LoopOp
 from gcnforge.schedule import legality
 from gcnforge.schedule.expand import LoopSchedule, expand_loop
@@ -34,11 +35,28 @@ def schedule_loops(root, check_only: bool = False) -> int:
     n = 0
     for loop in reversed(loops):  # reversed pre-order: inner loops first
         ls = LoopSchedule(loop)
+        _check_size(ls)
         legality.check(ls)
         if not check_only:
             expand_loop(loop, ls)
             n += 1
     return n
+
+
+MAX_EXPANDED_OPS = 2_000_000  # what one loop may expand to (bounded work on any input)
+
+
+def _check_size(ls: LoopSchedule) -> None:
+    """Refuse expansions beyond ``MAX_EXPANDED_OPS`` before building anything."""
+    p = ls.plan
+    nfull = p.count // p.nest
+    k = (nfull - p.max_stage) // p.blocks_per_period if nfull > p.max_stage else 0
+    straight = p.count if k < 2 else p.count - (k - 1) * p.period  # one period stays as the kernel body
+    n = straight * sum(sum(1 for _ in op.walk()) for op in ls.ops)
+    if n > MAX_EXPANDED_OPS:
+        raise Diagnostic(
+            f"expanding this loop would emit about {n} ops (limit {MAX_EXPANDED_OPS}): use smaller unroll "
+            f"dims (nest of {p.nest}) or fewer stages", ls.loop.name)
 
 
 @dataclass(frozen=True)
