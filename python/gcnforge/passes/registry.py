@@ -34,7 +34,14 @@ def _inline():
     return InlinePass
 
 
+def _check_alloc():
+    from gcnforge.passes.check_alloc_pass import CheckAllocationPass
+
+    return CheckAllocationPass
+
+
 PASSES = {
+    "amdgcn-check-allocation": _check_alloc,
     "amdgcn-inline": _inline,
     "amdgcn-hazards": _hazards,
     "amdgcn-insert-waits": _waits,
