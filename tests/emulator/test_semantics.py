@@ -109,3 +109,13 @@ def test_trap_is_a_located_diagnostic(code):
     with pytest.raises(Diagnostic) as e:
         Device().run(code, "trap", b"\0" * 8, (1, 1, 1), (64, 1, 1))
     assert "s_trap 2" in str(e.value) and "pc=0x" in str(e.value) and "wave=0" in str(e.value)
+
+
+def test_trace_hook_sees_every_issue(code):
+    events = []
+    dev = Device()
+    out = dev.memory.alloc(4 * 128 * 4)
+    st = dev.run(code, "lane_ops", struct.pack("<Q", out), (2, 1, 1), (128, 1, 1), trace=events.append)
+    assert len(events) == st.issues and sum(len(e.waves) for e in events) == st.wave_instructions
+    assert events[0].text.startswith("s_load_dwordx2") and events[-1].text == "s_endpgm"
+    assert set(events[0].workgroups) == {(0, 0, 0), (1, 0, 0)}

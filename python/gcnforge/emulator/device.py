@@ -13,7 +13,7 @@ from gcnforge.emulator.executor import EmulationError, Executor
 from gcnforge.emulator.launch import kernel_image
 from gcnforge.emulator.memory import Memory
 
-DEFAULT_MAX_INSTRUCTIONS = 200_000_000  # wave-instructions per launch
+DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes of emulation at most)
 LDS_LIMIT = 65536  # gfx942 LDS per workgroup (ISA guide "Local Data Share")
 WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
 
@@ -52,11 +52,14 @@ class Device:
 
     def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
             max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS, dynamic_lds: int = 0,
-            lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH) -> RunStats:
+            lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH,
+            trace=None) -> RunStats:
         """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
         work-items. ``sanitize``: check the execution (see ``sanitizer.py``);
         ``sanitize_mode`` 'stop' raises the first report, 'continue' collects them in
-        ``RunStats.reports``."""
+        ``RunStats.reports``. ``trace(event)``: called before every executed instruction
+        with a ``TraceEvent`` (pc, text, workgroups and waves executing it) — a debugger's
+        hook (print it, stop with an exception, inspect ``event.state``)."""
         grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
         block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
         if any(g < 1 for g in grid) or any(b < 1 for b in block):
@@ -93,6 +96,7 @@ class Device:
                     san = Sanitizer(image, prog, stats, **san_kw)
                 ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
                               sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock)
+                ex.trace = trace
                 if san is not None:
                     san.attach(ex)
                 with np.errstate(all="ignore"):  # IEEE results (inf/nan) are what the kernel gets

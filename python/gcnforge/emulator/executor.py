@@ -45,6 +45,18 @@ class ExecLoc:
                 f"wave={self.wave}{lane}")
 
 
+class TraceEvent:
+    """What ``Device.run(trace=...)`` receives before each executed instruction."""
+
+    __slots__ = ("pc", "text", "waves", "workgroups", "state")
+
+    def __init__(self, pc, text, waves, workgroups, state):
+        self.pc, self.text, self.waves, self.workgroups, self.state = pc, text, waves, workgroups, state
+
+    def __str__(self):
+        return f"pc=0x{self.pc:x} waves={list(self.waves)} {self.text}"
+
+
 class Executor(Machine):
     def __init__(self, device, image, prog, wgs, block, kernarg_addr, dispatch_ptr, queue_ptr,
                  lds_bytes, sanitizer=None, lockstep=True, budget=None, clock0=0):
@@ -75,6 +87,7 @@ class Executor(Machine):
         self.ftz32 = desc.float_denorm_mode_32 == 0
         self.sanitizer = sanitizer
         self.counts: dict[str, int] = {}
+        self.trace = None
         self._setup(desc, kernarg_addr, dispatch_ptr, queue_ptr, nthreads)
         self.PC[:] = image.entry
 
@@ -189,6 +202,9 @@ class Executor(Machine):
                 raise self._error(WaveFault(f"instruction budget of {budget} wave-instructions exhausted "
                                             "(endless loop?); raise max_instructions if the kernel is just long"),
                                   int(w[0]), ins, kind="budget")
+            if self.trace is not None:
+                self.trace(TraceEvent(pc, ins.text, [int(self.wave_slot[i]) for i in w],
+                                      [self.wgs[self.wg_of[i]] for i in w], self))
             self.PC[w] = pc + ins.size
             self.cycles[w] += ins.cycles
             try:

@@ -451,7 +451,9 @@ HANDLERS["s_cbranch_execnz"] = _branch(lambda x, w: x.exec_mask(w) != 0)
 @op("s_nop", "s_sethalt", "s_setprio", "s_sleep", "s_icache_inv", "s_dcache_inv", "s_dcache_wb",
     "s_dcache_inv_vol", "s_dcache_wb_vol", "s_incperflevel", "s_decperflevel", "s_ttracedata",
     "s_ttracedata_imm", "buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_wbinvl1_vol", "s_waitcnt_depctr",
-    "s_setkill", "s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_set_gpr_idx_mode", "s_denorm_mode", "s_round_mode")
+    "s_setkill", "s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_set_gpr_idx_mode", "s_denorm_mode", "s_round_mode",
+    "s_cbranch_cdbgsys_and_user", "s_cbranch_cdbgsys_or_user", "s_dcache_discard", "s_dcache_discard_x2",
+    "s_atc_probe", "s_atc_probe_buffer", "s_wakeup")
 def s_nop(x, ins, w):
     pass
 
