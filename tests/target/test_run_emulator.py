@@ -62,3 +62,21 @@ def test_mfma_gemm_accumulates_in_place_and_runs():
     C = np.zeros((64, 64), np.float32)
     k(A, np.ascontiguousarray(B.T), C, grid=(2, 2, 1), block=(64, 1, 1), device="emulator")
     np.testing.assert_allclose(C, A.astype(np.float32) @ B.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
+def test_every_kernel_of_a_python_file_in_one_code_object():
+    path = Path(__file__).parent / "kernels" / "two_modules.py"
+    mod = rt.load(compile_file(path, DEFAULT, None, "builtin", False))
+    out = np.zeros(64, np.uint32)
+    mod["iota"](out, grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    np.testing.assert_array_equal(out, np.arange(64))
+    mod["fill"](out, np.uint32(7), grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    np.testing.assert_array_equal(out, 7)
+    src = np.arange(100, 164, dtype=np.uint32)
+    mod["copy"](src, out, grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    np.testing.assert_array_equal(out, src)
+    only = rt.load(compile_file(path, DEFAULT, ["copy"], "builtin", False))
+    from gcnforge.binary import read_code_object
+
+    assert set(read_code_object(compile_file(path, DEFAULT, ["copy"], "builtin", False)).kernels) == {"copy"}
+    del only

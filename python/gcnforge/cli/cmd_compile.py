@@ -48,8 +48,14 @@ def _load_python(path: Path):
     if not mods:
         raise Diagnostic("the file defines no gcnforge.builder.Module (and no build() returning one)", str(path))
     target = ModuleOp("compiled")
+    seen: dict[str, str] = {}
     for m in mods:
         for op in list(m.op.body.block.ops):
+            name = op.sym_name.data if hasattr(op, "sym_name") else None
+            if name is not None:
+                if name in seen and seen[name] != m.name:
+                    raise Diagnostic(f"@{name} is defined in modules {seen[name]} and {m.name}", str(path))
+                seen[name] = m.name
             target.body.block.add_op(op.clone())
     return BuiltinModule([target])
 
