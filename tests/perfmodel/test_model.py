@@ -138,3 +138,25 @@ def test_loop_body_steady_state_ir(tmp_path):
     reps = analyze_file(mlir)
     (loop,) = [r for r in reps if "loop0" in r.name]
     assert loop.per_iteration == 32 and loop.mfma_utilization == 1.0
+
+
+def test_code_object_and_text_agree(tmp_path):
+    """The same compiled kernel modeled from its .s text and from its code object."""
+    from gcnforge.binary import assemble
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.schedule.gemm import SCHEDULED, build
+    from gcnforge.schedule.passes import schedule_loops
+    from gcnforge.target import to_assembly
+
+    m = build(64, 64, SCHEDULED)
+    schedule_loops(m.top)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    text = to_assembly(m.top)
+    (s_path := tmp_path / "g.s").write_text(text)
+    (co_path := tmp_path / "g.hsaco").write_bytes(assemble(text))
+    from_text = [r for r in analyze_file(s_path) if r.instructions > 1]
+    from_co = [r for r in analyze_file(co_path) if r.instructions > 1]
+    assert len(from_text) == len(from_co) == 1
+    a, b = from_text[0], from_co[0]
+    assert (a.instructions, a.cycles, a.busy) == (b.instructions, b.cycles, b.busy)
+    assert a.busy["mfma"] == 8 * 32
