@@ -275,9 +275,9 @@ class Assembler:
             vals = [self._now(a, loc) if a.strip() else None for a in split_args(args)]
             if not vals or vals[0] is None:
                 raise Diagnostic(f"expected alignment after {d}", loc)
-            align = 1 << vals[0] if d.startswith(".p2align") else vals[0]
             if d.startswith(".p2align") and not 0 <= vals[0] <= 16:
                 raise Diagnostic("alignment exponent out of range", loc)
+            align = 1 << vals[0] if d.startswith(".p2align") else vals[0]
             fill_size = 4 if d.endswith("l") else 2 if d.endswith("w") else 1
             self._align(align, vals[1] if len(vals) > 1 else None, fill_size, vals[2] if len(vals) > 2 else None, loc)
         elif d in _DATA_SIZES:

@@ -108,9 +108,12 @@ class _Parser:
         if kind == "num":
             try:
                 octal = len(text) > 1 and text[0] == "0" and text[1].isdigit()
-                return Node("num", int(text, 8) if octal else int(text, 0), (), col)
+                value = int(text, 8) if octal else int(text, 0)
             except ValueError:
                 raise self.error(f"invalid number '{text}'", col) from None
+            if value >> 64:
+                raise self.error(f"integer '{text}' does not fit in 64 bits", col)
+            return Node("num", _wrap(value), (), col)
         if kind == "id":
             if self.peek()[1] == "(" and text in FUNCTIONS:
                 self.take()
