@@ -37,6 +37,10 @@ k:
   .amdhsa_next_free_vgpr 24
   .amdhsa_next_free_sgpr 24
   .amdhsa_accum_offset 16
+  .amdhsa_float_denorm_mode_32 3
+  .amdhsa_float_denorm_mode_16_64 3
+  .amdhsa_dx10_clamp 1
+  .amdhsa_ieee_mode 1
 .end_amdhsa_kernel
 """
 
@@ -95,3 +99,11 @@ def test_run_reports_counts_and_cycles(tmp_path):
     code = build(tmp_path, 0)
     st = Device().run(code, "k", b"", (4, 2, 1), (128, 1, 1))
     assert st.waves == 16 and st.wave_instructions == 16 and st.issues == 1 and st.cycles >= 1
+
+
+def test_mode_register_from_rsrc1(tmp_path):
+    code = build(tmp_path, 0)
+    ex, _ = make(code, [(0, 0, 0)], (64, 1, 1))
+    # MODE: FP_ROUND[3:0] = 0 (nearest even), FP_DENORM[7:4] = 0xf (keep all), DX10_CLAMP[8], IEEE[9]
+    assert int(ex.hwreg_mode[0]) == 0xF0 | 0x100 | 0x200
+    assert not ex.ftz32

@@ -79,8 +79,7 @@ class Machine:
     # ---- register index checks ------------------------------------------------------
     def vindex(self, op: XOp) -> int:
         i = op.index + (self.accum_offset if op.kind == "a" else 0)
-        if op.index < 0 or i + op.dwords > self.nv or (op.kind == "v" and i + op.dwords > self.accum_offset
-                                                      and self.accum_offset < self.nv and False):
+        if op.index < 0 or i + op.dwords > self.nv:
             raise WaveFault(f"register {op} is outside the {self.nv} VGPRs allocated by the kernel descriptor")
         return i
 

@@ -85,6 +85,11 @@ class Executor(Machine):
         self.clock0 = clock0
         self.realtime_divider = 21  # s_memrealtime: 100 MHz against a 2.1 GHz shader clock
         self.ftz32 = desc.float_denorm_mode_32 == 0
+        # MODE register from compute_pgm_rsrc1 (ISA guide "MODE": FP_ROUND[3:0], FP_DENORM[7:4],
+        # DX10_CLAMP[8], IEEE[9]); only flush-to-zero of f32 results is modelled, round to nearest even
+        self.hwreg_mode[:] = (desc.float_round_mode_32 | (((desc.rsrc1 >> 14) & 3) << 2)
+                              | (desc.float_denorm_mode_32 << 4) | (desc.float_denorm_mode_16_64 << 6)
+                              | (int(desc.dx10_clamp) << 8) | (int(desc.ieee_mode) << 9))
         self.sanitizer = sanitizer
         self.counts: dict[str, int] = {}
         self.trace = None

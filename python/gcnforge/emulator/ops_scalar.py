@@ -425,6 +425,7 @@ def s_setreg(x, ins, w):
     m = U64(((1 << size) - 1) << off)
     if rid == 1:
         x.hwreg_mode[w] = ((x.hwreg_mode[w].astype(U64) & ~m) | ((v << U64(off)) & m)).astype(np.uint32)
+        x.ftz32 = bool(np.all(((x.hwreg_mode >> 4) & 3) == 0))
     elif rid == 3:
         x.trap_sts[w] = ((x.trap_sts[w].astype(U64) & ~m) | ((v << U64(off)) & m)).astype(np.uint32)
 

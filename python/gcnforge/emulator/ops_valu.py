@@ -649,11 +649,6 @@ def _popc32(a):
     return c
 
 
-@ctx
-def _mbcnt_lo(c, a, b):
-    return _popc32(a & np.uint32((1 << 0) - 1) if False else a & _lane_mask_below(0)) + b
-
-
 def _lane_mask_below(half):
     lanes = np.arange(64)
     bits = np.clip(lanes - 32 * half, 0, 32)
@@ -856,29 +851,6 @@ def v_nop(x, ins, w):
 
 HANDLERS["v_nop"] = v_nop
 HANDLERS["v_clrexcp"] = v_nop
-
-
-def _movrel(kind):
-    """v_movreld (dst + M0), v_movrels (src + M0), v_movrelsd (both), v_movrelsd_2 (ISA guide VOP1)."""
-
-    def h(x, ins, w):
-        for wi in w:
-            ww = np.array([wi])
-            off = int(x.S[wi, 124])
-            d, s = ins.ops[0], ins.ops[1]
-            if kind in ("d", "sd", "sd2"):
-                d = d.__class__(d.kind, d.index + off, d.dwords)
-            if kind in ("s", "sd", "sd2") and s.kind == "v":
-                s = s.__class__(s.kind, s.index + (off if kind != "sd2" else (off >> 16) & 0xFFFF if False else off), s.dwords)
-            x.vwrite(d, ww, x.vread(s, ww, 1), x.exec_lanes(ww), 1)
-
-    return h
-
-
-HANDLERS["v_movreld_b32"] = _movrel("d")
-HANDLERS["v_movrels_b32"] = _movrel("s")
-HANDLERS["v_movrelsd_b32"] = _movrel("sd")
-HANDLERS["v_movrelsd_2_b32"] = _movrel("sd2")
 
 
 # ---- division helpers (ISA guide V_DIV_SCALE / V_DIV_FMAS / V_DIV_FIXUP) ------------------------

@@ -277,12 +277,6 @@ def base_of(mnemonic: str) -> tuple[str, str]:
     return mnemonic, ""
 
 
-def _wide_src(mnemonic: str) -> tuple[int, ...]:
-    """Source positions (0-based among all operands) holding 64-bit values, for
-    parsing constants of the right width. Determined from the type tokens."""
-    return ()
-
-
 def parse_text(text: str, pc: int, size: int, wide_ops: tuple[int, ...] = ()) -> XInst:
     text = " ".join(text.split())
     mnem, _, rest = text.partition(" ")
