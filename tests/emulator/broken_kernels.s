@@ -65,6 +65,16 @@ KERNEL unwaited_vmem
   s_waitcnt vmcnt(0)
   s_endpgm
 
+// overwrites a load's destination before waiting for it (the load would land afterwards)
+KERNEL unwaited_overwrite
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5]
+  v_mov_b32_e32 v2, 0
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
 // uses an SMEM result with no s_waitcnt lgkmcnt(0)
 KERNEL unwaited_smem
   s_load_dwordx2 s[4:5], s[0:1], 0x0
@@ -161,6 +171,7 @@ KD oob_buffer
 KD oob_lds, 256
 KD unwaited_vmem
 KD unwaited_smem
+KD unwaited_overwrite
 KD uninit_store
 KD lds_race, 512
 KD hazard_dpp

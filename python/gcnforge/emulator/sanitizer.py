@@ -167,6 +167,8 @@ class Sanitizer:
                     self._pre_vals = (np.zeros(len(w), U64), np.zeros(len(w), U64))
         if uses:
             self._check_pending(ins, w, uses)
+        if defs and ins.base != "s_waitcnt":
+            self._check_pending(ins, w, defs, overwrite=True)
         self._in_def = self._input_def(ins, w, uses)
         self._hazards(ins, w, uses)
 
@@ -403,8 +405,8 @@ class Sanitizer:
             if m["lgkmcnt"] == 0:
                 self.done[2, w] = self.issued[2, w]
 
-    def _check_pending(self, ins, w, uses):
-        u = np.array(uses)
+    def _check_pending(self, ins, w, regs, overwrite=False):
+        u = np.array(regs)
         for c in (0, 1, 2):
             p = self.pend[c][w][:, u]
             bad = p > self.done[c, w][:, None]
@@ -412,9 +414,11 @@ class Sanitizer:
                 wi, ri = np.argwhere(bad)[0]
                 reg = _name(int(u[ri]), self.ex.accum_offset)
                 cnt = ("vmcnt", "lgkmcnt", "lgkmcnt(0) (SMEM returns out of order)")[c]
-                self.report("unwaited", f"{reg} is read before the load that writes it (pc=0x"
-                                        f"{int(self.pend_pc[w[wi], u[ri]]):x}) was waited for with s_waitcnt {cnt}",
-                            ins, int(w[wi]))
+                what = "overwritten" if overwrite else "read"
+                extra = " (the load's data would land later and replace this value)" if overwrite else ""
+                self.report("unwaited", f"{reg} is {what} before the load that writes it (pc=0x"
+                                        f"{int(self.pend_pc[w[wi], u[ri]]):x}) was waited for with s_waitcnt {cnt}"
+                                        f"{extra}", ins, int(w[wi]))
                 return
 
     # ---- hazards (MI300 ISA guide 4.5, "Manually Inserted Wait States (NOPs)") --------------------------
