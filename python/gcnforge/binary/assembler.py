@@ -12,6 +12,7 @@ Directive coverage: see ``statements.DIRECTIVES``; anything else is a diagnostic
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field
 
@@ -200,6 +201,9 @@ class Assembler:
             if s.name == ".end_amdhsa_kernel":
                 break
             block.add(DirectiveEntry(s.name, parse_expr(s.args, s.args_loc), s.loc, s.args_loc))
+        if "a" not in self.cur.flags:
+            raise Diagnostic(f"kernel descriptor for '{name}' must be in an allocated section such as .rodata, "
+                             f"not {self.cur.name}", st.loc)
         # LLVM: <name>.kd copies the kernel symbol's binding/visibility at this point; a default
         # visibility kernel becomes protected (static relocations from the descriptor).
         ka = self._attr(name)
@@ -224,8 +228,12 @@ class Assembler:
             parts = split_args(args)
             if not parts:
                 raise Diagnostic("expected section name", loc)
-            name = parts[0].strip('"')
-            flags = parts[1].strip('"') if len(parts) > 1 else None
+            name = parts[0].strip()
+            if len(name) >= 2 and name[0] == name[-1] == '"':
+                name = name[1:-1]
+            if not is_ident(name) and not re.fullmatch(r"[\w.$-]+", name):
+                raise Diagnostic(f"invalid section name '{parts[0].strip()}'", loc)
+            flags = parts[1].strip().strip('"') if len(parts) > 1 else None
             if flags is not None and set(flags) - set("axwMSGTR?oe"):
                 raise Diagnostic(f"unknown section flags '{flags}'", loc)
             sec = self._section(name, flags, loc)
