@@ -78,12 +78,12 @@ __kernel void calls(__global float *a, int n) {
 }
 
 
-def clang_compile(src: str, out, *, emit_asm: bool) -> None:
+def clang_compile(src: str, out, *, emit_asm: bool, extra: tuple[str, ...] = ()) -> None:
     tools = require_llvm("clang")
     cl = out.with_suffix(".cl")
     cl.write_text(src)
     args = [tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942",
-            "-nogpulib", "-O2", str(cl), "-o", str(out)]
+            "-nogpulib", "-O2", *extra, str(cl), "-o", str(out)]
     if emit_asm:
         args.insert(-2, "-S")
     subprocess.run(args, check=True, capture_output=True)

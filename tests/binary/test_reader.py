@@ -114,3 +114,17 @@ def test_offload_bundle(clang_objects, tmp_path):
     data = out.read_bytes()
     with pytest.raises(Diagnostic, match="runs past the end|truncated"):
         read_code_object(data[:200])
+
+
+@pytest.mark.parametrize("cov, md_version", [(4, [1, 1]), (5, [1, 2]), (6, [1, 2])])
+def test_code_object_versions_from_clang(cov, md_version, tmp_path):
+    from .conftest import OPENCL_KERNELS, clang_compile
+
+    out = tmp_path / f"v{cov}.hsaco"
+    clang_compile(OPENCL_KERNELS["two_kernels"], out, emit_asm=False, extra=(f"-mcode-object-version={cov}",))
+    co = read_code_object(out)
+    assert co.code_object_version == cov
+    assert co.metadata["amdhsa.version"] == md_version
+    assert set(co.kernels) == {"k_xy", "k_z"}
+    assert co.kernels["k_z"].descriptor.system_vgpr_workitem_id == 2
+    assert co.kernels["k_z"].descriptor.system_sgpr_workgroup_id_z == 1
