@@ -16,6 +16,7 @@ def register(subparsers) -> None:
     p.add_argument("code_object", help="code object (.hsaco / .co)")
     p.add_argument("--kernel", default=None, help="only this kernel")
     p.add_argument("--metadata", action="store_true", help="print the whole metadata map as YAML")
+    p.add_argument("--target", default="gfx942", help="which entry of an offload bundle (HIP fat binary) to read")
     p.set_defaults(func=run)
 
 
@@ -25,7 +26,7 @@ def run(args) -> int:
     from gcnforge.binary.metadata import format_metadata_yaml
     from gcnforge.binary.target_id import parse_target_id
 
-    co = read_code_object(args.code_object)
+    co = read_code_object(args.code_object, target=args.target)
     kernels = co.kernels
     if args.kernel is not None:
         kernels = {args.kernel: co.kernel(args.kernel)}
