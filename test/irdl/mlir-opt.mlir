@@ -19,6 +19,13 @@ amdgcn.module @small #amdgcn.target<gfx942> {
     %v = amdgcn.alloca : !amdgcn.vgpr
     %c = arith.constant 0.5 : f32
     %r = amdgcn.vop3 v_add_f32_e64 %v, %c, %v clamp : !amdgcn.vgpr, f32, !amdgcn.vgpr
+    // SMALL: "amdgcn.loop"(%{{.*}}) ({
+    // SMALL: "amdgcn_cf.yield"
+    %l = amdgcn.loop 4 iter(%r : !amdgcn.vgpr) {
+    ^bb0(%acc : !amdgcn.vgpr):
+      %n = amdgcn.vop2 v_add_f32_e32 %v, %c, %acc : !amdgcn.vgpr, f32, !amdgcn.vgpr
+      amdgcn.yield %n : !amdgcn.vgpr
+    }
     amdgcn.end
   }
 }

@@ -6,6 +6,7 @@
 * ``inst_ops``       one op per instruction family, verified against the ISA table
 * ``structure_ops``  module, kernel, func/call/return, end, branch, alloca, ranges,
                      kernel arguments, ids, LDS, wait
+* ``loop_ops``       counted ``amdgcn.loop`` / ``amdgcn.yield`` (written for the schedule pass)
 * ``irdl_export``    the dialect as IRDL for LLVM's ``mlir-opt --irdl-file``
 
 ``AMDGCN`` is the ``xdsl.ir.Dialect``; ``context()`` gives an ``xdsl.context.Context`` with
@@ -19,6 +20,7 @@ from xdsl.ir import Dialect
 
 from gcnforge.dialect.attrs import FloatModeAttr, InstAttr, KernelArgAttr, TargetAttr
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
+from gcnforge.dialect.loop_ops import LOOP_OPS, LoopOp, YieldOp
 from gcnforge.dialect.structure_ops import (
     STRUCTURE_OPS,
     AllocaOp,
@@ -50,7 +52,7 @@ from gcnforge.dialect.types import (
 TYPES = (VGPRType, SGPRType, AGPRType, SpecialRegType, ReadTokenType, WriteTokenType)
 ATTRIBUTES = (TargetAttr, InstAttr, KernelArgAttr, FloatModeAttr)
 
-AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *FAMILY_OPS.values()], [*TYPES, *ATTRIBUTES])
+AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *LOOP_OPS, *FAMILY_OPS.values()], [*TYPES, *ATTRIBUTES])
 
 
 def context() -> Context:
@@ -68,5 +70,5 @@ __all__ = [
     "AMDGCN", "context", "InstOp", "FAMILY_OPS", "RegisterType", "VGPRType", "SGPRType", "AGPRType",
     "SpecialRegType", "ReadTokenType", "WriteTokenType", "TargetAttr", "InstAttr", "KernelArgAttr",
     "FloatModeAttr", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
-    "AllocaOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
+    "AllocaOp", "LoopOp", "YieldOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
 ]

@@ -15,7 +15,7 @@
 MLIR's generic syntax, which ``mlir-opt`` parses with that IRDL file loaded.
 
 Known limit of IRDL in LLVM 22: ops cannot declare successors or the terminator trait, so
-``amdgcn.end``, ``amdgcn.branch`` and ``amdgcn.return`` are not in the export; the MLIR
+``amdgcn.end``, ``amdgcn.branch``, ``amdgcn.return`` and ``amdgcn.yield`` are not in the export; the MLIR
 printer spells them as unregistered ``amdgcn_cf.*`` ops (see ``TERMINATOR_NS``), and
 ``mlir-opt`` runs with ``--allow-unregistered-dialect``.
 """
@@ -168,7 +168,7 @@ def family_positions(family: str) -> tuple[list[list[str]], list[list[str]]]:
 # (mlir-opt needs --allow-unregistered-dialect) and each amdgcn.module body ends with
 # ``amdgcn_cf.module_end``. The xDSL verifier checks them; mlir-opt checks everything else.
 TERMINATOR_NS = "amdgcn_cf"
-_TERMINATORS = ("end", "branch", "return")
+_TERMINATORS = ("end", "branch", "return", "yield")
 
 # Ops printed with one optional operand/result group per position (MLIR's IRDL binds a
 # constraint variable to the first attribute it matches, so a variadic group would force
@@ -240,6 +240,10 @@ def _operations(out: list[str]) -> None:
                attrs={"dim": ("strings", ("x", "y", "z"))})
     _operation(out, "lds_alloc", results=[("result", "single", ["irdl.is i32"])], attrs={"size": _INT, "align": _INT})
     _operation(out, "wait", operands=_pos("token", MAX_VALUES, _TOKENS))
+    _operation(
+        out, "loop", operands=_pos("init", MAX_VALUES, ["irdl.any"]), results=_pos("res", MAX_VALUES, ["irdl.any"]),
+        attrs={"count": _INT}, regions=1,
+    )
     for fam in FAMILY_OPS:
         ops, res = family_positions(fam)
         _operation(
