@@ -6,10 +6,9 @@
 // CHECK: regalloc = {v = 2 : i32, a = 2 : i32, s = 0 : i32}
 // CHECK-SAME: regalloc_spilled = 2 : i32
 // CHECK: %a = amdgcn.vop1 v_mov_b32_e32
-// CHECK-NEXT: amdgcn.alloca : !amdgcn.agpr<0>
 // CHECK-NEXT: %[[A:.*]] = amdgcn.vop3p v_accvgpr_write_b32 %{{.*}}, %a : !amdgcn.agpr<0>, !amdgcn.vgpr<0>
-// CHECK: %[[R:.*]] = amdgcn.vop3p v_accvgpr_read_b32 %{{.*}}, %[[A]] : !amdgcn.vgpr<1>, !amdgcn.agpr<0>
-// CHECK-NEXT: amdgcn.alloca
+// CHECK-NEXT: %b = amdgcn.vop1 v_mov_b32_e32
+// CHECK-NEXT: %[[R:.*]] = amdgcn.vop3p v_accvgpr_read_b32 %{{.*}}, %[[A]] : !amdgcn.vgpr<1>, !amdgcn.agpr<0>
 // CHECK-NEXT: %c = amdgcn.vop2 v_add_u32_e32 %{{.*}}, %[[R]], %b
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {

@@ -337,34 +337,50 @@ def write_back(binding: Binding) -> None:
 
 def _materialize_destinations(region_op: Operation) -> None:
     """After allocation an instruction writes its destination in place, so a value-typed
-    placeholder destination becomes ``amdgcn.alloca`` of the register its result got;
-    placeholders left without uses are erased."""
+    placeholder destination becomes the register its result got: one
+    ``amdgcn.alloca : !amdgcn.vgpr<N>`` per register range, at the top of the entry block
+    (shared by every instruction writing it); placeholders left without uses are erased."""
     placeholders: set[Operation] = set()
+    storage: dict = {}
+    entry = region_op.regions[0].blocks[0]
+    anchor = entry.first_op
+
+    def alloca_for(t) -> SSAValue:
+        a = storage.get(t)
+        if a is None:
+            op = AllocaOp(t)
+            entry.insert_op_before(op, anchor)
+            a = storage[t] = op.result
+        return a
+
     for op in list(region_op.walk()):
-        if not isinstance(op, InstOp) or op.info is None:
+        if not isinstance(op, InstOp):
             continue
-        offs = set(op.off_slots)
-        present = [s for i, s in enumerate(op.info.ssa_slots) if i not in offs]
-        args = list(op.args)
+        inf = op.info
+        if inf is None or not inf.def_slots:
+            continue
+        offs = op.off_slots
+        present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs] if offs else inf.ssa_slots
+        args = None
+        outs = op.outs
         ri = 0
-        changed = False
-        for i, (slot, arg) in enumerate(zip(present, args)):
+        for i, slot in enumerate(present):
             if not slot.is_def:
                 continue
-            res = op.outs[ri] if ri < len(op.outs) else None
+            res = outs[ri] if ri < len(outs) else None
             ri += 1
+            if res is None:
+                continue
+            if args is None:
+                args = list(op.args)
+            arg = args[i]
             t = arg.type
-            if res is None or not isinstance(t, RegisterType) or not t.is_value:
+            if not isinstance(t, RegisterType) or not t.is_value or not res.type.is_allocated:
                 continue
-            if not res.type.is_allocated:
-                continue
-            a = AllocaOp(res.type)
-            op.parent_block().insert_op_before(a, op)
             if isinstance(arg.owner, AllocaOp):
                 placeholders.add(arg.owner)
-            args[i] = a.result
-            changed = True
-        if changed:
+            args[i] = alloca_for(res.type)
+        if args is not None and any(a is not b for a, b in zip(args, op.args)):
             op.operands = args
     for p in placeholders:
         if not p.result.uses:
