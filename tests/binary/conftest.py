@@ -75,6 +75,45 @@ __kernel void calls(__global float *a, int n) {
   if (i < n) a[i] = helper(a, i);
 }
 """,
+    "int_math": """
+__kernel void int_math(__global int *a, __global uint *b, __global long *c, int d) {
+  int t = __builtin_amdgcn_workitem_id_x();
+  int x = a[t];
+  uint y = b[t];
+  a[t] = x / d + x % 7 + (x > 3 ? x : -x) + (x < d ? x : d) + __builtin_clz(y | 1) + __builtin_popcount(y) +
+         (x << (d & 31));
+  b[t] = y / 3u + ((y << 5) | (y >> 27)) + (uint)(((ulong)y * 0x12345ul) >> 32) + (y >> 3) +
+         __builtin_amdgcn_sad_u8(y, 7u, 1u);
+  c[t] = (long)x * (long)d + (c[t] >> 7) + (long)(y / (uint)(d | 1));
+}
+""",
+    "dpp_shuffles": """
+__kernel void dpp_shuffles(__global int *a, __global float *f) {
+  int t = __builtin_amdgcn_workitem_id_x();
+  int v = a[t];
+  v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false);   /* row_shr:1 */
+  v += __builtin_amdgcn_mov_dpp(v, 0x142, 0xa, 0xf, true);          /* row_bcast:15 */
+  v += __builtin_amdgcn_ds_swizzle(v, 0x041f);
+  v += __builtin_amdgcn_readlane(v, 5);
+  float x = f[t];
+  f[t] = __builtin_amdgcn_fmed3f(x, 0.0f, 1.0f) + __builtin_amdgcn_rcpf(x) + __builtin_amdgcn_sinf(x) +
+         __builtin_amdgcn_fractf(x) + __builtin_amdgcn_ldexpf(x, v);
+  a[t] = v + __builtin_amdgcn_sdot2((short2)(v, 3), (short2)(2, v), t, false);
+}
+""",
+    "loops_atomics": """
+__kernel void loops_atomics(__global float *acc, __global const float *x, __global uint *hist, int n) {
+  int t = __builtin_amdgcn_workitem_id_x() + 64 * __builtin_amdgcn_workgroup_id_x();
+  float s = 0.0f;
+  for (int i = t; i < n; i += 4096) {
+    float v = x[i];
+    s += v * v;
+    __atomic_fetch_add(&hist[((uint)(v * 16.0f)) & 255], 1u, __ATOMIC_RELAXED);
+  }
+  __atomic_fetch_add(acc, s, __ATOMIC_RELAXED);
+  __atomic_fetch_max((__global uint *)hist + 256, (uint)t, __ATOMIC_RELAXED);
+}
+""",
 }
 
 
