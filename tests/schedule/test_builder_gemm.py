@@ -3,6 +3,8 @@ utilization naive vs scheduled, and the scheduled kernel on the emulator vs NumP
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -70,23 +72,43 @@ def test_gemm_single_buffer_reorder_is_rejected():
         schedule_loops(m.top)
 
 
-@pytest.mark.parametrize("delays", [NAIVE, SCHEDULED])
-def test_gemm_runs_on_emulator(delays):
+def _run(m, k_dim: int) -> str:
     import gcnforge.runtime as rt
     from gcnforge.binary import assemble
     from gcnforge.passes import pipeline as pl
+    from gcnforge.schedule.lower_loops import lower_loops
     from gcnforge.target import to_assembly
 
-    m = build(64, 64, delays)
     schedule_loops(m.top)
+    lower_loops(m.top)
+    m.top.verify()
     pl.run(m.top, pl.parse(pl.DEFAULT))
     text = to_assembly(m.top)
-    if delays == SCHEDULED:  # loads really are in flight across steps
-        assert "s_waitcnt vmcnt(4)" in text
     k = rt.load(assemble(text))["gemm_lds_f16"]
-    rng = np.random.default_rng(8)
-    A = rng.standard_normal((64, 64)).astype(np.float16)
-    B = rng.standard_normal((64, 64)).astype(np.float16)
+    rng = np.random.default_rng(k_dim)
+    A = rng.standard_normal((64, k_dim)).astype(np.float16)
+    B = rng.standard_normal((k_dim, 64)).astype(np.float16)
     C = np.zeros((64, 64), np.float32)
     k(A, np.ascontiguousarray(B.T), C, grid=(2, 2, 1), block=(64, 1, 1), device="emulator")
     np.testing.assert_allclose(C, A.astype(np.float32) @ B.astype(np.float32), rtol=1e-3, atol=1e-3)
+    return text
+
+
+@pytest.mark.parametrize("delays", [NAIVE, SCHEDULED])
+def test_gemm_runs_on_emulator(delays):
+    text = _run(build(64, 64, delays), 64)
+    if delays == SCHEDULED:  # loads really are in flight across steps
+        assert "s_waitcnt vmcnt(4)" in text
+
+
+@pytest.mark.parametrize("k_dim", [128, 136])  # 16 and 17 k steps: even and odd remainders
+def test_gemm_software_pipelined_loop_runs_on_emulator(k_dim):
+    """Stages (0, 1, 2): prologue, a real loop (two k steps per iteration, no copies at the
+    back edge), epilogue; the next steps' loads stay in flight across the back edge."""
+    text = _run(build(k_dim, 64, stages=(0, 1, 2)), k_dim)
+    body = text[text.index(".LBB0_1:"):text.index("s_cbranch_scc1")]
+    assert body.count("v_mfma") == 2 and body.count("global_load_dwordx2") == 4
+    assert "vmcnt(2)" in body and "vmcnt(0)" not in body
+    assert "v_mov_b32" not in body and "v_lshlrev_b64" not in body  # written in place
+    assert re.search(rf"s_cmp_lt_u32 s\d+, {(k_dim // 8 - 2) // 2}\n", body)
+

@@ -20,7 +20,7 @@ from symbolic import run_kernel  # noqa: E402
 V = "!amdgcn.vgpr"
 
 
-def loop_text(n, dims, perm, scheds, swap=False, pipe=False) -> str:
+def loop_text(n, dims, perm, scheds, swap=False, pipe=False, kernel_unroll=1) -> str:
     """Two iteration values; a chain of adds reading indices, the iteration values and
     earlier results; the yield swaps the iteration values when ``swap``."""
     idx = [f"%i{k}" for k in range(len(dims))]
@@ -38,6 +38,7 @@ def loop_text(n, dims, perm, scheds, swap=False, pipe=False) -> str:
         y = [prev[2], prev[-1]]
     dims_t = f" dims [{', '.join(map(str, dims))}]" if dims else ""
     perm_t = f" perm [{', '.join(map(str, perm))}]" if perm else ""
+    ku_t = f" attributes {{kernel_unroll = {kernel_unroll} : i64}}" if kernel_unroll != 1 else ""
     args = ", ".join([f"{i} : i32" for i in idx] + [f"%a : {V}", f"%b : {V}"])
     body = "\n        ".join(lines)
     return f"""builtin.module {{
@@ -48,7 +49,7 @@ def loop_text(n, dims, perm, scheds, swap=False, pipe=False) -> str:
       %x = amdgcn.vop1 v_mov_b32_e32 %x0, %c7 : {V}, i32
       %y0 = amdgcn.alloca : {V}
       %y = amdgcn.vop1 v_mov_b32_e32 %y0, %c7 : {V}, i32
-      %r:2 = amdgcn.loop {n}{dims_t}{perm_t} iter(%x, %y : {V}, {V}) {{
+      %r:2 = amdgcn.loop {n}{dims_t}{perm_t} iter(%x, %y : {V}, {V}){ku_t} {{
       ^bb0({args}):
         {body}
         amdgcn.yield {y[0]}, {y[1]} : {V}, {V}
@@ -97,7 +98,7 @@ def test_random_schedules_match_sequential_semantics():
                 scheds.append(None)
             else:
                 scheds.append((rng.randint(0, 2), rng.choice([1, 1, 2, 3]), rng.randint(0, 2)))
-        text = loop_text(n, dims, perm, scheds, swap=rng.random() < 0.5)
+        text = loop_text(n, dims, perm, scheds, swap=rng.random() < 0.5, kernel_unroll=rng.choice([1, 1, 2, 3]))
         try:
             m, want, got = expand(text)
         except Diagnostic as d:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -94,10 +95,15 @@ def _user_loc():
 
 
 def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
-              iter: Sequence = ()) -> Iterator[SchedLoop]:  # noqa: A002 - reads like the IR
-    """Build an ``amdgcn.loop`` in kernel builder ``k`` (see the module docstring)."""
+              iter: Sequence = (), kernel_unroll: int = 1) -> Iterator[SchedLoop]:  # noqa: A002
+    """Build an ``amdgcn.loop`` in kernel builder ``k`` (see the module docstring).
+    ``kernel_unroll``: unrolled bodies per pipelined kernel iteration (see ``expand``)."""
     inits = [unwrap(v) for v in iter]
     loop = LoopOp(count, inits, dims, perm)
+    if kernel_unroll != 1:
+        if kernel_unroll < 1:
+            raise Diagnostic(f"kernel_unroll must be >= 1, got {kernel_unroll}", _user_loc())
+        loop.attributes["kernel_unroll"] = IntegerAttr(kernel_unroll, i64)
     outer: Block = k.block
     outer.add_op(loop)
     L = SchedLoop(k, loop)

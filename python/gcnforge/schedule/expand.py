@@ -8,9 +8,11 @@ different blocks of iterations, which is software pipelining:
 * steps ``[0, S)`` (S = the largest stage) are the **prologue** (later stages have no block
   yet), emitted straight-line;
 * steps ``[S, S + K*U)`` are the **kernel**, an ``amdgcn.loop`` of ``K`` iterations whose
-  body is ``U`` steps, where ``U*P`` = lcm(P, every rate) is the period after which the
-  schedule repeats (the trip count is unrolled to that LCM) and K counts the periods
-  in which every stage works on a complete block;
+  body is ``U`` steps, where ``U*P`` = lcm(P, every rate, P * ``kernel_unroll``) is the
+  period after which the schedule repeats (the trip count is unrolled to that LCM; the
+  loop attribute ``kernel_unroll = N`` asks for N bodies per kernel iteration, modulo
+  variable expansion) and K counts the periods in which every stage works on a complete
+  block;
 * the remaining steps are the **epilogue** plus the **remainder** (blocks beyond the last
   whole period, a last partial block when ``count`` is not a multiple of P), emitted
   straight-line with the exact ``j < count`` test, so nothing is dropped or duplicated.
@@ -31,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gcnforge.diagnostics import Diagnostic
@@ -48,7 +51,9 @@ class LoopSchedule:
         self.ops: list[Operation] = [op for op in loop.block.ops if not isinstance(op, YieldOp)]
         self.pos = {op: i for i, op in enumerate(self.ops)}
         self.sched: dict[Operation, Sched] = resolve_schedules(self.ops)
-        self.plan: Plan = make_plan(loop.trip_count, loop.unroll_dims, loop.order, [self.sched[o] for o in self.ops])
+        ku = loop.attributes.get("kernel_unroll")
+        self.plan: Plan = make_plan(loop.trip_count, loop.unroll_dims, loop.order, [self.sched[o] for o in self.ops],
+                                    ku.value.data if isinstance(ku, IntegerAttr) else 1)
         self.nidx = len(loop.unroll_dims)
         self.yields = list(loop.yield_op.values)
         self._arg_cache: dict[tuple[int, int], Key] = {}

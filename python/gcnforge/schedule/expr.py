@@ -134,9 +134,13 @@ class Plan:
         return 0 <= j < self.count and j % s.rate == 0
 
 
-def make_plan(count: int, dims: tuple[int, ...], order: tuple[int, ...], scheds: list[Sched]) -> Plan:
+def make_plan(count: int, dims: tuple[int, ...], order: tuple[int, ...], scheds: list[Sched],
+              kernel_unroll: int = 1) -> Plan:
+    """``kernel_unroll``: the pipelined kernel holds at least that many unrolled bodies
+    (modulo variable expansion: a value that lives across one step can then be written in
+    place by its producer instead of being copied at the back edge)."""
     p = prod(dims) if dims else 1
-    period = p
+    period = p * max(1, kernel_unroll)
     for s in scheds:
         period = lcm(period, s.rate)
     return Plan(count, p, dims, order, max((s.delay for s in scheds), default=0),

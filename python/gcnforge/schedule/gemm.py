@@ -42,7 +42,10 @@ def _double_buffered(*ops_results) -> None:
 
 
 def build(k_dim: int = 64, n_dim: int = 64, delays: tuple[int, int, int] = NAIVE,
-          name: str = "gemm_lds_f16") -> Module:
+          name: str = "gemm_lds_f16", stages: tuple[int, int, int] | None = None) -> Module:
+    """``delays``: interleave inside the fully unrolled nest (straight-line code).
+    ``stages``: software-pipeline instead (prologue, a kernel ``amdgcn.loop``, epilogue;
+    the loop is not unrolled, ``amdgcn-lower-loops`` turns the kernel into a real loop)."""
     if k_dim % KSTEP or n_dim % TILE:
         raise ValueError(f"K must be a multiple of {KSTEP} and N of {TILE}")
     steps = k_dim // KSTEP
@@ -65,23 +68,33 @@ def build(k_dim: int = 64, n_dim: int = 64, delays: tuple[int, int, int] = NAIVE
         buf0 = k.v_add_u32(lds, k.v_lshlrev_b32(3, lane))
         buf1 = k.v_add_u32(1024, buf0)
         zero = k.v_mov_b32(0)
-        acc0 = k.concat(*[zero] * 16)  # the accumulator tile starts at 0
+        if stages:
+            # the accumulator crosses a real loop: an instruction must produce it (so the
+            # loop's storage can be written in place): 0 * 0 + 0 with one MFMA
+            acc0 = k.v_mfma_f32_32x32x8_f16(k.concat(zero, zero), k.concat(zero, zero), 0)
+        else:
+            acc0 = k.concat(*[zero] * 16)  # the accumulator tile starts at 0
 
-        for L in sched_for(k, count=steps, dims=[steps], iter=[a_off0, b_off0, buf0, buf1, acc0]):
+        nest = [] if stages else [steps]
+        s_glob, s_lds, s_mfma = stages or (0, 0, 0)
+        # pipelined: two k steps per kernel iteration, so loaded tiles and the two LDS
+        # buffer addresses alternate between registers instead of being copied
+        for L in sched_for(k, count=steps, dims=nest, iter=[a_off0, b_off0, buf0, buf1, acc0],
+                           kernel_unroll=2 if stages else 1):
             a_off, b_off, cur, nxt, acc = L.values
-            with L.at(delay=d_glob):
+            with L.at(delay=d_glob), L.stage(s_glob):
                 av, ta = k.global_load_dwordx2(a_off, a)
                 bv, tb = k.global_load_dwordx2(b_off, bt)
                 a_next = k.v_add_u32(2 * KSTEP, a_off)
                 b_next = k.v_add_u32(2 * KSTEP, b_off)
-            with L.at(delay=d_lds):
+            with L.at(delay=d_lds), L.stage(s_lds):
                 k.wait(ta, tb)
                 wa = k.ds_write_b64(cur, av)
                 wb = k.ds_write_b64(cur, bv, offset=512)
                 k.wait(wa, wb)
                 k.s_barrier()
                 bar = k.block.last_op
-            with L.at(delay=d_mfma):
+            with L.at(delay=d_mfma), L.stage(s_mfma):
                 ra, tra = k.ds_read_b64(cur)
                 rb, trb = k.ds_read_b64(cur, offset=512)
                 k.wait(tra, trb)

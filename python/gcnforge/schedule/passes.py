@@ -26,7 +26,8 @@ from gcnforge.schedule.expr import SCHED_ATTR
 
 
 def is_scheduled(loop: LoopOp) -> bool:
-    return loop.dims is not None or any(SCHED_ATTR in op.attributes for op in loop.block.ops)
+    return (loop.dims is not None or "kernel_unroll" in loop.attributes
+            or any(SCHED_ATTR in op.attributes for op in loop.block.ops))
 
 
 def schedule_loops(root, check_only: bool = False) -> int:
@@ -73,4 +74,10 @@ def _schedule():
     return SchedulePass
 
 
-PASSES = {"amdgcn-schedule": _schedule}
+def _lower_loops():
+    from gcnforge.schedule.lower_loops import LowerLoopsPass
+
+    return LowerLoopsPass
+
+
+PASSES = {"amdgcn-schedule": _schedule, "amdgcn-lower-loops": _lower_loops}

@@ -1,0 +1,316 @@
+"""``amdgcn-lower-loops``: plain ``amdgcn.loop`` ops -> blocks, branches and storage registers.
+
+Pre: every loop is plain (no ``dims``, no ``sched``: run ``amdgcn-schedule`` first) and sits
+directly in a kernel's or function's block. Post: no ``amdgcn.loop`` / ``amdgcn.yield``.
+Each loop becomes, in the style the register allocator already handles (storage registers
+written in place across blocks, like ``tests/target/kernels/loop_sum.py``)::
+
+    preheader:  S_k = alloca <storage of iteration value k>; S_k <- init_k
+                cnt = alloca sgpr; s_mov_b32 cnt, 0; s_branch body
+    body:       the loop body, reading S_k where it read iteration value k;
+                S_k <- yielded value k (the producing instruction writes S_k in place when
+                nothing later in the body still reads S_k; otherwise a copy: v_mov_b32,
+                v_lshlrev_b64 0, s_mov_b32/_b64, v_accvgpr_mov_b32; values that are other
+                iteration values' storage go through a temporary first: a parallel copy);
+                s_add_u32 cnt, cnt, 1; s_cmp_lt_u32 cnt, count; s_cbranch_scc1 body, exit
+    exit:       the ops that followed the loop, reading S_k for the loop's results
+
+Memory tokens cannot live in registers: a wait on a token that crosses the back edge (or
+leaves the loop) becomes an ``s_waitcnt`` whose counts come from the issue order along the
+back edge and the entry path (the fewest of the two), so loads of the next iteration stay
+in flight (e.g. ``vmcnt(2)``).
+Iteration values wider than two dwords need their producer to write the storage in place
+(MFMA accumulators do); otherwise the pass reports the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
+from gcnforge.dialect.loop_ops import LoopOp, YieldOp
+from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, FuncOp, KernelOp, WaitOp
+from gcnforge.dialect.types import UNALLOCATED, VALUE, AGPRType, ReadTokenType, RegisterType, SGPRType, VGPRType, WriteTokenType
+from gcnforge.schedule.expr import SCHED_ATTR
+
+_TOKEN = (ReadTokenType, WriteTokenType)
+
+
+def _inst(mnemonic: str, *args: SSAValue, imms=()) -> InstOp:
+    from gcnforge.dialect import isa_info
+
+    fam = isa_info.info(mnemonic).family  # type: ignore[union-attr]
+    return FAMILY_OPS[fam](mnemonic, list(args), imms=imms)
+
+
+def _copy(dst: SSAValue, src: SSAValue) -> InstOp:
+    t = dst.type
+    assert isinstance(t, RegisterType)
+    w = t.width
+    if isinstance(t, VGPRType) and w == 1:
+        return _inst("v_mov_b32_e32", dst, src)
+    if isinstance(t, VGPRType) and w == 2:
+        from xdsl.dialects import arith
+
+        zero = arith.ConstantOp.from_int_and_width(0, 32)
+        op = _inst("v_lshlrev_b64", dst, zero.result, src)
+        op._zero = zero  # type: ignore[attr-defined]
+        return op
+    if isinstance(t, SGPRType) and w in (1, 2):
+        return _inst("s_mov_b32" if w == 1 else "s_mov_b64", dst, src)
+    if isinstance(t, AGPRType) and w == 1:
+        return _inst("v_accvgpr_mov_b32", dst, src)
+    raise Diagnostic(f"amdgcn-lower-loops: no copy for an iteration value of type {t}: its producer must "
+                     f"write the loop's storage in place", "amdgcn.loop")
+
+
+def _insert_before(op: Operation, anchor: Operation) -> None:
+    z = getattr(op, "_zero", None)
+    if z is not None:
+        anchor.parent_block().insert_op_before(z, anchor)  # type: ignore[union-attr]
+    anchor.parent_block().insert_op_before(op, anchor)  # type: ignore[union-attr]
+
+
+def _waitcnt(vm: int | None, lgkm: int | None) -> InstOp:
+    """``s_waitcnt`` simm16 (gfx9: vmcnt [3:0] + [15:14], expcnt [6:4], lgkmcnt [11:8];
+    ISA guide 4.4); None = don't wait on that counter."""
+    v = 63 if vm is None else min(vm, 63)
+    g = 15 if lgkm is None else min(lgkm, 15)
+    return _inst("s_waitcnt", imms=((v & 0xF) | (0x7 << 4) | (g << 8) | ((v >> 4) << 14),))
+
+
+def _counters(op: Operation) -> tuple[str, ...]:
+    inf = getattr(op, "info", None)
+    return tuple(str(c) for c in inf.inst.counter) if inf is not None else ()
+
+
+def _issued_between(m: Operation, w: Operation, counter: str) -> int | None:
+    """Ops raising ``counter`` issued after ``m`` (to the end of its block) and before ``w``
+    (from the start of its block): the path around a back edge or out of the loop. None
+    when it cannot be counted (scalar memory makes lgkmcnt complete out of order)."""
+    n = 0
+    spans = []
+    o = m.next_op
+    while o is not None:
+        spans.append(o)
+        o = o.next_op
+    o = w.parent_block().first_op  # type: ignore[union-attr]
+    while o is not None and o is not w:
+        spans.append(o)
+        o = o.next_op
+    for o in spans:
+        inf = getattr(o, "info", None)
+        if inf is not None and counter == "lgkmcnt" and str(inf.inst.sem) == "smem":
+            return None
+        if counter in _counters(o):
+            n += 1
+    return n
+
+
+def _drop_token_uses(v: SSAValue, producers: list[Operation]) -> None:
+    """Waits on ``v`` (a token that crosses the loop boundary and cannot live in a register)
+    become ``s_waitcnt`` with counts from the issue order along every path from a producer
+    (the fewest over the paths; none countable -> wait for zero)."""
+    for use in list(v.uses):
+        w = use.operation
+        if not isinstance(w, WaitOp):
+            raise Diagnostic(f"amdgcn-lower-loops: a memory token crossing the loop is used by {w.name}, "
+                             f"not amdgcn.wait", w.name)
+        need: dict[str, int] = {}
+        for m in producers:
+            for c in _counters(m):
+                n = _issued_between(m, w, c)
+                need[c] = min(need.get(c, 1 << 30), 0 if n is None else n)
+        if not producers:
+            need = {"vmcnt": 0, "lgkmcnt": 0}
+        _insert_before(_waitcnt(need.get("vmcnt"), need.get("lgkmcnt")), w)
+        rest = [t for t in w.tokens if t is not v]
+        if rest:
+            w.parent_block().insert_op_before(WaitOp(*rest), w)  # type: ignore[union-attr]
+        w.detach()
+        w.erase()
+
+
+def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | None = None) -> bool:
+    """Make the instruction producing ``y`` write ``storage`` in place, if that is safe:
+    ``y``'s destination is a fresh placeholder, no later op of the block (up to ``stop``)
+    reads storage, and (with ``stop``) nothing after ``stop`` reads ``y``."""
+    op = y.owner
+    if not isinstance(op, InstOp) or op.parent_block() is not body:
+        return False
+    if stop is not None:
+        after = set()
+        o = stop.next_op
+        while o is not None:
+            after.add(o)
+            o = o.next_op
+        for u in y.uses:
+            top = u.operation
+            while top is not None and top.parent_block() is not body:
+                top = top.parent_op()
+            if top in after:
+                return False
+    inf = op.info
+    if inf is None:
+        return False
+    # destination operand of result index i = the i-th def slot among the present operands
+    defs = [n for n, s in enumerate(s for k, s in enumerate(inf.ssa_slots) if k not in set(op.off_slots)) if s.is_def]
+    i = list(op.outs).index(y)
+    if i >= len(defs):
+        return False
+    d = op.args[defs[i]]
+    if not (isinstance(d.owner, AllocaOp) and isinstance(d.type, RegisterType) and d.type.is_value):
+        return False
+    if d.type.width != storage.type.width or type(d.type) is not type(storage.type):
+        return False
+    later = op.next_op
+    while later is not None and later is not stop:
+        if any(o is storage for inner in later.walk() for o in inner.operands):
+            return False
+        later = later.next_op
+    args = list(op.args)
+    args[defs[i]] = storage
+    new = type(op)(op.mnemonic, args, imms=op.imm_values, off=op.off_slots, mods=op.mods)
+    for k, a in op.attributes.items():
+        if k not in ("inst", "imms", "off", "mods"):
+            new.attributes[k] = a
+    body.insert_op_before(new, op)
+    for old_r, new_r in zip(op.results, new.results, strict=True):
+        if old_r is y:
+            old_r.replace_all_uses_with(storage)
+        else:
+            old_r.replace_all_uses_with(new_r)
+    op.detach()
+    op.erase()
+    return True
+
+
+def lower_loop(loop: LoopOp) -> None:
+    if loop.dims is not None or any(SCHED_ATTR in o.attributes for o in loop.block.ops):
+        raise Diagnostic("amdgcn-lower-loops: this loop still has unroll dims or schedules; run amdgcn-schedule first",
+                         loop.name)
+    pre = loop.parent_block()
+    owner = pre.parent_op() if pre is not None else None
+    if not isinstance(owner, KernelOp | FuncOp):
+        raise Diagnostic("amdgcn-lower-loops: only loops directly in a kernel or function body are lowered "
+                         "(expand enclosing scheduled loops first)", loop.name)
+    body = loop.block
+    iter_args = list(loop.iter_args)
+    assert not loop.unroll_dims
+    storages: list[SSAValue | None] = []
+    for k, arg in enumerate(iter_args):
+        init = loop.inits[k]  # read afresh: retargeting an earlier initial value renames it
+        t = arg.type
+        if isinstance(t, _TOKEN):
+            storages.append(None)
+            continue
+        if not isinstance(t, RegisterType):
+            raise Diagnostic(f"amdgcn-lower-loops: iteration value of type {t} has no register storage", loop.name)
+        s = AllocaOp(t.with_state(UNALLOCATED))
+        pre.insert_op_before(s, pre.first_op)  # dominates any producer of the initial value
+        if not _retarget(init, s.result, pre, stop=loop):
+            _insert_before(_copy(s.result, init), loop)
+        storages.append(s.result)
+    if loop.trip_count == 0:
+        for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
+            r.replace_all_uses_with(loop.inits[k] if s is None else s)
+        loop.detach()
+        loop.erase()
+        return
+    cnt = AllocaOp(SGPRType.unallocated(1))
+    pre.insert_op_before(cnt, loop)
+    from xdsl.dialects import arith
+
+    c0 = arith.ConstantOp.from_int_and_width(0, 32)
+    pre.insert_op_before(c0, loop)
+    pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
+
+    # exit block: everything after the loop
+    region = pre.parent
+    assert region is not None
+    exit_b = Block()
+    while loop.next_op is not None:
+        o = loop.next_op
+        o.detach()
+        exit_b.add_op(o)
+    loop.body.detach_block(body)
+    region.insert_block_after(body, pre)
+    region.insert_block_after(exit_b, body)
+
+    y = body.last_op
+    assert isinstance(y, YieldOp)
+    yields = list(y.values)
+    def producer(t: SSAValue) -> list[Operation]:
+        o = t.owner
+        return [o] if isinstance(o, InstOp) else []
+
+    for k, (arg, s) in enumerate(zip(iter_args, storages, strict=True)):
+        if s is None:  # iteration k's token: from the last iteration, or the initial one
+            _drop_token_uses(arg, producer(yields[k]) + producer(loop.inits[k]))
+        else:
+            arg.replace_all_uses_with(s)
+    for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
+        if s is None:
+            _drop_token_uses(r, producer(yields[k]))
+        else:
+            r.replace_all_uses_with(s)
+    for arg in reversed(body.args):
+        body.erase_arg(arg)
+    # parallel copy of the yielded values into the storage
+    yields = list(y.values)
+    y.detach()
+    y.erase()
+    anchor = AllocaOp(SGPRType.value(1))  # a marker at the end of the body
+    body.add_op(anchor)
+    pending: list[tuple[SSAValue, SSAValue]] = []
+    moved: dict[SSAValue, SSAValue] = {}  # yielded value -> the storage its producer now writes
+    for s, v in zip(storages, yields, strict=True):
+        if s is None or v is s:
+            continue
+        if v in storages:  # another iteration value's storage: read it before anything is written
+            tmp = AllocaOp(v.type.with_state(VALUE))
+            body.insert_op_before(tmp, anchor)
+            c = _copy(tmp.result, v)
+            _insert_before(c, anchor)
+            pending.append((s, c.results[0]))
+        elif v in moved:  # yielded twice: copy from the storage written in place
+            pending.append((s, moved[v]))
+        elif _retarget(v, s, body):
+            moved[v] = s
+        else:
+            pending.append((s, v))
+    for s, v in pending:
+        _insert_before(_copy(s, v), anchor)
+    c1 = arith.ConstantOp.from_int_and_width(1, 32)
+    ck = arith.ConstantOp.from_int_and_width(loop.trip_count, 32)
+    for o in (c1, ck):
+        body.insert_op_before(o, anchor)
+    _insert_before(_inst("s_add_u32", cnt.result, cnt.result, c1.result), anchor)
+    _insert_before(_inst("s_cmp_lt_u32", cnt.result, ck.result), anchor)
+    anchor.detach()
+    anchor.erase()
+    body.add_op(BranchOp("s_cbranch_scc1", body, exit_b))
+    loop.detach()
+    loop.erase()
+    pre.add_op(BranchOp("s_branch", body))
+
+
+def lower_loops(root) -> int:
+    loops = [op for op in root.walk() if isinstance(op, LoopOp)]
+    for lp in loops:
+        lower_loop(lp)
+    return len(loops)
+
+
+@dataclass(frozen=True)
+class LowerLoopsPass(ModulePass):
+    name = "amdgcn-lower-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_loops(op)
