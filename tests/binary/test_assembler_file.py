@@ -141,3 +141,48 @@ def _phdrs(data: bytes) -> list[tuple]:
     elf = ELFFile(io.BytesIO(data))
     return [(s["p_type"], s["p_flags"], s["p_offset"], s["p_vaddr"], s["p_filesz"], s["p_align"])
             for s in elf.iter_segments()]
+
+
+def test_section_merging_like_lld():
+    """.text.* / .rodata.* / .data.* / .bss.* go into .text / .rodata / .data / .bss, as ld.lld puts them."""
+    require_llvm("llvm-mc", "ld.lld")
+    text = """
+	.section .text.a,"ax",@progbits
+	.globl a
+	.type a,@function
+a:
+	s_nop 0
+	s_endpgm
+.La_end:
+	.size a, .La_end-a
+	.section .text.b,"ax",@progbits
+	.p2align 8
+	.globl b
+	.type b,@function
+b:
+	s_branch .Lb1
+.Lb1:
+	s_endpgm
+.Lb_end:
+	.size b, .Lb_end-b
+	.section .rodata.x,"a",@progbits
+	.byte 7
+	.section .rodata.y,"a",@progbits
+	.p2align 6
+	.amdhsa_kernel b
+		.amdhsa_next_free_vgpr 1
+		.amdhsa_next_free_sgpr 1
+		.amdhsa_accum_offset 4
+	.end_amdhsa_kernel
+	.section .data.z,"aw",@progbits
+	.long 5
+	.section .bss.w,"aw",@nobits
+	.zero 64
+"""
+    ours, ref = read_code_object(assemble(text)), read_code_object(assemble(text, toolchain="llvm"))
+    assert ours.text == ref.text
+    assert ours.kernels["b"].descriptor == ref.kernels["b"].descriptor
+    for sec in (".text", ".rodata", ".data", ".bss", ".dynamic"):
+        assert ours.sections[sec][0] == ref.sections[sec][0] and ours.sections[sec][2] == ref.sections[sec][2], sec
+    for name in ("a", "b", "b.kd"):
+        assert ours.symbols[name] == ref.symbols[name]

@@ -77,6 +77,7 @@ class Assembler:
         self.fns = AmdgpuFunctions(self.target.gfx90a_family, self.target.architected_flat_scratch)
         self._evaluating: set[str] = set()
         self._memo: dict[str, Value] = {}
+        self._placement: dict[str, tuple[str, int]] = {}
 
     # -- symbols ------------------------------------------------------------------------
     def _attr(self, name: str) -> _SymAttr:
@@ -376,12 +377,42 @@ class Assembler:
         for block, sec, off, end_loc in self.kernels:
             kd = build_descriptor(block, self.absolute, self.target, end_loc)
             datas[sec.name][off:off + 64] = kd.to_bytes()
-            kernel_records.append(KernelRecord(block.name, sec.name, off))
+            kernel_records.append((block.name, sec.name, off))
 
-        sections = [InputSection(s.name, bytes(datas[s.name]), s.align, s.flags, s.nobits)
-                    for s in self.sections.values() if "a" in s.flags and (s.size or s.name == ".text")]
+        sections, self._placement = self._merge_sections(datas)
+        kernel_records = [KernelRecord(name, *self._place(sec, off)) for name, sec, off in kernel_records]
         symbols = self._symbols()
         return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
+
+    def _merge_sections(self, datas: dict[str, bytearray]):
+        """Input sections -> output sections, as ld.lld's default rules do: ``.text.*`` into
+        ``.text``, ``.rodata.*`` into ``.rodata``, ``.data.*`` into ``.data``, ``.bss.*`` into
+        ``.bss``, each input aligned within its output. Returns the sections and, per input
+        section, (output name, base offset)."""
+        outs: dict[str, dict] = {}
+        placement: dict[str, tuple[str, int]] = {}
+        for sec in self.sections.values():
+            if "a" not in sec.flags or not (sec.size or sec.name == ".text"):
+                continue
+            out_name = sec.name
+            for prefix in (".text", ".rodata", ".data", ".bss"):
+                if sec.name.startswith(prefix + "."):
+                    out_name = prefix
+            o = outs.setdefault(out_name, {"data": bytearray(), "align": 1, "flags": sec.flags, "nobits": sec.nobits})
+            base = -len(o["data"]) % sec.align + len(o["data"])
+            o["data"] += bytes(base - len(o["data"]))  # ld.lld pads between input sections with zeros
+            o["data"] += datas[sec.name] if not sec.nobits else bytes(sec.size)
+            o["align"] = max(o["align"], sec.align)
+            o["flags"] = "".join(sorted(set(o["flags"]) | set(sec.flags)))
+            o["nobits"] = o["nobits"] and sec.nobits
+            placement[sec.name] = (out_name, base)
+        # NOBITS outputs keep zero bytes of their size here; the writer gives them no file space.
+        sections = [InputSection(n, bytes(o["data"]), o["align"], o["flags"], o["nobits"]) for n, o in outs.items()]
+        return sections, placement
+
+    def _place(self, section: str, offset: int) -> tuple[str, int]:
+        out, base = self._placement.get(section, (section, 0))
+        return out, base + offset
 
     def _symbols(self) -> list[InputSymbol]:
         out = []
@@ -403,14 +434,16 @@ class Assembler:
                 r = self.labels[name]
                 if "a" not in self.sections[r.section].flags:
                     continue  # labels in non-allocated sections (.AMDGPU.csdata ...) are dropped with them
-                out.append(InputSymbol(name, r.section, r.offset, size, attr.type, attr.binding, attr.visibility))
+                out.append(InputSymbol(name, *self._place(r.section, r.offset), size, attr.type, attr.binding,
+                                       attr.visibility))
             else:
                 try:
                     v = self.lookup(name)
                 except (Diagnostic, KeyError):
                     continue  # .set symbols that do not evaluate are not emitted (never referenced by code)
                 if isinstance(v, Reloc):
-                    out.append(InputSymbol(name, v.section, v.offset, size, attr.type, attr.binding, attr.visibility))
+                    out.append(InputSymbol(name, *self._place(v.section, v.offset), size, attr.type, attr.binding,
+                                           attr.visibility))
                 else:
                     out.append(InputSymbol(name, None, v & 0xFFFFFFFFFFFFFFFF, size, attr.type, attr.binding, attr.visibility))
         return out
