@@ -66,16 +66,35 @@ class Interference:
                     self.adj[gi].add(hi)
                     self.adj[hi].add(gi)
 
+        own = [self._own(g) for g in program.groups]
+        adj = self.adj
         for b in range(len(program.blocks)):
             ops = program.blocks[b].ops
+            # the live groups are kept as a set alongside the unit mask, updated per op
+            # (big-int scans per definition would dominate on long kernels)
+            live_set = {idx[id(g)] for g in program.groups_in(live.live_out[b])}
             for i, d, u, after in live.op_points(b):
                 op = ops[i]
                 clobber = after | d | (u if op.early_clobber else 0)
                 note(clobber, op, b, i)
+                dset = {idx[id(r.group)] for r in op.defs}
+                uset = {idx[id(r.group)] for r in op.uses}
+                around = live_set | dset
+                if op.early_clobber:
+                    around |= uset
                 # a copy's destination may share its source's registers (same value)
-                spare = op.copy_src.mask() if op.copy_src is not None else 0
-                for r in op.defs:
-                    add(idx[id(r.group)], clobber & ~self._own(r.group) & ~spare)
+                cs = op.copy_src
+                spare = idx[id(cs.group)] if cs is not None and cs.offset == 0 and cs.w == cs.group.width else -1
+                for gi in dset:
+                    for hi in around:
+                        if hi != gi and hi != spare:
+                            adj[gi].add(hi)
+                            adj[hi].add(gi)
+                new = (after & ~d) | u
+                for gi in dset:
+                    if not new & own[gi]:
+                        live_set.discard(gi)
+                live_set |= uset
         entry = live.entry_live()
         for r in program.entry_defs:
             entry |= r.mask()
