@@ -433,3 +433,12 @@ amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.return %s : !amdgcn.sgpr
   }
 }
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    // CHECK: vmcnt must be in 0..63
+    amdgcn.sopp s_waitcnt vmcnt(64)
+    amdgcn.end
+  }
+}

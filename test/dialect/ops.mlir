@@ -100,3 +100,18 @@ amdgcn.module @ops #amdgcn.target<gfx942> {
     amdgcn.return %x : !amdgcn.vgpr
   }
 }
+
+// -----
+// s_waitcnt also parses LLVM's counter spelling (ISA guide S_WAITCNT packing).
+// RUN: gcnforge-opt %s --split-input-file | filecheck %s --check-prefix=WAIT
+// WAIT: amdgcn.sopp s_waitcnt 112
+// WAIT: amdgcn.sopp s_waitcnt 3952
+// WAIT: amdgcn.sopp s_waitcnt 49279
+amdgcn.module @w #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    amdgcn.sopp s_waitcnt vmcnt(0) lgkmcnt(0)
+    amdgcn.sopp s_waitcnt vmcnt(0)
+    amdgcn.sopp s_waitcnt lgkmcnt(0)
+    amdgcn.end
+  }
+}

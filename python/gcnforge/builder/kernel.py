@@ -203,8 +203,13 @@ class Builder:
     def agpr(self, index: int | None = None, count: int = 1) -> Reg:
         return self.alloca("a", index, count)
 
-    def special(self, name: str) -> SpecialRegType:
-        return SpecialRegType.get(name)
+    def special(self, name: str) -> Reg:
+        """A special register as an operand/destination: ``k.special("vcc")``."""
+        from gcnforge.dialect.types import SPECIAL_WIDTH
+
+        if name not in SPECIAL_WIDTH:
+            raise _fail(f"unknown special register '{name}' (expected one of {', '.join(SPECIAL_WIDTH)})")
+        return Reg(self.insert(AllocaOp(SpecialRegType.get(name))).result, self)  # type: ignore[attr-defined]
 
     def concat(self, *parts: Reg) -> Reg:
         """``amdgcn.make_range`` of consecutive parts of one register file."""

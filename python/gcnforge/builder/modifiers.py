@@ -15,6 +15,7 @@ Both are checked against ``llvm-mc`` encodings in ``tests/builder/test_modifiers
 from __future__ import annotations
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect import isa_info
 
 _ROW_SHIFTS = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}
 _WAVE = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}
@@ -53,7 +54,7 @@ def dpp_ctrl(mods: dict) -> int | None:
     return _BCAST[v]
 
 
-WAITCNT_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
+WAITCNT_MAX = isa_info.WAITCNT_MAX
 
 
 def waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | None = None) -> int:
@@ -62,7 +63,4 @@ def waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | 
     for name, v in vals.items():
         if v is not None and not (isinstance(v, int) and 0 <= v <= WAITCNT_MAX[name]):
             raise Diagnostic(f"s_waitcnt {name} must be in 0..{WAITCNT_MAX[name]}, got {v!r}")
-    vm = WAITCNT_MAX["vmcnt"] if vmcnt is None else vmcnt
-    ex = WAITCNT_MAX["expcnt"] if expcnt is None else expcnt
-    lgkm = WAITCNT_MAX["lgkmcnt"] if lgkmcnt is None else lgkmcnt
-    return (vm & 0xF) | (ex << 4) | (lgkm << 8) | ((vm >> 4) << 14)
+    return isa_info.pack_waitcnt(vmcnt, expcnt, lgkmcnt)

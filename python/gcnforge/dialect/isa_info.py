@@ -183,3 +183,34 @@ def classify_float(v: float, width: int) -> str:
         bits = struct.unpack("<Q", struct.pack("<d", v))[0]
         return "literal" if bits & 0xFFFF_FFFF == 0 else "bad"
     return "literal"
+
+
+# -- s_waitcnt's packed counters ----------------------------------------------------------
+# ISA guide, S_WAITCNT on gfx9/CDNA: vmcnt[3:0] and [15:14], expcnt[6:4], lgkmcnt[11:8];
+# a counter left out waits for nothing (its maximum).
+WAITCNT_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
+_WAITCNT_USED = 0xCFFF & ~0x80  # bits 7, 12 and 13 are unused
+
+
+def pack_waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | None = None) -> int:
+    vm = WAITCNT_MAX["vmcnt"] if vmcnt is None else vmcnt
+    ex = WAITCNT_MAX["expcnt"] if expcnt is None else expcnt
+    lgkm = WAITCNT_MAX["lgkmcnt"] if lgkmcnt is None else lgkmcnt
+    return (vm & 0xF) | (ex << 4) | (lgkm << 8) | ((vm >> 4) << 14)
+
+
+def unpack_waitcnt(v: int) -> dict[str, int] | None:
+    """The counters of an ``s_waitcnt`` immediate, or None if it sets unused bits."""
+    if v & ~_WAITCNT_USED & 0xFFFF or not 0 <= v <= 0xFFFF:
+        return None
+    return {"vmcnt": (v & 0xF) | ((v >> 14) & 3) << 4, "expcnt": (v >> 4) & 7, "lgkmcnt": (v >> 8) & 0xF}
+
+
+def waitcnt_text(v: int) -> str:
+    """``vmcnt(0) lgkmcnt(0)`` (counters at their maximum left out, as LLVM prints), or the
+    integer when the value does not decompose."""
+    c = unpack_waitcnt(v)
+    if c is None:
+        return str(v)
+    parts = [f"{k}({n})" for k, n in c.items() if n != WAITCNT_MAX[k]]
+    return " ".join(parts) if parts else f"vmcnt({c['vmcnt']}) expcnt({c['expcnt']}) lgkmcnt({c['lgkmcnt']})"
