@@ -7,6 +7,8 @@
    ``gcnforge.schedule.gemm``: modeled cycles and MFMA utilization of the naive and the
    scheduled order (gfx942 issue model), and, when LLVM is installed, llvm-mca's total for
    the same compiled code (its units are 1/4 of ours, see ``gcnforge.perfmodel.mca``).
+3. The same body software-pipelined as a real loop (``amdgcn-lower-loops``): the compiled
+   loop body's steady-state cycles per iteration, not pipelined vs pipelined.
 
     python benchmarks/bench_schedule.py [--repeat 3] [--k 256]
 """
@@ -145,6 +147,31 @@ def bench_gemm(k_dim: int) -> None:
         print(f"  (llvm-mca comparison skipped: {e})")
 
 
+def bench_pipelined_loop(k_dim: int) -> None:
+    """The same body as a real loop: stages (0, 0, 0) vs (0, 1, 2), lowered to a branch
+    loop and compiled; the loop body modeled in steady state from the .s text."""
+    from gcnforge.schedule.gemm import build
+    from gcnforge.schedule.lower_loops import lower_loops
+
+    print(f"\nGEMM main loop as a loop (K = {k_dim}, two k steps per iteration), compiled, loop body in steady state:")
+    try:
+        from gcnforge.passes import pipeline as pl
+        from gcnforge.perfmodel import analyze_asm
+        from gcnforge.target import to_assembly
+    except Exception as e:
+        print(f"  (compile pipeline unavailable: {e})")
+        return
+    for name, st in (("not pipelined", (0, 0, 0)), ("pipelined", (0, 1, 2))):
+        m = build(k_dim, 64, stages=st)
+        schedule_loops(m.top)
+        lower_loops(m.top)
+        pl.run(m.top, pl.parse(pl.DEFAULT))
+        loops = [r for r in analyze_asm(to_assembly(m.top)) if r.per_iteration is not None]
+        for r in loops:
+            print(f"  {name:<13} stages {st}: {r.per_iteration:6g} cycles per iteration, "
+                  f"MFMA utilization {100 * r.mfma_utilization:5.1f}%, busiest pipe {r.busiest}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
@@ -152,6 +179,7 @@ def main() -> None:
     args = ap.parse_args()
     bench_expand(args.repeat)
     bench_gemm(args.k)
+    bench_pipelined_loop(args.k)
 
 
 if __name__ == "__main__":

@@ -113,28 +113,31 @@ def _issued_between(m: Operation, w: Operation, counter: str) -> int | None:
     return n
 
 
-def _drop_token_uses(v: SSAValue, producers: list[Operation]) -> None:
+def _drop_token_uses(v: SSAValue, producers: list[Operation], needs: dict[WaitOp, dict[str, int]]) -> None:
     """Waits on ``v`` (a token that crosses the loop boundary and cannot live in a register)
-    become ``s_waitcnt`` with counts from the issue order along every path from a producer
-    (the fewest over the paths; none countable -> wait for zero)."""
+    will become one ``s_waitcnt`` per wait (``_emit_waits``), with counts from the issue
+    order along every path from a producer (the fewest over the paths; zero if uncountable)."""
     for use in list(v.uses):
         w = use.operation
         if not isinstance(w, WaitOp):
             raise Diagnostic(f"amdgcn-lower-loops: a memory token crossing the loop is used by {w.name}, "
                              f"not amdgcn.wait", w.name)
-        need: dict[str, int] = {}
+        need = needs.setdefault(w, {})
         for m in producers:
             for c in _counters(m):
                 n = _issued_between(m, w, c)
                 need[c] = min(need.get(c, 1 << 30), 0 if n is None else n)
         if not producers:
-            need = {"vmcnt": 0, "lgkmcnt": 0}
+            need.update({"vmcnt": 0, "lgkmcnt": 0})
+        use.operation.operands = [t for t in w.operands if t is not v]  # type: ignore[misc]
+
+
+def _emit_waits(needs: dict[WaitOp, dict[str, int]]) -> None:
+    for w, need in needs.items():
         _insert_before(_waitcnt(need.get("vmcnt"), need.get("lgkmcnt")), w)
-        rest = [t for t in w.tokens if t is not v]
-        if rest:
-            w.parent_block().insert_op_before(WaitOp(*rest), w)  # type: ignore[union-attr]
-        w.detach()
-        w.erase()
+        if not w.tokens:
+            w.detach()
+            w.erase()
 
 
 def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | None = None) -> bool:
@@ -250,16 +253,18 @@ def lower_loop(loop: LoopOp) -> None:
         o = t.owner
         return [o] if isinstance(o, InstOp) else []
 
+    needs: dict[WaitOp, dict[str, int]] = {}
     for k, (arg, s) in enumerate(zip(iter_args, storages, strict=True)):
         if s is None:  # iteration k's token: from the last iteration, or the initial one
-            _drop_token_uses(arg, producer(yields[k]) + producer(loop.inits[k]))
+            _drop_token_uses(arg, producer(yields[k]) + producer(loop.inits[k]), needs)
         else:
             arg.replace_all_uses_with(s)
     for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
         if s is None:
-            _drop_token_uses(r, producer(yields[k]))
+            _drop_token_uses(r, producer(yields[k]), needs)
         else:
             r.replace_all_uses_with(s)
+    _emit_waits(needs)
     for arg in reversed(body.args):
         body.erase_arg(arg)
     # parallel copy of the yielded values into the storage
