@@ -149,6 +149,7 @@ def test_section_merging_like_lld():
     text = """
 	.section .text.a,"ax",@progbits
 	.globl a
+	.protected a
 	.type a,@function
 a:
 	s_nop 0
@@ -162,6 +163,10 @@ a:
 b:
 	s_branch .Lb1
 .Lb1:
+	s_getpc_b64 s[2:3]
+	s_add_u32 s2, s2, a@rel32@lo+4
+	s_addc_u32 s3, s3, a@rel32@hi+12
+	s_swappc_b64 s[30:31], s[2:3]
 	s_endpgm
 .Lb_end:
 	.size b, .Lb_end-b

@@ -322,8 +322,10 @@ class Assembler:
 
     # -- pass 2 -------------------------------------------------------------------------
     def _finish(self) -> bytes:
+        self._placement = self._compute_placement()
         datas: dict[str, bytearray] = {}
         for sec in self.sections.values():
+            out_name, base = self._placement.get(sec.name, (sec.name, 0))
             buf = bytearray(sec.size if not sec.nobits else 0)
             code = "x" in sec.flags
             for off, kind, payload, loc in sec.items:
@@ -332,17 +334,20 @@ class Assembler:
                         raise Diagnostic(f"cannot put data in NOBITS section {sec.name}", loc)
                     continue
                 if kind == "inst":
-                    def resolve(name: str, _loc=loc, _sec=sec.name) -> int:
+                    def resolve(name: str, _loc=loc, _out=out_name) -> int:
+                        # Addresses are offsets in the output section, so code may refer to labels in
+                        # other input sections that ld.lld would merge into the same one (.text.*).
                         try:
                             v = self.lookup(name)
                         except KeyError:
                             raise Diagnostic(f"undefined symbol '{name}'", _loc) from None
                         if isinstance(v, Reloc):
-                            if v.section != _sec:
-                                raise Diagnostic(f"label '{name}' is in section {v.section}, not {_sec}", _loc)
-                            return v.offset
+                            out, placed = self._place(v.section, v.offset)
+                            if out != _out:
+                                raise Diagnostic(f"label '{name}' is in section {out}, not {_out}", _loc)
+                            return placed
                         return v
-                    enc = payload.encode(off, resolve)
+                    enc = payload.encode(base + off, resolve)
                     if len(enc) != payload.size:
                         raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected {payload.size}", loc)
                     buf[off:off + len(enc)] = enc
@@ -379,36 +384,49 @@ class Assembler:
             datas[sec.name][off:off + 64] = kd.to_bytes()
             kernel_records.append((block.name, sec.name, off))
 
-        sections, self._placement = self._merge_sections(datas)
+        sections = self._merge_sections(datas)
         kernel_records = [KernelRecord(name, *self._place(sec, off)) for name, sec, off in kernel_records]
         symbols = self._symbols()
         return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
 
-    def _merge_sections(self, datas: dict[str, bytearray]):
-        """Input sections -> output sections, as ld.lld's default rules do: ``.text.*`` into
-        ``.text``, ``.rodata.*`` into ``.rodata``, ``.data.*`` into ``.data``, ``.bss.*`` into
-        ``.bss``, each input aligned within its output. Returns the sections and, per input
-        section, (output name, base offset)."""
-        outs: dict[str, dict] = {}
-        placement: dict[str, tuple[str, int]] = {}
+    def _output_name(self, name: str) -> str:
+        for prefix in (".text", ".rodata", ".data", ".bss"):
+            if name.startswith(prefix + "."):
+                return prefix
+        return name
+
+    def _kept(self, sec: _Section) -> bool:
+        return "a" in sec.flags and bool(sec.size or sec.name == ".text")
+
+    def _compute_placement(self) -> dict[str, tuple[str, int]]:
+        """Input section -> (output section, base offset), by ld.lld's default rules: ``.text.*``
+        into ``.text``, ``.rodata.*`` into ``.rodata``, ``.data.*`` into ``.data``, ``.bss.*``
+        into ``.bss``, each input aligned within its output, in order of first appearance."""
+        sizes: dict[str, int] = {}
+        placement = {}
         for sec in self.sections.values():
-            if "a" not in sec.flags or not (sec.size or sec.name == ".text"):
+            if not self._kept(sec):
                 continue
-            out_name = sec.name
-            for prefix in (".text", ".rodata", ".data", ".bss"):
-                if sec.name.startswith(prefix + "."):
-                    out_name = prefix
+            out = self._output_name(sec.name)
+            base = _align_up(sizes.get(out, 0), sec.align)
+            placement[sec.name] = (out, base)
+            sizes[out] = base + sec.size
+        return placement
+
+    def _merge_sections(self, datas: dict[str, bytearray]) -> list[InputSection]:
+        outs: dict[str, dict] = {}
+        for sec in self.sections.values():
+            if not self._kept(sec):
+                continue
+            out_name, base = self._placement[sec.name]
             o = outs.setdefault(out_name, {"data": bytearray(), "align": 1, "flags": sec.flags, "nobits": sec.nobits})
-            base = -len(o["data"]) % sec.align + len(o["data"])
             o["data"] += bytes(base - len(o["data"]))  # ld.lld pads between input sections with zeros
             o["data"] += datas[sec.name] if not sec.nobits else bytes(sec.size)
             o["align"] = max(o["align"], sec.align)
             o["flags"] = "".join(sorted(set(o["flags"]) | set(sec.flags)))
             o["nobits"] = o["nobits"] and sec.nobits
-            placement[sec.name] = (out_name, base)
         # NOBITS outputs keep zero bytes of their size here; the writer gives them no file space.
-        sections = [InputSection(n, bytes(o["data"]), o["align"], o["flags"], o["nobits"]) for n, o in outs.items()]
-        return sections, placement
+        return [InputSection(n, bytes(o["data"]), o["align"], o["flags"], o["nobits"]) for n, o in outs.items()]
 
     def _place(self, section: str, offset: int) -> tuple[str, int]:
         out, base = self._placement.get(section, (section, 0))
@@ -447,6 +465,10 @@ class Assembler:
                 else:
                     out.append(InputSymbol(name, None, v & 0xFFFFFFFFFFFFFFFF, size, attr.type, attr.binding, attr.visibility))
         return out
+
+
+def _align_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
 
 
 def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
