@@ -55,9 +55,26 @@ for _s in ("16x16x32", "32x32x16"):
             BUILTINS[f"v_mfma_f32_{_s}_{_a}_{_b}"] = (f"mfma_f32_{_s}_{_a}_{_b}", "long", "float",
                                                        4 if _s == "16x16x32" else 16)
 
-assert set(BUILTINS) == set(LAYOUTS["instructions"]), set(LAYOUTS["instructions"]) ^ set(BUILTINS)
+DENSE = {n for n, t in LAYOUTS["instructions"].items() if not t.get("sparse")}
+assert set(BUILTINS) == DENSE, DENSE ^ set(BUILTINS)
 
-_DWORDS = {"float": 1, "half4": 2, "int": 1, "long": 2, "short4": 2, "double": 2, "float2": 2}
+# sparse (4:2) SMFMAC: mnemonic -> (builtin, A type, B type, C/D type, D count)
+SPARSE = {
+    "v_smfmac_f32_16x16x32_f16": ("smfmac_f32_16x16x32_f16", "half4", "half8", "float", 4),
+    "v_smfmac_f32_32x32x16_f16": ("smfmac_f32_32x32x16_f16", "half4", "half8", "float", 16),
+    "v_smfmac_f32_16x16x32_bf16": ("smfmac_f32_16x16x32_bf16", "short4", "short8", "float", 4),
+    "v_smfmac_f32_32x32x16_bf16": ("smfmac_f32_32x32x16_bf16", "short4", "short8", "float", 16),
+    "v_smfmac_i32_16x16x64_i8": ("smfmac_i32_16x16x64_i8", "int2", "int4", "int", 4),
+    "v_smfmac_i32_32x32x32_i8": ("smfmac_i32_32x32x32_i8", "int2", "int4", "int", 16),
+}
+for _s, _d in (("16x16x64", 4), ("32x32x32", 16)):
+    for _a in ("fp8", "bf8"):
+        for _b in ("fp8", "bf8"):
+            SPARSE[f"v_smfmac_f32_{_s}_{_a}_{_b}"] = (f"smfmac_f32_{_s}_{_a}_{_b}", "int2", "int4", "float", _d)
+assert set(SPARSE) == set(LAYOUTS["instructions"]) - DENSE
+
+_DWORDS = {"float": 1, "half4": 2, "int": 1, "long": 2, "short4": 2, "double": 2, "float2": 2,
+           "half8": 4, "short8": 4, "int2": 2, "int4": 4}
 
 
 def _source() -> str:
@@ -80,6 +97,23 @@ __kernel void k_{name}(__global uint* D, __global const uint* A, __global const 
   for (int r = 0; r < {cd}; r++) c.u[r] = C[r * 64 + l];
   d.v = __builtin_amdgcn_{bi}(a.v, b.v, c.v, 0, 0, 0);
   for (int r = 0; r < {cd}; r++) D[r * 64 + l] = d.u[r];
+}}""")
+    for name, (bi, at, bt, ct, cn) in SPARSE.items():
+        na, nb = _DWORDS[at], _DWORDS[bt]
+        ctype = {("float", 16): "float16", ("int", 16): "int16"}.get((ct, cn), f"{ct}{cn}")
+        out.append(f"""
+__kernel void k_{name}(__global uint* D, __global const uint* A, __global const uint* B, __global const uint* C,
+                       int idx_unused) {{
+  int l = (int)__builtin_amdgcn_workitem_id_x();
+  union {{ uint u[{na}]; {at} v; }} a;
+  union {{ uint u[{nb}]; {bt} v; }} b;
+  union {{ uint u[{cn}]; {ct if cn == 1 else ctype} v; }} c;
+  for (int r = 0; r < {na}; r++) a.u[r] = A[r * 64 + l];
+  for (int r = 0; r < {nb}; r++) b.u[r] = B[r * 64 + l];
+  for (int r = 0; r < {cn}; r++) c.u[r] = D[r * 64 + l];
+  int idx = (int)C[l];
+  c.v = __builtin_amdgcn_{bi}(a.v, b.v, c.v, idx, 0, 0);
+  for (int r = 0; r < {cn}; r++) D[r * 64 + l] = c.u[r];
 }}""")
     return "\n".join(out)
 
@@ -178,6 +212,54 @@ def test_mfma(mfma_code, name):
         exp = np.einsum("bik,bkj->bij", A, B) + C
         got = got_bits.astype(np.uint32).view(np.float32)
         np.testing.assert_allclose(got, exp, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE))
+def test_smfmac(mfma_code, name):
+    """4:2 sparse A: per chunk of 4, two stored values and their 2-bit positions in Src2."""
+    t = LAYOUTS["instructions"][name]
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    m, n, k = t["m"], t["n"], t["k"]
+    ty = t["types"]
+    vals, vbits = _values(ty["Src0"], (m, k // 4, 2), rng)
+    pos = np.array([sorted(rng.choice(4, 2, replace=False)) for _ in range(m * (k // 4))]).reshape(m, k // 4, 2)
+    A = np.zeros((m, k))
+    for i in range(m):
+        for c in range(k // 4):
+            A[i, 4 * c + pos[i, c, 0]] = vals[i, c, 0]
+            A[i, 4 * c + pos[i, c, 1]] = vals[i, c, 1]
+    B, Bbits = _values(ty["Src1"], (1, k, n), rng)
+    C, Cbits = _values(ty["Vdst"], (1, m, n), rng)
+    Aregs = np.zeros((t["gprs"]["A"], 64), np.uint64)
+    Kreg = np.zeros(64, np.uint64)
+    seen = set()
+    for lane, col, i, kk, _b in t["A"]["cells"]:
+        c = kk // 4
+        if (lane, col, c) in seen:
+            continue
+        seen.add((lane, col, c))
+        reg, lo, bits = t["A"]["cols"][col]
+        h = bits // 2
+        Aregs[reg, lane] |= np.uint64((int(vbits[i, c, 0]) << lo) | (int(vbits[i, c, 1]) << (lo + h)))
+    seen = set()
+    for lane, col, i, kk, _b in t["K"]["cells"]:
+        c = kk // 4
+        if (lane, col, c) in seen:
+            continue
+        seen.add((lane, col, c))
+        _reg, lo, _bits = t["K"]["cols"][col]
+        Kreg[lane] |= np.uint64((int(pos[i, c, 0]) | (int(pos[i, c, 1]) << 2)) << lo)
+    Bregs = _place(t["B"], Bbits, t["gprs"]["B"], rng)
+    Dregs = _place(t["D"], Cbits, t["gprs"]["D"], rng)
+    D = Buf(Dregs)
+    run(mfma_code, f"k_{name}", [D, Buf(Aregs.astype(np.uint32)), Buf(Bregs), Buf(Kreg.astype(np.uint32)[None, :]),
+                                 np.int32(0)], (1,), (64,))
+    got_bits = _read(t["D"], D.array, 1, m, n)
+    exp = A @ B[0] + C[0]
+    if ty["Vdst"] == "int32":
+        np.testing.assert_array_equal(got_bits[0].astype(np.uint32).view(np.int32), exp.astype(np.int32))
+    else:
+        np.testing.assert_allclose(got_bits[0].astype(np.uint32).view(np.float32), exp, rtol=1e-5, atol=1e-5)
 
 
 GEMM = r"""

@@ -160,7 +160,75 @@ def _regs(x, op, w, n):
     return np.repeat(v[:, None, :], n, axis=1)
 
 
+# ---- SMFMAC: A compressed with 4:2 structured sparsity ------------------------------------------------
+# For every 4-element chunk of a row of A, two values are stored (one register slot of the A
+# layout holds the pair: first value in its low half, second in its high half) and a 4-bit
+# index (bits [1:0] position of the first, [3:2] of the second) sits in the Src2 VGPR at the
+# place the calculator's compression (K) layout gives. D += A x B; with CBSZ == 0, ABID
+# picks which 8-bit (16-bit inputs) or 16-bit (8-bit inputs) part of Src2 holds the indices.
+# (AMD Matrix Instruction Calculator README, "Printing Compression Index Information".)
+
+
+@cache
+def _sparse_layouts(base: str):
+    t = _table()[base]
+    m, k = t["m"], t["k"]
+    nchunk = k // 4
+    a_reg = np.zeros((m, nchunk), np.int64)
+    a_lane = np.zeros((m, nchunk), np.int64)
+    a_lo = np.zeros((m, nchunk), np.int64)
+    a_bits = 0
+    for lane, c, i, j, _b in t["A"]["cells"]:
+        reg, lo, bits = t["A"]["cols"][c]
+        a_reg[i, j // 4], a_lane[i, j // 4], a_lo[i, j // 4] = reg, lane, lo
+        a_bits = bits // 2
+    k_reg = np.zeros((m, nchunk), np.int64)
+    k_lane = np.zeros((m, nchunk), np.int64)
+    k_lo = np.zeros((m, nchunk), np.int64)
+    for lane, c, i, j, _b in t["K"]["cells"]:
+        reg, lo, _bits = t["K"]["cols"][c]
+        k_reg[i, j // 4], k_lane[i, j // 4], k_lo[i, j // 4] = reg, lane, lo
+    lb = Layout(t["B"], 1, k, t["n"])
+    ld = Layout(t["D"], 1, m, t["n"])
+    return t, (a_reg, a_lane, a_lo, a_bits), (k_reg, k_lane, k_lo), lb, ld
+
+
+def smfmac(x, ins, w):
+    t, (a_reg, a_lane, a_lo, a_bits), (k_reg, k_lane, k_lo), lb, ld = _sparse_layouts(ins.base)
+    types = t["types"]
+    dst, a_op, b_op, idx_op = ins.ops[:4]
+    m, k = t["m"], t["k"]
+    nchunk = k // 4
+    cbsz, abid = ins.mods.get("cbsz", 0), ins.mods.get("abid", 0)
+    A_regs = _regs(x, a_op, w, t["gprs"]["A"])
+    K_regs = _regs(x, idx_op, w, 1)
+    mask = np.uint64((1 << a_bits) - 1)
+    pair = A_regs[:, a_reg, a_lane].astype(np.uint64) >> a_lo.astype(np.uint64)
+    v0, v1 = pair & mask, (pair >> np.uint64(a_bits)) & mask
+    seg = (8 if a_bits == 16 else 16) * (abid if cbsz == 0 else 0)
+    field = (K_regs[:, k_reg, k_lane].astype(np.uint64) >> (k_lo + seg).astype(np.uint64)) & np.uint64(0xF)
+    i0, i1 = (field & np.uint64(3)).astype(np.int64), (field >> np.uint64(2)).astype(np.int64)
+    n = len(w)
+    dense = np.zeros((n, m, k), np.float64)
+    rows = np.arange(m)[None, :, None]
+    base_k = (4 * np.arange(nchunk))[None, None, :]
+    wv = np.arange(n)[:, None, None]
+    dense[wv, rows, base_k + i0] = _decode(v0, types["Src0"])
+    dense[wv, rows, base_k + i1] = _decode(v1, types["Src0"])
+    B = _decode(_gather(_regs(x, b_op, w, t["gprs"]["B"]), lb), types["Src1"])[:, 0]
+    C = _decode(_gather(_regs(x, dst, w, t["gprs"]["D"]), ld), types["Vdst"])[:, 0]
+    D = np.einsum("wik,wkj->wij", dense, B) + C
+    if types["Vdst"] == "int32":
+        bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
+    else:
+        bits = D.astype(np.float32).view(np.uint32).astype(np.uint64)
+    out = np.zeros((n, t["gprs"]["D"], 64), np.uint32)
+    out[:, ld.reg[0], ld.lane[0]] = bits.astype(np.uint32)
+    x.vwrite_n(dst, w, out, None)
+
+
 def lookup(base: str):
-    if base.startswith("v_mfma_") and base in _table():
-        return mfma
-    return None
+    t = _table().get(base)
+    if t is None:
+        return None
+    return smfmac if t.get("sparse") else mfma

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CELL = re.compile(r"([ABD])\[(\d+)\]\[(\d+)\](?:\.B(\d+))?")
+CELL = re.compile(r"([ABDK])\[(\d+)\]\[(\d+)\](?:\.B(\d+))?")
 COL = re.compile(r"v(?:\[(\d+):(\d+)\]|(\d+))(?:\.\[(\d+):(\d+)\])?")
 
 
@@ -30,7 +30,7 @@ def run(calc: str, *args: str) -> str:
 
 def layout(calc: str, inst: str, matrix: str, *mods: str) -> dict:
     """-> {"cols": [[first_reg, bit_lo, bits]], "cells": [[lane, col, i, j, block], ...]}"""
-    text = run(calc, "-i", inst, f"-{matrix}", "-M", "-c", *mods)
+    text = run(calc, "-i", inst, f"-{matrix}", "-M", "-c", *mods)  # -k: the compression indices
     rows = [ln for ln in text.splitlines() if ln and ln[0].isdigit() or ln.startswith("lane,")]
     header = rows[0].split(",")[1:]
     cols = []
@@ -59,11 +59,12 @@ def detail(calc: str, inst: str) -> dict:
     types = dict(re.findall(r"(Src0|Src1|Src2|Vdst): (\S+)", text))
     return {"m": int(get("M")), "n": int(get("N")), "k": int(get("K")), "blocks": int(get("blocks")),
             "cycles": int(get("Execution cycles")), "types": types,
-            "gprs": {x: int(get(f"GPRs required for {x}")) for x in "ABCD"}}
+            "gprs": {x: int(m.group(1)) for x in "ABCD"
+                     if (m := re.search(rf"GPRs required for {x}:\s*(\d+)", text))}}
 
 
 def main(calc: str) -> None:
-    names = [ln.strip() for ln in run(calc, "-L").splitlines() if ln.strip().startswith("v_mfma")]
+    names = [ln.strip() for ln in run(calc, "-L").splitlines() if ln.strip().startswith(("v_mfma", "v_smfmac"))]
     out = {"source": "ROCm/amd_matrix_instruction_calculator matrix_calculator.py @2ef9189, -a CDNA3",
            "instructions": {}, "modifier_vectors": []}
     for name in names:
@@ -71,6 +72,9 @@ def main(calc: str) -> None:
         d["A"] = layout(calc, name, "A")
         d["B"] = layout(calc, name, "B")
         d["D"] = layout(calc, name, "D")
+        if name.startswith("v_smfmac"):  # sparse A: per 4-element chunk, 2 stored values + 4 index bits
+            d["sparse"] = True
+            d["K"] = layout(calc, name, "k")
         out["instructions"][name] = d
     # Modifier test vectors (the emulator applies CBSZ/ABID/BLGP by rule; these check it).
     for name, mat, mods in [
