@@ -5,6 +5,7 @@
     gcnforge stats kernel.hsaco         # every kernel of a code object, per basic block
     gcnforge stats kernel.mlir          # amdgcn IR: blocks and amdgcn.loop bodies
     gcnforge stats gemm.s --mca         # also llvm-mca's figures for the same blocks
+    gcnforge stats loop.mlir --schedule # expand scheduled loops first, then model
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ def register(subparsers) -> None:
     p.add_argument("--mca", action="store_true",
                    help="compare with llvm-mca -mcpu=gfx942 (assembly and code objects; cycles x4, see perfmodel.mca)")
     p.add_argument("--block", default=None, help="only blocks whose name contains this")
+    p.add_argument("--schedule", action="store_true",
+                   help=".mlir: expand scheduled amdgcn.loop ops first (amdgcn-schedule), model what is emitted")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from gcnforge.perfmodel.frontends import load_blocks
 
-    blocks = load_blocks(args.file)
+    blocks = load_blocks(args.file, schedule=args.schedule)
     if args.block:
         blocks = [b for b in blocks if args.block in b.name]
     if not blocks:

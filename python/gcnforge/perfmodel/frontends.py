@@ -238,19 +238,20 @@ def blocks_from_ir(module) -> list[Block]:
         kname = k.sym_name.data
         for bi, b in enumerate(k.body.blocks):
             items = items_from_ir_block(b.ops)
-            if items:
+            if any(not it.sem.startswith("pseudo") for it in items):
                 out.append(Block(f"{kname}#bb{bi}", items))
         loops = [op for op in k.walk() if isinstance(op, LoopOp)]
         for li, lp in enumerate(loops):
             it = _loop_iteration(lp)
             items = it(0)
-            if items:
+            if any(not x.sem.startswith("pseudo") for x in items):
                 out.append(Block(f"{kname}#loop{li} body (x{lp.trip_count})", items, it))
     return out
 
 
-def load_blocks(path: str | Path) -> list[Block]:
-    """Blocks of a ``.s``, ``.hsaco``/``.co``/``.o`` or ``.mlir`` file."""
+def load_blocks(path: str | Path, schedule: bool = False) -> list[Block]:
+    """Blocks of a ``.s``, ``.hsaco``/``.co``/``.o`` or ``.mlir`` file (``schedule``: run
+    ``amdgcn-schedule`` on IR first, so scheduled loops are modeled as they will be emitted)."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -260,7 +261,12 @@ def load_blocks(path: str | Path) -> list[Block]:
         return blocks_from_code_object(data)
     text = data.decode("utf-8", errors="replace")
     if p.suffix == ".mlir":
-        return blocks_from_ir(parse_mlir(text, str(p)))
+        m = parse_mlir(text, str(p))
+        if schedule:
+            from gcnforge.schedule.passes import schedule_loops
+
+            schedule_loops(m)
+        return blocks_from_ir(m)
     return blocks_from_asm_text(text, str(p))
 
 
