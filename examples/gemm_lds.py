@@ -46,6 +46,8 @@ grid = (N / (32 wn), M / (32 wm), splitk), block = 64 wm wn.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gcnforge.builder import Arg, Module
 from lib.regs import buffer_rsrc
 
@@ -198,5 +200,36 @@ def build(k_dim: int = 64, n_dim: int = 64, dtype: str = "f16", out: str = "f32"
     return m
 
 
+CONFIGS = Path(__file__).resolve().parent / "configs" / "gemm.csv"
+
+
+def emit_configs(out_dir, k_dim: int, n_dim: int, table=CONFIGS) -> Path:
+    """Compile every row of the tile table for this K and N into ``out_dir`` and copy the
+    table there; returns the copied CSV (``Registry.from_csv`` it to dispatch)."""
+    import csv
+    import shutil
+
+    from lib.compile import compile_module
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = [r for r in csv.DictReader(ln for ln in open(table) if not ln.startswith("#"))]
+    for r in rows:
+        tm, tn, tke = int(r["tile_m"]), int(r["tile_n"]), int(r["tile_k"])
+        es = ESIZE[r["dtype"]]
+        mod = build(k_dim, n_dim, r["dtype"], "f32", tm // 32, tn // 32, tke * es, 1, r["kernel"])
+        (out_dir / r["code_object"]).write_bytes(compile_module(mod).blob)
+    dst = out_dir / Path(table).name
+    shutil.copy(table, dst)
+    return dst
+
+
 if __name__ == "__main__":
-    print(build())
+    import argparse
+
+    p = argparse.ArgumentParser(description="print the f16 GEMM's IR, or --emit the tile table's code objects")
+    p.add_argument("--emit", metavar="DIR")
+    p.add_argument("--k", type=int, default=64)
+    p.add_argument("--n", type=int, default=64)
+    a = p.parse_args()
+    print(emit_configs(a.emit, a.k, a.n) if a.emit else build(a.k, a.n))
