@@ -31,7 +31,7 @@ from gcnforge.dialect.types import SpecialRegType
 # hardware treat the buffer as invalid.
 RSRC_WORD3 = 0x00020000
 
-REDUCE_OPS = {"add": "v_add_f32", "max": "v_max_f32", "min": "v_min_f32"}
+REDUCE_OPS = {"add": "v_add_f32", "max": "v_max_f32", "min": "v_min_f32", "umin": "v_min_u32", "umax": "v_max_u32"}
 # DPP steps that combine lanes inside each row of 16: after all four, every lane holds its
 # row's result (ISA guide "DPP", DPP_CTRL: QUAD_PERM, ROW_ROR).
 _ROW_STEPS = ({"quad_perm": [1, 0, 3, 2]}, {"quad_perm": [2, 3, 0, 1]}, {"row_ror": 4}, {"row_ror": 8})
