@@ -63,7 +63,7 @@ def run_block(block: Block, env: dict, trace: list, j: int = 0, held: dict | Non
 
 def run_kernel(module) -> tuple[dict, list]:
     """-> ({result name hint of the kernel's final values: term}, memory trace)."""
-    from gcnforge.dialect.structure_ops import KernelOp
+    from gcnforge.dialect import KernelOp
 
     k = next(o for o in module.walk() if isinstance(o, KernelOp))
     env: dict = {}

@@ -178,7 +178,7 @@ def blocks_from_code_object(data) -> list[Block]:
 def items_from_ir_block(ops, key=lambda v: v) -> list[Item]:
     """Items of IR ops; ``key`` names each SSA value (loop iterations rename them)."""
     from gcnforge.dialect.inst_ops import InstOp
-    from gcnforge.dialect.structure_ops import WaitOp
+    from gcnforge.dialect import WaitOp
     from gcnforge.dialect.types import ReadTokenType, RegisterType, WriteTokenType
 
     items: list[Item] = []
@@ -229,7 +229,7 @@ def _loop_iteration(lp):
 
 def blocks_from_ir(module) -> list[Block]:
     from gcnforge.dialect.loop_ops import LoopOp
-    from gcnforge.dialect.structure_ops import FuncOp, KernelOp
+    from gcnforge.dialect import FuncOp, KernelOp
 
     out: list[Block] = []
     for k in module.walk():

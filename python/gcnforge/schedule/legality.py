@@ -28,7 +28,7 @@ from xdsl.ir import Operation, OpResult
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import InstOp
-from gcnforge.dialect.structure_ops import WaitOp
+from gcnforge.dialect import WaitOp
 from gcnforge.dialect.types import ReadTokenType, WriteTokenType
 from gcnforge.schedule.expand import LoopSchedule
 
