@@ -114,6 +114,15 @@ __kernel void loops_atomics(__global float *acc, __global const float *x, __glob
   __atomic_fetch_max((__global uint *)hist + 256, (uint)t, __ATOMIC_RELAXED);
 }
 """,
+    "const_table": """
+__constant float coeffs[8] = {1.0f, 0.5f, 0.25f, 0.125f, 2.0f, 4.0f, 8.0f, 16.0f};
+__global int counter_g = 7;
+__kernel void const_table(__global float *a) {
+  int t = __builtin_amdgcn_workitem_id_x();
+  a[t] = a[t] * coeffs[t & 7] + (float)counter_g;
+  counter_g = t;
+}
+""",
 }
 
 

@@ -16,7 +16,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from gcnforge.binary.elf_writer import InputSection, InputSymbol, KernelRecord, link
+from gcnforge.binary.elf_writer import InputSection, InputSymbol, KernelRecord, link, section_addresses
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
 from gcnforge.binary.metadata import parse_metadata_yaml
@@ -323,6 +323,14 @@ class Assembler:
     # -- pass 2 -------------------------------------------------------------------------
     def _finish(self) -> bytes:
         self._placement = self._compute_placement()
+        kernel_records = [KernelRecord(b.name, *self._place(sec.name, off)) for b, sec, off, _ in self.kernels]
+        symbols = self._symbols()
+        # Final addresses first (they depend only on sizes and names), so instructions can refer
+        # to labels in other output sections (sym@rel32@lo of a .rodata table from .text), which
+        # ld.lld resolves from relocations.
+        placeholders = [InputSection(n, bytes(size), align, flags, nobits)
+                        for n, (size, align, flags, nobits) in self._output_shapes().items()]
+        addrs = section_addresses(self.target, self.cov, placeholders, symbols, kernel_records, self.metadata)
         datas: dict[str, bytearray] = {}
         for sec in self.sections.values():
             out_name, base = self._placement.get(sec.name, (sec.name, 0))
@@ -343,9 +351,12 @@ class Assembler:
                             raise Diagnostic(f"undefined symbol '{name}'", _loc) from None
                         if isinstance(v, Reloc):
                             out, placed = self._place(v.section, v.offset)
-                            if out != _out:
-                                raise Diagnostic(f"label '{name}' is in section {out}, not {_out}", _loc)
-                            return placed
+                            if out == _out:
+                                return placed
+                            if out not in addrs or _out not in addrs:
+                                raise Diagnostic(f"label '{name}' is in section {out}, which is not in the code "
+                                                 "object", _loc)
+                            return addrs[out] + placed - addrs[_out]  # relative to this section's start
                         return v
                     enc = payload.encode(base + off, resolve)
                     if len(enc) != payload.size:
@@ -378,16 +389,24 @@ class Assembler:
                         buf[off:off + n] = rep
             datas[sec.name] = buf
 
-        kernel_records = []
         for block, sec, off, end_loc in self.kernels:
             kd = build_descriptor(block, self.absolute, self.target, end_loc)
             datas[sec.name][off:off + 64] = kd.to_bytes()
-            kernel_records.append((block.name, sec.name, off))
 
         sections = self._merge_sections(datas)
-        kernel_records = [KernelRecord(name, *self._place(sec, off)) for name, sec, off in kernel_records]
-        symbols = self._symbols()
         return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
+
+    def _output_shapes(self) -> dict[str, tuple[int, int, str, bool]]:
+        """Output section -> (size, alignment, flags, nobits), from the placement."""
+        shapes: dict[str, tuple[int, int, str, bool]] = {}
+        for sec in self.sections.values():
+            if not self._kept(sec):
+                continue
+            out, base = self._placement[sec.name]
+            size, align, flags, nobits = shapes.get(out, (0, 1, sec.flags, sec.nobits))
+            shapes[out] = (max(size, base + sec.size), max(align, sec.align),
+                           "".join(sorted(set(flags) | set(sec.flags))), nobits and sec.nobits)
+        return shapes
 
     def _output_name(self, name: str) -> str:
         for prefix in (".text", ".rodata", ".data", ".bss"):

@@ -117,8 +117,15 @@ def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a if a > 1 else x
 
 
+def section_addresses(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
+                      kernels: list[KernelRecord], metadata: dict | None) -> dict[str, int]:
+    """The virtual address ``link`` will give each section (only sizes, alignments, flags, symbol
+    names and the metadata matter), so code can be encoded with final addresses first."""
+    return link(target, cov, sections, symbols, kernels, metadata, _layout_only=True)  # type: ignore[return-value]
+
+
 def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
-         kernels: list[KernelRecord], metadata: dict | None) -> bytes:
+         kernels: list[KernelRecord], metadata: dict | None, _layout_only: bool = False) -> bytes:
     """Lay out, resolve descriptor entry offsets and write the ELF image."""
     if cov not in ABI_VERSION_BY_COV:
         raise Diagnostic(f"unsupported code object version {cov} (gcnforge writes 4, 5 and 6)")
@@ -203,6 +210,9 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
                 off += o.size
         if sum(o.size for o in outs[a:b]) or gi == 0:  # an empty .text gets an address but no PT_LOAD
             segments.append((a, b, groups[gi][2]))
+
+    if _layout_only:
+        return {name: o.addr for name, o in sec_out.items()}  # type: ignore[return-value]
 
     def sym_addr(s: InputSymbol) -> int:
         if s.section is None:
