@@ -194,17 +194,22 @@ def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
             new = fn(old, src_vals, cmp_vals).astype(dt)
         x.lane_access(space, addr, n, mask, w, ins, np.ascontiguousarray(new).view(np.uint8).reshape(len(w), 64, n))
         return old
-    # duplicates: serialize
+    # lanes sharing an address: apply them one after another (wave order, then lane order),
+    # reading each address once and writing its final value once
     olds = old.copy()
+    groups: dict[int, list] = {}
     for wi, li in np.argwhere(mask):
+        groups.setdefault(int(addr[wi, li]), []).append((int(wi), int(li)))
+    for lanes_ in groups.values():
+        wi0, li0 = lanes_[0]
+        cur = old[wi0, li0:li0 + 1].copy()
+        for wi, li in lanes_:
+            olds[wi, li] = cur[0]
+            cur = np.asarray(fn(cur, src_vals[wi, li:li + 1], cmp_vals[wi, li:li + 1])).astype(dt)
         one = np.zeros((len(w), 64), bool)
-        one[wi, li] = True
-        cur = np.ascontiguousarray(x.lane_access(space, addr, n, one, w, ins)).view(dt).reshape(len(w), 64)
-        olds[wi, li] = cur[wi, li]
-        with np.errstate(all="ignore"):
-            nv = fn(cur[wi, li:li + 1], src_vals[wi, li:li + 1], cmp_vals[wi, li:li + 1]).astype(dt)
+        one[wi0, li0] = True
         buf = np.zeros((len(w), 64), dt)
-        buf[wi, li] = nv[0]
+        buf[wi0, li0] = cur[0]
         x.lane_access(space, addr, n, one, w, ins, np.ascontiguousarray(buf).view(np.uint8).reshape(len(w), 64, n))
     return olds
 
