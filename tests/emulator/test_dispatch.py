@@ -1,11 +1,9 @@
 """Wave launch state follows the kernel descriptor (LLVM AMDGPUUsage "Initial Kernel
 Execution State"): user SGPRs in order, workgroup ids, packed work-item ids, EXEC."""
 
-import struct
 import subprocess
 
 import numpy as np
-import pytest
 
 from gcnforge.emulator import Device
 from gcnforge.emulator.decode import decode_kernel

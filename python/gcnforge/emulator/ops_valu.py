@@ -15,7 +15,7 @@ import numpy as np
 
 from gcnforge.emulator.core import WaveFault, lanes_to_mask, mask_to_lanes
 from gcnforge.emulator.lanes import dpp_source, sdwa_dst, sdwa_select
-from gcnforge.emulator.numerics import bf16_to_f32, f32_to_fp8, fp8_to_f32
+from gcnforge.emulator.numerics import f32_to_fp8, fp8_to_f32
 from gcnforge.emulator.program import EXEC, VCC
 
 HANDLERS: dict = {}
