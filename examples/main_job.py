@@ -1,6 +1,9 @@
 """The main job: a GEMM kernel from Python source to a checked result.
 
-1. builds ``examples/gemm_mfma_f16.py`` (an MFMA f16 GEMM written with the authoring API),
+1. builds the library's best GEMM for the shape: ``examples/gemm_lds.py`` (MFMA f16, tiles
+   staged through LDS with double buffering, 64x64 or 32x32 work-group tiles) when M, N and
+   K fit its tiles, else ``examples/gemm_mfma_f16.py`` (one wave per 32x32 tile, operands
+   straight from global memory),
 2. runs the default pass pipeline (inline, ABI lowering, register allocation, waits,
    hazards), translates to assembly and assembles a gfx942 code object with the built-in
    toolchain,
@@ -38,11 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     from gcnforge.passes import pipeline
     from gcnforge.perfmodel import analyze_asm
     from gcnforge.target import to_assembly
-    from gemm_mfma_f16 import build
+    from lib.compile import dpp_text
+    import gemm_lds
+    import gemm_mfma_f16
 
-    module = build(a.k, a.n)
+    wg = next((w for w in (2, 1) if a.m % (32 * w) == 0 and a.n % (32 * w) == 0), None)
+    if wg is not None and a.k % 32 == 0:
+        module = gemm_lds.build(a.k, a.n, "f16", "f32", wg, wg)
+        grid, block = (a.n // (32 * wg), a.m // (32 * wg), 1), (64 * wg * wg, 1, 1)
+    else:
+        module = gemm_mfma_f16.build(a.k, a.n)
+        grid, block = (a.n // 32, a.m // 32, 1), (64, 1, 1)
     pipeline.run(module.top, pipeline.parse(pipeline.DEFAULT))
-    asm = to_assembly(module.top)
+    asm = dpp_text(to_assembly(module.top))
     blob = assemble(asm)
     compile_s = time.perf_counter() - t0
 
@@ -66,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     B = rng.standard_normal((a.k, a.n)).astype(np.float16)
     C = np.zeros((a.m, a.n), np.float32)
     t1 = time.perf_counter()
-    kernel(A, np.ascontiguousarray(B.T), C, grid=(a.n // 32, a.m // 32, 1), block=(64, 1, 1))
+    kernel(A, np.ascontiguousarray(B.T), C, grid=grid, block=block)
     run_s = time.perf_counter() - t1
     ref = A.astype(np.float32) @ B.astype(np.float32)
     # f16 products are exact in f32; only the f32 accumulation order differs from NumPy's,
