@@ -117,9 +117,10 @@ __kernel void loops_atomics(__global float *acc, __global const float *x, __glob
     "const_table": """
 __constant float coeffs[8] = {1.0f, 0.5f, 0.25f, 0.125f, 2.0f, 4.0f, 8.0f, 16.0f};
 __global int counter_g = 7;
+__global int *__global ptr_g = &counter_g;  /* a .quad of a label: R_AMDGPU_RELATIVE64 */
 __kernel void const_table(__global float *a) {
   int t = __builtin_amdgcn_workitem_id_x();
-  a[t] = a[t] * coeffs[t & 7] + (float)counter_g;
+  a[t] = a[t] * coeffs[t & 7] + (float)counter_g + (float)*ptr_g;
   counter_g = t;
 }
 """,

@@ -96,7 +96,8 @@ BAD = [
     ("\t.end_amdhsa_kernel\n", "without a matching start"),
     ("\t.rodata\n\t.amdhsa_kernel k\n\t\t.amdhsa_next_free_vgpr 1\n\t\t.amdhsa_next_free_sgpr 1\n"
      "\t\t.amdhsa_accum_offset 4\n\t.end_amdhsa_kernel\n", "no label 'k:'"),
-    ("\t.text\nk:\n\ts_endpgm\n\t.rodata\n\t.long k\n", "needs a dynamic relocation"),
+    ("\t.text\nk:\n\ts_endpgm\n\t.rodata\n\t.quad k\n", "needs a dynamic relocation"),
+    ("\t.text\nk:\n\ts_endpgm\n\t.data\n\t.long k\n", "needs a dynamic relocation"),
     ("\t.amdhsa_code_object_version 3\n", "unsupported code object version 3"),
     ("\t.text\n\tv_bogus_op v0, v1\n", "<t>:2:2: error: unknown instruction 'v_bogus_op'"),
 ]

@@ -23,12 +23,13 @@ def _same_objects(ours, ref, name):
         assert ours.kernels[k].descriptor.to_bytes() == ref.kernels[k].descriptor.to_bytes(), (name, k)
         assert ours.kernels[k].code == ref.kernels[k].code
     assert ours.metadata == ref.metadata
-    for sec in (".note", ".dynsym", ".dynstr", ".rodata", ".text", ".dynamic", ".data"):
+    assert ours.relocations == ref.relocations
+    for sec in (".note", ".dynsym", ".dynstr", ".rela.dyn", ".rodata", ".text", ".dynamic", ".data"):
         if sec not in ref.sections:
             continue
         a, b = ours.sections[sec], ref.sections[sec]
         assert a[0] == b[0], (name, sec)  # ld.lld's addresses
-        if sec in (".rodata", ".data"):
+        if sec in (".rodata", ".data", ".rela.dyn", ".dynamic"):
             assert ours.data[a[1]:a[1] + a[2]] == ref.data[b[1]:b[1] + b[2]], (name, sec)
     for sname, s in ref.symbols.items():
         if s.binding != "LOCAL":

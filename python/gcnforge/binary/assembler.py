@@ -16,7 +16,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from gcnforge.binary.elf_writer import InputSection, InputSymbol, KernelRecord, link, section_addresses
+from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, KernelRecord, link, section_addresses
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
 from gcnforge.binary.metadata import parse_metadata_yaml
@@ -328,9 +328,11 @@ class Assembler:
         # Final addresses first (they depend only on sizes and names), so instructions can refer
         # to labels in other output sections (sym@rel32@lo of a .rodata table from .text), which
         # ld.lld resolves from relocations.
+        values, relocs = self._data_values()
         placeholders = [InputSection(n, bytes(size), align, flags, nobits)
                         for n, (size, align, flags, nobits) in self._output_shapes().items()]
-        addrs = section_addresses(self.target, self.cov, placeholders, symbols, kernel_records, self.metadata)
+        addrs = section_addresses(self.target, self.cov, placeholders, symbols, kernel_records, self.metadata,
+                                  len(relocs))
         datas: dict[str, bytearray] = {}
         for sec in self.sections.values():
             out_name, base = self._placement.get(sec.name, (sec.name, 0))
@@ -364,10 +366,7 @@ class Assembler:
                     buf[off:off + len(enc)] = enc
                 elif kind == "data":
                     size, node = payload
-                    v = self.evaluate(node, loc)
-                    if isinstance(v, Reloc):
-                        raise Diagnostic("the address of a label in data needs a dynamic relocation, which the built-in "
-                                         "linker does not support (use a label difference)", loc)
+                    v = values[(sec.name, off)]
                     if not -(1 << (8 * size - 1)) <= v < 1 << (8 * size):
                         raise Diagnostic(f"value {v} does not fit in {size} bytes", loc)
                     buf[off:off + size] = (v & ((1 << 8 * size) - 1)).to_bytes(size, "little")
@@ -394,7 +393,28 @@ class Assembler:
             datas[sec.name][off:off + 64] = kd.to_bytes()
 
         sections = self._merge_sections(datas)
-        return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata)
+        return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata, relocs)
+
+    def _data_values(self) -> tuple[dict[tuple[str, int], int], list[DataReloc]]:
+        """Values of the data directives; a label address in a 64-bit slot of a writable section
+        becomes an R_AMDGPU_RELATIVE64 dynamic relocation (slot 0, addend = address), as ld.lld
+        -shared makes it. Anywhere else it is an error (ld.lld: text relocation / -fPIC)."""
+        values: dict[tuple[str, int], int] = {}
+        relocs: list[DataReloc] = []
+        for sec in self.sections.values():
+            for off, kind, payload, loc in sec.items:
+                if kind != "data":
+                    continue
+                size, node = payload
+                v = self.evaluate(node, loc)
+                if isinstance(v, Reloc):
+                    if size != 8 or "w" not in sec.flags or "a" not in sec.flags:
+                        raise Diagnostic("the address of a label is only allowed in a .quad in a writable allocated "
+                                         "section (it needs a dynamic relocation); use a label difference", loc)
+                    relocs.append(DataReloc(*self._place(sec.name, off), *self._place(v.section, v.offset)))
+                    v = 0
+                values[(sec.name, off)] = v
+        return values, relocs
 
     def _output_shapes(self) -> dict[str, tuple[int, int, str, bool]]:
         """Output section -> (size, alignment, flags, nobits), from the placement."""

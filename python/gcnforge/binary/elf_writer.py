@@ -25,7 +25,7 @@ from gcnforge.binary.target_id import ABI_VERSION_BY_COV, ELFOSABI_AMDGPU_HSA, E
 from gcnforge.diagnostics import Diagnostic
 
 PAGE = 0x1000
-SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "HASH": 5, "DYNAMIC": 6, "NOTE": 7, "NOBITS": 8,
+SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "HASH": 5, "DYNAMIC": 6, "NOTE": 7, "NOBITS": 8,
        "DYNSYM": 11, "GNU_HASH": 0x6FFFFFF6}
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 1, 2, 4
 STT = {"NOTYPE": 0, "OBJECT": 1, "FUNC": 2, "SECTION": 3}
@@ -62,6 +62,20 @@ class KernelRecord:
     name: str  # kernel symbol; the descriptor symbol is name + ".kd"
     kd_section: str
     kd_offset: int
+
+
+@dataclass(frozen=True)
+class DataReloc:
+    """A 64-bit slot holding a label's address: becomes R_AMDGPU_RELATIVE64 in .rela.dyn."""
+
+    section: str  # output section of the slot (writable)
+    offset: int
+    target_section: str
+    target_offset: int
+
+
+R_AMDGPU_RELATIVE64 = 13
+DT_RELA, DT_RELASZ, DT_RELAENT, DT_RELACOUNT = 7, 8, 9, 0x6FFFFFF9
 
 
 @dataclass
@@ -118,14 +132,17 @@ def _align(x: int, a: int) -> int:
 
 
 def section_addresses(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
-                      kernels: list[KernelRecord], metadata: dict | None) -> dict[str, int]:
+                      kernels: list[KernelRecord], metadata: dict | None, n_relocs: int = 0) -> dict[str, int]:
     """The virtual address ``link`` will give each section (only sizes, alignments, flags, symbol
-    names and the metadata matter), so code can be encoded with final addresses first."""
-    return link(target, cov, sections, symbols, kernels, metadata, _layout_only=True)  # type: ignore[return-value]
+    names, the metadata and the number of data relocations matter), so code can be encoded
+    with final addresses first."""
+    dummy = [DataReloc("", 0, "", 0)] * n_relocs
+    return link(target, cov, sections, symbols, kernels, metadata, dummy, _layout_only=True)  # type: ignore[return-value]
 
 
 def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
-         kernels: list[KernelRecord], metadata: dict | None, _layout_only: bool = False) -> bytes:
+         kernels: list[KernelRecord], metadata: dict | None, relocs: list[DataReloc] = (),
+         _layout_only: bool = False) -> bytes:
     """Lay out, resolve descriptor entry offsets and write the ELF image."""
     if cov not in ABI_VERSION_BY_COV:
         raise Diagnostic(f"unsupported code object version {cov} (gcnforge writes 4, 5 and 6)")
@@ -169,6 +186,10 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     hash_out = _Out(".hash", SHT["HASH"], SHF_ALLOC, b"", 4, entsize=4, link=".dynsym", size=4 * (2 + 2 * nsyms))
     dynstr_out = _Out(".dynstr", SHT["STRTAB"], SHF_ALLOC, bytes(dynstr.data), 1)
     outs += [dynsym_out, gnuhash_out, hash_out, dynstr_out]
+    rela_out = None
+    if relocs:  # ld.lld: .rela.dyn right after .dynstr, RELATIVE relocations only
+        rela_out = _Out(".rela.dyn", SHT["RELA"], SHF_ALLOC, b"", 8, entsize=24, link=".dynsym", size=24 * len(relocs))
+        outs.append(rela_out)
     sec_out: dict[str, _Out] = {}
     for s in r_secs:
         sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC, s.data, s.align)
@@ -177,7 +198,7 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     for s in x_secs:
         sec_out[s.name] = _Out(s.name, SHT["PROGBITS"], SHF_ALLOC | SHF_EXECINSTR, s.data, s.align)
         outs.append(sec_out[s.name])
-    dyn_entries = 7
+    dyn_entries = 7 + 4 * bool(relocs)
     dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16, link=".dynstr",
                        size=16 * dyn_entries)
     first_relro = len(outs)
@@ -260,7 +281,14 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
         sysv_c[i] = sysv_b[b]
         sysv_b[b] = i
     hash_out.data = struct.pack(f"<II{nsyms}I{nsyms}I", nsyms, nsyms, *sysv_b, *sysv_c)
-    dynamic_out.data = struct.pack(
+    rela_dyn = b""
+    if rela_out is not None:
+        rela_dyn = struct.pack("<8Q", DT_RELA, rela_out.addr, DT_RELASZ, rela_out.size, DT_RELAENT, 24,
+                               DT_RELACOUNT, len(relocs))
+        rela_out.data = b"".join(
+            struct.pack("<QQq", sec_out[r.section].addr + r.offset, R_AMDGPU_RELATIVE64,
+                        sec_out[r.target_section].addr + r.target_offset) for r in relocs)
+    dynamic_out.data = rela_dyn + struct.pack(
         "<14Q", DT_SYMTAB, dynsym_out.addr, DT_SYMENT, 24, DT_STRTAB, dynstr_out.addr, DT_STRSZ, dynstr_out.size,
         DT_GNU_HASH, gnuhash_out.addr, DT_HASH, hash_out.addr, DT_NULL, 0)
 

@@ -53,6 +53,9 @@ class CodeObject:
     e_flags: int = 0
     code_object_version: int = 0  # 4, 5 or 6 (from EI_ABIVERSION); 0 if unknown
     sections: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name -> (addr, offset, size)
+    # Dynamic relocations (.rela.dyn): (r_offset, type, addend); a loader at base B writes
+    # B + addend to B + r_offset for R_AMDGPU_RELATIVE64 (13), the only kind ld.lld emits here.
+    relocations: tuple[tuple[int, int, int], ...] = ()
 
     def kernel(self, name: str) -> KernelInfo:
         from gcnforge.diagnostics import Diagnostic

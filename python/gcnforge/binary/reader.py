@@ -104,10 +104,18 @@ def _read(data: bytes, where: str) -> CodeObject:
             pass  # keep the e_flags view; the metadata string is informative only
 
     kernels = _kernels(symbols, metadata, by_index, data, text, text_addr, where)
+    relocations = []
+    for sec in by_index:
+        if sec["sh_type"] == "SHT_RELA" and sec["sh_flags"] & 0x2:
+            blob = _section_bytes(sec, data, where)
+            for pos in range(0, len(blob) - len(blob) % 24, 24):
+                r_offset, r_info, addend = struct.unpack_from("<QQq", blob, pos)
+                relocations.append((r_offset, r_info & 0xFFFFFFFF, addend))
     cov = COV_BY_ABI_VERSION.get(abiversion, 0) if osabi == 64 else 0
     return CodeObject(
         target=str(target), kernels=kernels, text=text, text_address=text_addr, symbols=symbols,
         metadata=metadata, data=data, e_flags=e_flags, code_object_version=cov, sections=sections,
+        relocations=tuple(relocations),
     )
 
 
