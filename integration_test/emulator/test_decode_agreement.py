@@ -1,11 +1,13 @@
 """The emulator decodes through gcnforge.asm; every instruction of every code object the
-emulator suite runs must decode to exactly the text LLVM 22's llvm-objdump prints."""
+emulator suites run (clang-compiled and hand-written) must decode to exactly the text
+LLVM 22's llvm-objdump prints."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -31,15 +33,28 @@ def objdump_texts(tool: str, code: bytes) -> dict[int, str]:
     return texts
 
 
+ASM = Path(__file__).parents[2] / "tests" / "emulator"
+
+
 def sources():
     srcs = [p.name for p in sorted(KERNELS.glob("*.cl"))]
-    return srcs + ["mfma", "gemm"]
+    return srcs + ["mfma", "gemm", "broken_kernels.s", "semantics_kernels.s"]
+
+
+def assemble(tools, name: str) -> bytes:
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run([tools["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj",
+                        str(ASM / name), "-o", f"{d}/k.o"], check=True)
+        subprocess.run([tools["ld.lld"], "-shared", f"{d}/k.o", "-o", f"{d}/k.so"], check=True)
+        return Path(f"{d}/k.so").read_bytes()
 
 
 @pytest.mark.parametrize("src", sources())
 def test_decoder_agrees_with_llvm(src):
-    tools = require_llvm("clang", "ld.lld", "llvm-objdump")
-    if src == "mfma":
+    tools = require_llvm("clang", "ld.lld", "llvm-objdump", "llvm-mc")
+    if src.endswith(".s"):
+        code = assemble(tools, src)
+    elif src == "mfma":
         import test_mfma
 
         code = build_cl(test_mfma._source(), tools)

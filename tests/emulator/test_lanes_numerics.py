@@ -67,3 +67,11 @@ def test_fp8_rounding_and_overflow():
     assert f32_to_fp8(np.array([1e9], np.float32), False, False)[0] == 0x80  # overflow -> NaN
     assert f32_to_fp8(np.array([1e9], np.float32), False, True)[0] == 0x7F  # clamp -> max
     assert f32_to_fp8(np.array([-0.0], np.float32), False, False)[0] == 0  # no negative zero
+
+
+def test_sat_pk_u8_i16():
+    from gcnforge.emulator.ops_valu import _sat_pk_u8_i16
+
+    a = np.array([(0xFF80 << 16) | 0x0120, (0x0005 << 16) | 0x0042], np.uint32)
+    # halves (-128, 288) -> (0, 255); (5, 66) -> (5, 66): low byte from the low half
+    assert _sat_pk_u8_i16(a).tolist() == [0x00FF, 0x0542]

@@ -375,6 +375,19 @@ HANDLERS["v_cvt_pknorm_u16_f32"] = vop("u32", ("f32", "f32"), lambda a, b: _pack
 HANDLERS["v_cvt_pk_u16_u32"] = vop("u32", ("u32", "u32"), lambda a, b: _pack2(np.minimum(a, 65535), np.minimum(b, 65535)))
 HANDLERS["v_cvt_pk_i16_i32"] = vop("u32", ("i32", "i32"), lambda a, b: _pack2(
     np.clip(a, -32768, 32767).astype(np.int16).view(np.uint16), np.clip(b, -32768, 32767).astype(np.int16).view(np.uint16)))
+HANDLERS["v_cvt_pknorm_i16_f16"] = vop("u32", ("f16", "f16"), lambda a, b: _pack2(
+    np.rint(np.clip(a.astype(F32), -1, 1) * 32767).astype(np.int16).view(np.uint16),
+    np.rint(np.clip(b.astype(F32), -1, 1) * 32767).astype(np.int16).view(np.uint16)))
+HANDLERS["v_cvt_pknorm_u16_f16"] = vop("u32", ("f16", "f16"), lambda a, b: _pack2(
+    np.rint(np.clip(a.astype(F32), 0, 1) * 65535), np.rint(np.clip(b.astype(F32), 0, 1) * 65535)))
+# V_SAT_PK_U8_I16: both signed 16-bit halves saturated to unsigned bytes in the low 16 bits
+def _sat_pk_u8_i16(a):
+    lo = ((a.astype(np.int64) & 0xFFFF) ^ 0x8000) - 0x8000
+    hi = (((a.astype(np.int64) >> 16) & 0xFFFF) ^ 0x8000) - 0x8000
+    return (np.clip(lo, 0, 255) | (np.clip(hi, 0, 255) << 8)).astype(np.uint32)
+
+
+HANDLERS["v_sat_pk_u8_i16"] = vop("u32", ("u32",), _sat_pk_u8_i16)
 HANDLERS["v_pack_b32_f16"] = vop("u32", ("f16", "f16"), lambda a, b: _pack2(a.view(np.uint16), b.view(np.uint16)))
 
 
