@@ -119,6 +119,8 @@ def _drop_token_uses(v: SSAValue, producers: list[Operation], needs: dict[WaitOp
     order along every path from a producer (the fewest over the paths; zero if uncountable)."""
     for use in list(v.uses):
         w = use.operation
+        if isinstance(w, YieldOp):  # passed on to the next iteration: handled through its producers
+            continue
         if not isinstance(w, WaitOp):
             raise Diagnostic(f"amdgcn-lower-loops: a memory token crossing the loop is used by {w.name}, "
                              f"not amdgcn.wait", w.name)
@@ -249,9 +251,18 @@ def lower_loop(loop: LoopOp) -> None:
     y = body.last_op
     assert isinstance(y, YieldOp)
     yields = list(y.values)
-    def producer(t: SSAValue) -> list[Operation]:
+    arg_index = {a: k for k, a in enumerate(iter_args)}
+
+    def producer(t: SSAValue, seen: frozenset = frozenset()) -> list[Operation]:
+        """Memory ops whose token ``t`` may be; through iteration values passed on unchanged
+        (an older instance: waiting as for the newest one is the stronger wait)."""
         o = t.owner
-        return [o] if isinstance(o, InstOp) else []
+        if isinstance(o, InstOp):
+            return [o]
+        k = arg_index.get(t)
+        if k is None or k in seen:
+            return []
+        return producer(yields[k], seen | {k}) + producer(loop.inits[k], seen | {k})
 
     needs: dict[WaitOp, dict[str, int]] = {}
     for k, (arg, s) in enumerate(zip(iter_args, storages, strict=True)):
@@ -265,12 +276,12 @@ def lower_loop(loop: LoopOp) -> None:
         else:
             r.replace_all_uses_with(s)
     _emit_waits(needs)
-    for arg in reversed(body.args):
-        body.erase_arg(arg)
     # parallel copy of the yielded values into the storage
     yields = list(y.values)
     y.detach()
     y.erase()
+    for arg in reversed(body.args):
+        body.erase_arg(arg)
     anchor = AllocaOp(SGPRType.value(1))  # a marker at the end of the body
     body.add_op(anchor)
     pending: list[tuple[SSAValue, SSAValue]] = []
