@@ -129,6 +129,11 @@ KERNEL hazard_mfma
   v_add_f32_e32 v6, v0, v0
   s_endpgm
 
+// uses v20 with only 8 VGPRs allocated by the descriptor
+KERNEL vgpr_beyond_allocation
+  v_mov_b32_e32 v20, 0
+  s_endpgm
+
 // never ends
 KERNEL endless
 .Lspin:
@@ -178,4 +183,5 @@ KD hazard_dpp
 KD hazard_valu_sgpr_vmem
 KD hazard_mfma
 KD endless
+KD vgpr_beyond_allocation
 KD clean, 512

@@ -86,3 +86,29 @@ def test_continue_mode_collects_reports(code):
     assert [r.kind for r in st.reports] == ["oob"]
     st = launch(code, "lds_race", 128, sanitize_mode="continue")
     assert {r.kind for r in st.reports} == {"lds-race"}
+
+
+def test_vgpr_beyond_allocation_is_a_fault(code):
+    with pytest.raises(Exception) as e:
+        Device().run(code, "vgpr_beyond_allocation", b"\0" * 8, (1, 1, 1), (64, 1, 1))
+    assert "v20" in str(e.value) and "8 VGPRs" in str(e.value) and "pc=0x" in str(e.value)
+
+
+@pytest.mark.parametrize("grid,block,words", [((0, 1, 1), (64, 1, 1), "bad launch shape"),
+                                               ((1, 1, 1), (1025, 1, 1), "exceeds gfx942's 1024"),
+                                               ((1, 1, 1), (64, 1, 1), "not found")])
+def test_bad_launches_are_diagnostics(code, grid, block, words):
+    from gcnforge.diagnostics import Diagnostic
+
+    name = "nope" if words == "not found" else "clean"
+    with pytest.raises(Diagnostic) as e:
+        Device().run(code, name, b"\0" * 8, grid, block)
+    assert words in str(e.value)
+
+
+def test_lds_over_64k_is_a_diagnostic(code):
+    from gcnforge.diagnostics import Diagnostic
+
+    with pytest.raises(Diagnostic) as e:
+        Device().run(code, "clean", b"\0" * 8, (1, 1, 1), (128, 1, 1), dynamic_lds=65536)
+    assert "LDS" in str(e.value)
