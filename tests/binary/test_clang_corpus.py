@@ -90,3 +90,65 @@ def test_roundtrip_clang_object(name, clang_objects):
         assert again.kernels[k].descriptor.to_bytes() == info.descriptor.to_bytes(), k
     assert again.metadata == co.metadata
     assert again.text_address == co.text_address
+
+
+ROUNDTRIP_DATA = """
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+	.text
+	.globl	k
+	.protected k
+	.p2align	8
+	.type	k,@function
+k:
+	s_load_dwordx2 s[0:1], s[4:5], 0x0
+	s_cbranch_scc0 .Lout
+	s_waitcnt lgkmcnt(0)
+.Lout:
+	s_endpgm
+.Lk_end:
+	.size	k, .Lk_end-k
+	.section .rodata,"a",@progbits
+	.p2align 4
+	.globl table
+	.protected table
+	.type table,@object
+table:
+	.long 1, 2, 3, 0xdeadbeef
+	.size table, 16
+	.p2align 6
+	.amdhsa_kernel k
+		.amdhsa_next_free_vgpr 3
+		.amdhsa_next_free_sgpr 9
+		.amdhsa_accum_offset 4
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_kernarg_size 8
+	.end_amdhsa_kernel
+	.section .data,"aw",@progbits
+	.p2align 3
+	.globl ptrs
+	.type ptrs,@object
+ptrs:
+	.quad table
+	.quad .Lanon
+.Lanon:
+	.long 42
+	.size ptrs, 20
+	.section .bss,"aw",@nobits
+	.p2align 2
+	.zero 40
+"""
+
+
+def test_roundtrip_data_sections_and_relocations():
+    """llvm-mc + ld.lld object with .rodata/.data/.bss data and RELATIVE64 pointers -> asm -> built-in: same."""
+    require_llvm("llvm-mc", "ld.lld")
+    co = read_code_object(assemble(ROUNDTRIP_DATA, toolchain="llvm"))
+    assert len(co.relocations) == 2
+    again = read_code_object(assemble(code_object_to_asm(co)))
+    assert again.text == co.text and again.relocations == co.relocations
+    for sec in (".rodata", ".data", ".bss", ".text", ".dynamic", ".rela.dyn"):
+        a, b = again.sections[sec], co.sections[sec]
+        assert a[0] == b[0] and a[2] == b[2], sec
+        if sec != ".bss":
+            assert again.data[a[1]:a[1] + a[2]] == co.data[b[1]:b[1] + b[2]], sec
+    assert again.kernels["k"].descriptor == co.kernels["k"].descriptor

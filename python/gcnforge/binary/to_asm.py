@@ -1,20 +1,42 @@
-"""A ``CodeObject`` back to assembly text that reassembles to the same ``.text`` and descriptors.
+"""A ``CodeObject`` back to assembly text that reassembles to the same code object contents.
 
-Used for the read -> disassemble -> reassemble round trip and by ``gcnforge dis --reassemblable``
-style output: the target and code object version directives, every function symbol of
-``.text`` with its binding, visibility, type and size, the whole ``.text`` disassembled
-linearly (branch targets get ``.L<addr>`` labels; bytes the decoder cannot read stay
-``.long`` words, so the bytes survive either way), one ``.amdhsa_kernel`` block per kernel
-in descriptor order, and the metadata YAML.
+Used for the read -> disassemble -> reassemble round trip: the target and code object
+version directives; every function symbol of ``.text`` with its binding, visibility, type
+and size; the whole ``.text`` disassembled linearly (branch targets get ``.L<addr>``
+labels; bytes the decoder cannot read stay ``.long`` words, so the bytes survive either
+way); the data sections (``.rodata``, ``.data``, ``.bss``) byte for byte with their object
+symbols, kernel descriptors as ``.amdhsa_kernel`` blocks and relocated pointer slots as
+``.quad <symbol>``; and the metadata YAML.
 """
 
 from __future__ import annotations
 
-from gcnforge.binary.descriptor import format_directives
+import io
+
+from elftools.elf.elffile import ELFFile
+
+from gcnforge.binary.descriptor import DESCRIPTOR_SIZE, format_directives
 from gcnforge.binary.metadata import format_metadata_yaml
-from gcnforge.binary.model import CodeObject
+from gcnforge.binary.model import CodeObject, Symbol
 from gcnforge.binary.target_id import parse_target_id
 from gcnforge.diagnostics import Diagnostic
+
+# Sections the linker makes; everything else allocated is reproduced from its bytes.
+LINKER_SECTIONS = {".note", ".dynsym", ".gnu.hash", ".hash", ".dynstr", ".rela.dyn", ".dynamic", ".relro_padding",
+                   ".text"}
+R_AMDGPU_RELATIVE64 = 13
+
+
+def _attrs(s: Symbol, kind: str) -> list[str]:
+    out = []
+    if s.binding == "GLOBAL":
+        out.append(f"\t.globl {s.name}")
+    elif s.binding == "WEAK":
+        out.append(f"\t.weak {s.name}")
+    if s.visibility in ("PROTECTED", "HIDDEN", "INTERNAL"):
+        out.append(f"\t.{s.visibility.lower()} {s.name}")
+    out.append(f"\t.type {s.name},@{kind}")
+    return out
 
 
 def code_object_to_asm(co: CodeObject, text_align_log2: int = 8) -> str:
@@ -47,13 +69,7 @@ def code_object_to_asm(co: CodeObject, text_align_log2: int = 8) -> str:
         out.append(f"\t.amdhsa_code_object_version {co.code_object_version}")
     out += ["\t.text", f"\t.p2align {text_align_log2}"]
     for s in funcs:
-        if s.binding == "GLOBAL":
-            out.append(f"\t.globl {s.name}")
-        elif s.binding == "WEAK":
-            out.append(f"\t.weak {s.name}")
-        if s.visibility in ("PROTECTED", "HIDDEN", "INTERNAL"):
-            out.append(f"\t.{s.visibility.lower()} {s.name}")
-        out.append(f"\t.type {s.name},@function")
+        out += _attrs(s, "function")
 
     def emit_labels(pc: int) -> None:
         for name in ends.get(pc, []):
@@ -75,17 +91,68 @@ def code_object_to_asm(co: CodeObject, text_align_log2: int = 8) -> str:
     for s in funcs:
         out.append(f"\t.size {s.name}, .Lend_{s.name}-{s.name}")
 
-    kernels = sorted(co.kernels.values(), key=lambda k: k.descriptor_address)
-    if kernels:
-        out += ["\t.rodata", "\t.p2align 6"]
-        prev = None
-        for k in kernels:
-            if prev is not None and k.descriptor_address != prev + 64:
-                raise Diagnostic("kernel descriptors are not contiguous in .rodata; cannot reproduce the layout")
-            prev = k.descriptor_address
-            out += ["\t" + line for line in format_directives(k.name, k.descriptor, tid.gfx90a_family).splitlines()]
+    out += _data_sections(co, tid.gfx90a_family)
     if co.metadata:
         out.append("\t.amdgpu_metadata")
         out.append(format_metadata_yaml(co.metadata).rstrip("\n"))
         out.append("\t.end_amdgpu_metadata")
     return "\n".join(out) + "\n"
+
+
+def _data_sections(co: CodeObject, gfx90a: bool) -> list[str]:
+    elf = ELFFile(io.BytesIO(co.data))
+    secs = [s for s in elf.iter_sections() if s["sh_flags"] & 0x2 and s.name not in LINKER_SECTIONS]
+    kds = {k.descriptor_address: k for k in co.kernels.values()}
+    relocs = {off: addend for off, rtype, addend in co.relocations if rtype == R_AMDGPU_RELATIVE64}
+    objects = {}
+    for s in co.symbols.values():
+        if s.section not in (None, "ABS", ".text") and not s.name.endswith(".kd"):
+            objects.setdefault(s.value, []).append(s)
+    # Pointer targets without a symbol get a local label.
+    extra_labels = {a: f".Ldata_{a:x}" for a in relocs.values() if a not in objects}
+    out: list[str] = []
+    for sec in secs:
+        start, size = sec["sh_addr"], sec["sh_size"]
+        nobits = sec["sh_type"] == "SHT_NOBITS"
+        flags = "aw" if sec["sh_flags"] & 0x1 else "a"
+        kind = "@nobits" if nobits else "@progbits"
+        out += [f'\t.section {sec.name},"{flags}",{kind}', f"\t.p2align {max(0, sec['sh_addralign'].bit_length() - 1)}"]
+        data = b"" if nobits else sec.data()
+        pos = 0
+        pending = bytearray()
+
+        def flush() -> None:
+            if pending:
+                if nobits:
+                    out.append(f"\t.zero {len(pending)}")
+                else:
+                    for i in range(0, len(pending), 16):
+                        out.append("\t.byte " + ", ".join(str(b) for b in pending[i:i + 16]))
+                pending.clear()
+
+        while pos < size:
+            addr = start + pos
+            marks = objects.get(addr, [])
+            if marks or addr in extra_labels or addr in kds or addr in relocs:
+                flush()
+            for s in marks:
+                out += _attrs(s, "object")
+                out.append(f"{s.name}:")
+                out.append(f"\t.size {s.name}, {s.size}")
+            if addr in extra_labels:
+                out.append(f"{extra_labels[addr]}:")
+            if addr in kds:
+                k = kds[addr]
+                out += ["\t" + line for line in format_directives(k.name, k.descriptor, gfx90a).splitlines()]
+                pos += DESCRIPTOR_SIZE
+                continue
+            if addr in relocs:
+                target = relocs[addr]
+                name = objects[target][0].name if target in objects else extra_labels[target]
+                out.append(f"\t.quad {name}")
+                pos += 8
+                continue
+            pending.append(data[pos] if not nobits else 0)
+            pos += 1
+        flush()
+    return out
