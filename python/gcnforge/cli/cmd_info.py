@@ -63,6 +63,8 @@ def run(args) -> int:
                    f"compute_pgm_rsrc3 0x{kd.compute_pgm_rsrc3:08x}  kernel_code_properties 0x{kd.kernel_code_properties:04x}")
         for problem in kd.problems():
             out.append(f"  warning: {problem}")
+        if k.entry % 256:  # the hardware fetches kernels from 256-byte aligned entry points
+            out.append(f"  warning: kernel entry 0x{k.entry:x} is not 256-byte aligned")
         out.extend("  " + line for line in format_directives(name, kd, gfx90a, reassemble=False).splitlines())
     if args.metadata:
         if not co.metadata:
