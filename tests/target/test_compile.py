@@ -86,17 +86,30 @@ def test_cli_compile_and_select_kernel(tmp_path):
     assert r.returncode == 1 and "no kernel named nope" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem != "authoring_vector_add"],
-                         ids=lambda p: p.stem)
-def test_registers_used_equal_the_lower_bound(path):
-    """Quality: on these kernels the allocation uses exactly as many registers of each file
-    as are ever live at once. (vector_add is the exception tested above: its workgroup id is
-    preloaded in s2, so the even-aligned pointer pairs start at s4 and s3 stays unused.)"""
+# Kernels where the allocation exceeds the lower bound, and why (checked to stay within the
+# slack): an even-aligned pair or 4-aligned buffer descriptor (V#) next to a register pinned
+# by the ABI (v0 work-item id, s2 work-group id) leaves a hole the bound does not count.
+ABOVE_BOUND = {
+    "vector_add": {"s": 1},  # s2 (work-group id) pinned: pointer pairs start at s4, s3 unused
+    "vector_add_global": {"s": 1},  # same
+    "layer_norm_f32": {"v": 1, "s": 2},  # v0 pinned before VGPR pairs; V# quads after s2
+    "rms_norm_f32": {"v": 1, "s": 2},
+    "row_softmax_f32": {"v": 1, "s": 4},  # V# quads 4-aligned around s2 and the copied words
+}
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_registers_used_against_the_lower_bound(path):
+    """Quality: registers used == the most registers ever live at once (the lower bound),
+    except where ABOVE_BOUND explains the difference."""
     from gcnforge.dialect.structure_ops import KernelOp
 
     mod = load(path)
     pl.run(mod, pl.parse(pl.DEFAULT))
     for k in (op for op in mod.walk() if isinstance(op, KernelOp)):
+        name = k.sym_name.data
         used = {n: a.value.data for n, a in k.attributes["regalloc"].data.items()}
         bound = {n: a.value.data for n, a in k.attributes["regalloc_bound"].data.items()}
-        assert used == bound, k.sym_name.data
+        slack = ABOVE_BOUND.get(name, {})
+        for f in "vas":
+            assert bound[f] <= used[f] <= bound[f] + slack.get(f, 0), (name, f, used, bound)

@@ -80,7 +80,34 @@ def reg_text(v: SSAValue) -> str:
     raise Diagnostic(f"not a register: {t}", _where(v))
 
 
+# DPP_CTRL values (AMD Instinct MI300 ISA Reference Guide, "DPP_CTRL Enumeration"), spelled
+# as LLVM's assembler reads them.
+_DPP_NAMED = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
+              0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
+# VOP3 output modifier (omod field: 1 = *2, 2 = *4, 3 = /2), LLVM spelling.
+_OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
+
+
+def dpp_ctrl_text(v: int) -> str:
+    if 0 <= v <= 0xFF:
+        return "quad_perm:[" + ",".join(str((v >> (2 * i)) & 3) for i in range(4)) + "]"
+    for base, name in ((0x100, "row_shl"), (0x110, "row_shr"), (0x120, "row_ror")):
+        if base < v < base + 16:
+            return f"{name}:{v - base}"
+    if v in _DPP_NAMED:
+        return _DPP_NAMED[v]
+    raise Diagnostic(f"dpp_ctrl {v:#x} is not a DPP control gfx942 defines")
+
+
 def _mod_text(k: str, v: object) -> str:
+    if k == "dpp_ctrl" and isinstance(v, int):
+        return dpp_ctrl_text(v)
+    if k in ("row_mask", "bank_mask") and isinstance(v, int):
+        return f"{k}:{v:#x}"
+    if k == "bound_ctrl" and v is True:
+        return "bound_ctrl:1"
+    if k == "omod" and isinstance(v, int):
+        return _OMOD.get(v, "")
     if v is True:
         return k
     if isinstance(v, list):
@@ -137,5 +164,7 @@ def inst_text(op: InstOp, label_of=None) -> str:
     for k, v in mods.items():
         if v is False or v is None:
             continue
-        line += " " + _mod_text(k, v)
+        t = _mod_text(k, v)
+        if t:
+            line += " " + t
     return line

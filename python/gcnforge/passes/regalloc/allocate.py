@@ -26,6 +26,7 @@ from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import FILES, Group, Program
 
 FILE_NAMES = {"v": "VGPR", "a": "AGPR", "s": "SGPR"}
+EXTRA_ORDERS = 6
 
 
 @dataclass
@@ -172,9 +173,49 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
                     g.loc or h.loc,
                     notes=(f"{h.name or 'the other value'} is defined here: {h.loc}",) if h.loc else (),
                 )
-    for g in groups:
-        if g.reg is not None:
+    # Greedy placement in first-definition order is optimal for single registers; with
+    # ranges and alignment it can fragment, so a second order (more-aligned, wider groups
+    # first, then by definition) is tried too and the one using fewer registers kept.
+    free = [g for g in groups if g.pin is None]
+    rank = {id(g): i for i, g in enumerate(free)}
+    orders = [free]
+    if any(g.width > 1 for g in free):
+        orders.append(sorted(free, key=lambda g: (-g.align, -g.width, rank[id(g)])))
+        if len(free) <= 2000:  # a few more orders where they are cheap (seeded: deterministic)
+            import random
+
+            rnd = random.Random(len(free))
+            orders.append(sorted(free, key=lambda g: (-g.width, -rank[id(g)])))
+            for _ in range(EXTRA_ORDERS):
+                keys = {id(g): rnd.random() for g in free}
+                orders.append(sorted(free, key=lambda g: (-g.align, keys[id(g)])))
+    best: tuple[int, dict[int, int]] | None = None
+    first_error: Diagnostic | None = None
+    for order in orders:
+        for g in free:
+            g.reg = None
+        try:
+            _greedy(program, inter, order, limits)
+        except Diagnostic as e:
+            first_error = first_error or e
             continue
+        cost = sum(max((g.reg + g.width for g in program.groups if g.file == f), default=0) for f in FILES)
+        if best is None or cost < best[0]:
+            best = (cost, {id(g): g.reg for g in free})
+    if best is None:
+        assert first_error is not None
+        raise first_error
+    for g in free:
+        g.reg = best[1][id(g)]
+    res = Allocation()
+    for f in FILES:
+        res.used[f] = max((g.reg + g.width for g in program.groups if g.file == f), default=0)
+        res.pressure[f] = inter.pressure[f]
+    return res
+
+
+def _greedy(program: Program, inter: Interference, order: list[Group], limits: dict[str, int]) -> None:
+    for g in order:
         limit = limits.get(g.file, 0)
         busy = sorted(
             (h.reg, h.reg + h.width) for h in inter.neighbours(g) if h.file == g.file and h.reg is not None
@@ -183,11 +224,6 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
         if b + g.width > limit:
             raise _exhausted(program, inter, g, limit)
         g.reg = b
-    res = Allocation()
-    for f in FILES:
-        res.used[f] = max((g.reg + g.width for g in program.groups if g.file == f), default=0)
-        res.pressure[f] = inter.pressure[f]
-    return res
 
 
 def _place(busy: list[tuple[int, int]], width: int, align: int, limit: int) -> int:

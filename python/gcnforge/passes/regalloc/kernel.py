@@ -54,15 +54,26 @@ def _coalesce(b: Binding) -> int:
             continue
         droot, doff, dw = d
         sroot, soff, sw = s
-        if droot is sroot or dw != sw or doff != 0 or droot.width != dw or droot.pin is not None:
+        if droot is sroot or dw != sw:
             continue
-        if droot.align > 1 and (soff % droot.align or sroot.align < droot.align):
+        if doff == 0 and droot.width == dw and droot.pin is None:
+            # the destination is a whole value: it moves into the source's registers
+            if droot.align > 1 and (soff % droot.align or sroot.align < droot.align):
+                continue
+            inner, outer, off = droot, sroot, soff
+        elif soff == 0 and sroot.width == sw and sroot.pin is None and erase:
+            # the destination is part of a range (a make_range part): the source moves
+            # into the range at that offset instead
+            if sroot.align > 1 and doff % sroot.align:
+                continue
+            inner, outer, off = sroot, droot, doff
+        else:
             continue
-        gi, hi = inter.index.get(id(droot.group)), inter.index.get(id(sroot.group))
+        gi, hi = inter.index.get(id(inner.group)), inter.index.get(id(outer.group))
         if gi is None or hi is None or hi in inter.adj[gi]:
             continue
-        # merge: the destination's node now lives inside the source's, at the source offset
-        droot.parent, droot.offset = sroot, soff
+        inner.parent, inner.offset = outer, off
+        outer.align = max(outer.align, inner.align)
         for n in inter.adj[gi]:
             inter.adj[n].add(hi)
             inter.adj[hi].add(n)
