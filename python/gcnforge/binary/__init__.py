@@ -1,9 +1,22 @@
 """Code objects: kernel descriptor, AMDGPU metadata, ELF read and write, linking.
 
 Public API (see /work/briefs/interfaces.md):
-    read_code_object(bytes | path) -> CodeObject
+    read_code_object(bytes | path, target="gfx942") -> CodeObject   (ELF, or a clang offload bundle)
     assemble(text, target="gfx942", toolchain="builtin" | "llvm", filename="<asm>") -> bytes
     CodeObject, KernelInfo, KernelDescriptor, Symbol
+
+Modules:
+    descriptor          the 64-byte kernel descriptor: words, named bit fields, .amdhsa_* text
+    kernel_directives   .amdhsa_kernel block -> descriptor (LLVM 22's rules and diagnostics)
+    expr                MC expressions (GNU precedence, AMDGPU max/or/alignto/extrasgprs/totalnumvgprs)
+    metadata            .amdgpu_metadata YAML <-> msgpack NT_AMDGPU_METADATA note
+    target_id           gfx942:sramecc+:xnack- <-> e_flags, ABI version per code object version
+    statements          assembly text -> labels / directives / instructions
+    assembler           whole-file two-pass assembler (instructions via gcnforge.asm)
+    elf_writer          ld.lld -shared layout: headers, dynsym/hash/dynamic, note, RELATIVE64 relocs
+    reader, bundle      code object (or HIP fat binary) -> CodeObject, Diagnostic on any damage
+    to_asm              CodeObject -> reassemblable text (round trip)
+    toolchain           builtin | llvm (llvm-mc + ld.lld) behind one call
 """
 
 from __future__ import annotations
