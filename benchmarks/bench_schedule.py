@@ -153,7 +153,7 @@ def bench_pipelined_loop(k_dim: int) -> None:
     from gcnforge.schedule.gemm import build
     from gcnforge.schedule.lower_loops import lower_loops
 
-    print(f"\nGEMM main loop as a loop (K = {k_dim}, two k steps per iteration), compiled, loop body in steady state:")
+    print(f"\nGEMM main loop as a real loop (K = {k_dim}), compiled, loop body in steady state:")
     try:
         from gcnforge.passes import pipeline as pl
         from gcnforge.perfmodel import analyze_asm
@@ -161,15 +161,18 @@ def bench_pipelined_loop(k_dim: int) -> None:
     except Exception as e:
         print(f"  (compile pipeline unavailable: {e})")
         return
-    for name, st in (("not pipelined", (0, 0, 0)), ("pipelined", (0, 1, 2))):
+    for name, st in (("not pipelined", (0, 0, 0)), ("pipelined", (0, 1, 2)), ("deeper", (0, 2, 3)),
+                     ("deeper", (0, 3, 4))):
         m = build(k_dim, 64, stages=st)
         schedule_loops(m.top)
         lower_loops(m.top)
         pl.run(m.top, pl.parse(pl.DEFAULT))
         loops = [r for r in analyze_asm(to_assembly(m.top)) if r.per_iteration is not None]
         for r in loops:
-            print(f"  {name:<13} stages {st}: {r.per_iteration:6g} cycles per iteration, "
-                  f"MFMA utilization {100 * r.mfma_utilization:5.1f}%, busiest pipe {r.busiest}")
+            steps = to_assembly(m.top).count("v_mfma") and r.busy["mfma"] // 32
+            print(f"  {name:<13} stages {st}: {r.per_iteration:6g} cycles per iteration ({steps} k steps), "
+                  f"{r.per_iteration / max(1, steps):6.1f} per k step, MFMA utilization "
+                  f"{100 * r.mfma_utilization:5.1f}%")
 
 
 def main() -> None:

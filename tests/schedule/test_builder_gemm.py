@@ -42,10 +42,11 @@ def test_contexts_record_schedules():
 
 def test_yield_count_is_checked():
     m = Module("t")
-    with pytest.raises(Diagnostic, match="1 iteration value"):
+    with pytest.raises(Diagnostic, match="1 iteration value") as e:
         with m.kernel("k", [], workgroup_size=(64, 1, 1)) as k:
             for L in sched_for(k, count=2, iter=[k.v_mov_b32(0)]):
                 pass
+    assert e.value.loc.file == __file__  # points at the author's line
 
 
 def _modeled(delays, k_dim=128):

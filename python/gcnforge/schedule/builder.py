@@ -46,7 +46,7 @@ class SchedLoop:
         self.k = k
         self.op = loop
         self.indices: tuple[Value, ...] = tuple(Value(a, k).named(f"i{n}") for n, a in enumerate(loop.index_args))
-        self.values: tuple[Value, ...] = tuple(k._wrap(a) for a in loop.iter_args)
+        self.values: tuple[Value, ...] = tuple(_wrap(k, a) for a in loop.iter_args)
         self.results: tuple[Value, ...] = ()
         self._yield: list | None = None
         self._sched = Sched()
@@ -88,10 +88,24 @@ class SchedLoop:
         self._yield = [unwrap(v) for v in values]
 
 
-def _user_loc():
-    from gcnforge.builder.kernel import user_location
+def _wrap(k, v):
+    """A builder handle for ``v`` (the kernel builder's own wrapping: Reg / Token / Value)."""
+    w = getattr(k, "_wrap", None)
+    return w(v) if w is not None else Value(v, k)
 
-    return user_location()
+
+def _user_loc():
+    """The author's line: the innermost frame outside the gcnforge package."""
+    import os
+    import sys
+
+    from gcnforge.diagnostics import SourceLoc
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f = sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(pkg):
+        f = f.f_back  # type: ignore[assignment]
+    return SourceLoc(f.f_code.co_filename, f.f_lineno) if f is not None else SourceLoc("<unknown>", 0)
 
 
 def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
@@ -120,7 +134,7 @@ def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | Non
         loop.verify_()  # the loop's own rules; its body ops were verified as they were built
     except VerifyException as e:
         raise Diagnostic(str(e), _user_loc()) from None
-    L.results = tuple(k._wrap(r) for r in loop.res)
+    L.results = tuple(_wrap(k, r) for r in loop.res)
 
 
 def body_ops(L: SchedLoop) -> list[Operation]:

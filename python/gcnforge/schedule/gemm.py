@@ -24,6 +24,8 @@ The ``bufs`` attributes tell the legality check which LDS buffer each op touches
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from gcnforge.builder import Arg, Module
@@ -77,10 +79,11 @@ def build(k_dim: int = 64, n_dim: int = 64, delays: tuple[int, int, int] = NAIVE
 
         nest = [] if stages else [steps]
         s_glob, s_lds, s_mfma = stages or (0, 0, 0)
-        # pipelined: two k steps per kernel iteration, so loaded tiles and the two LDS
-        # buffer addresses alternate between registers instead of being copied
-        for L in sched_for(k, count=steps, dims=nest, iter=[a_off0, b_off0, buf0, buf1, acc0],
-                           kernel_unroll=2 if stages else 1):
+        # pipelined: enough k steps per kernel iteration that loaded tiles (alive for
+        # s_lds - s_glob steps) and the two LDS buffer addresses rotate through registers
+        # instead of being copied at the back edge (modulo variable expansion)
+        ku = math.lcm(2, s_lds - s_glob + 1) if stages else 1
+        for L in sched_for(k, count=steps, dims=nest, iter=[a_off0, b_off0, buf0, buf1, acc0], kernel_unroll=ku):
             a_off, b_off, cur, nxt, acc = L.values
             with L.at(delay=d_glob), L.stage(s_glob):
                 av, ta = k.global_load_dwordx2(a_off, a)
