@@ -70,3 +70,77 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// Across a loop's back edge: the transcendental op at the end of the body feeds the first
+// op of the next iteration (1 wait state), and the branch itself counts as one instruction,
+// so the loop needs nothing; entering the loop from a block ending in the trans op would.
+// CHECK-LABEL: amdgcn.kernel @loop
+// CHECK: ^{{.*}}:
+// CHECK-NEXT: v_add_f32_e32
+// CHECK-NOT: s_nop
+// CHECK: v_exp_f32_e32
+// CHECK-NEXT: amdgcn.branch s_cbranch_scc1
+builtin.module {
+  amdgcn.module @m #amdgcn.target<gfx942> {
+    amdgcn.kernel @loop {
+      %v0 = amdgcn.alloca : !amdgcn.vgpr<0>
+      %v1 = amdgcn.alloca : !amdgcn.vgpr<1>
+      %v2 = amdgcn.alloca : !amdgcn.vgpr<2>
+      amdgcn.branch s_branch ^body
+    ^body:
+      %b = amdgcn.vop2 v_add_f32_e32 %v2, %v1, %v1 : !amdgcn.vgpr<2>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
+      %a = amdgcn.vop1 v_exp_f32_e32 %v1, %v0 : !amdgcn.vgpr<1>, !amdgcn.vgpr<0>
+      amdgcn.branch s_cbranch_scc1 ^body, ^exit
+    ^exit:
+      amdgcn.end
+    }
+  }
+}
+
+// -----
+
+// The same, with the trans op's consumer right after a fall-through into the next block.
+// CHECK-LABEL: amdgcn.kernel @fallthrough
+// CHECK: v_exp_f32_e32
+// CHECK-NEXT: amdgcn.branch s_cbranch_scc1
+// CHECK: ^{{.*}}:
+// CHECK-NEXT: v_add_f32_e32
+builtin.module {
+  amdgcn.module @m #amdgcn.target<gfx942> {
+    amdgcn.kernel @fallthrough {
+      %v0 = amdgcn.alloca : !amdgcn.vgpr<0>
+      %v1 = amdgcn.alloca : !amdgcn.vgpr<1>
+      %v2 = amdgcn.alloca : !amdgcn.vgpr<2>
+      %a = amdgcn.vop1 v_exp_f32_e32 %v1, %v0 : !amdgcn.vgpr<1>, !amdgcn.vgpr<0>
+      amdgcn.branch s_cbranch_scc1 ^next, ^next
+    ^next:
+      %b = amdgcn.vop2 v_add_f32_e32 %v2, %v1, %v1 : !amdgcn.vgpr<2>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
+      amdgcn.end
+    }
+  }
+}
+
+// -----
+
+// A hazard across a branch: VALU writes s4 at the end of one block, VMEM reads it at the
+// top of the target: 5 wait states, the branch provides 1 -> s_nop 3 in the target.
+// CHECK-LABEL: amdgcn.kernel @across
+// CHECK: ^{{.*}}:
+// CHECK-NEXT: amdgcn.sopp s_nop 3
+// CHECK-NEXT: global_load_dword
+builtin.module {
+  amdgcn.module @m #amdgcn.target<gfx942> {
+    amdgcn.kernel @across {
+      %v0 = amdgcn.alloca : !amdgcn.vgpr<0>
+      %v1 = amdgcn.alloca : !amdgcn.vgpr<1>
+      %s4 = amdgcn.alloca : !amdgcn.sgpr<[4 : 6]>
+      %p = amdgcn.vop3 v_cmp_eq_u32_e64 %s4, %v0, %v1 : !amdgcn.sgpr<[4 : 6]>, !amdgcn.vgpr<0>, !amdgcn.vgpr<1>
+      amdgcn.branch s_branch ^next
+    ^next:
+      %x, %t = amdgcn.global global_load_dword %v1, %v0, %p : !amdgcn.vgpr<1>, !amdgcn.vgpr<0>, !amdgcn.sgpr<[4 : 6]>
+      amdgcn.end
+    }
+  }
+}
