@@ -102,14 +102,16 @@ def test_gemm_runs_on_emulator(delays):
         assert "s_waitcnt vmcnt(4)" in text
 
 
-@pytest.mark.parametrize("k_dim", [128, 136])  # 16 and 17 k steps: even and odd remainders
-def test_gemm_software_pipelined_loop_runs_on_emulator(k_dim):
-    """Stages (0, 1, 2): prologue, a real loop (two k steps per iteration, no copies at the
-    back edge), epilogue; the next steps' loads stay in flight across the back edge."""
-    text = _run(build(k_dim, 64, stages=(0, 1, 2)), k_dim)
+@pytest.mark.parametrize("k_dim,stages", [(128, (0, 1, 2)), (136, (0, 1, 2)), (136, (0, 3, 4))])
+def test_gemm_software_pipelined_loop_runs_on_emulator(k_dim, stages):
+    """Stages: prologue, a real loop (kernel_unroll k steps per iteration so nothing is
+    copied at the back edge), epilogue; loads of later steps stay in flight across it.
+    16 / 17 k steps: even and odd remainders."""
+    text = _run(build(k_dim, 64, stages=stages), k_dim)
+    ku = {(0, 1, 2): 2, (0, 3, 4): 4}[stages]
     body = text[text.index(".LBB0_1:"):text.index("s_cbranch_scc1")]
-    assert body.count("v_mfma") == 2 and body.count("global_load_dwordx2") == 4
-    assert "vmcnt(2)" in body and "vmcnt(0)" not in body
+    assert body.count("v_mfma") == ku and body.count("global_load_dwordx2") == 2 * ku
+    assert "vmcnt(0)" not in body and re.search(r"vmcnt\([1-9]", body)
     assert "v_mov_b32" not in body and "v_lshlrev_b64" not in body  # written in place
-    assert re.search(rf"s_cmp_lt_u32 s\d+, {(k_dim // 8 - 2) // 2}\n", body)
-
+    trips = (k_dim // 8 - stages[2]) // ku
+    assert re.search(rf"s_cmp_lt_u32 s\d+, {trips}\n", body)
