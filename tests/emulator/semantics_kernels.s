@@ -170,6 +170,24 @@ KERNEL salu_misc
   global_store_dword v20, v4, s[4:5] offset:768
   s_endpgm
 
+// wave 1 spins on an LDS flag that wave 0 sets; the spinner sits at the lower PC
+KERNEL spin_wait
+  v_mov_b32_e32 v1, 0
+  v_cmp_gt_u32_e32 vcc, 64, v0
+  s_cbranch_vccnz .Lproducer
+.Lspin:
+  ds_read_b32 v2, v1
+  s_waitcnt lgkmcnt(0)
+  v_cmp_eq_u32_e32 vcc, 0, v2
+  s_cbranch_vccnz .Lspin
+  s_endpgm
+.Lproducer:
+  v_mov_b32_e32 v3, 1
+  s_nop 7
+  s_nop 7
+  ds_write_b32 v1, v3
+  s_endpgm
+
 KERNEL trap
   s_trap 2
   s_endpgm
@@ -200,4 +218,5 @@ KD lds_dma, 1024
   .amdhsa_accum_offset 32
 .end_amdhsa_kernel
 KD salu_misc
+KD spin_wait, 64
 KD trap

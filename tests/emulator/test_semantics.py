@@ -119,3 +119,8 @@ def test_trace_hook_sees_every_issue(code):
     assert len(events) == st.issues and sum(len(e.waves) for e in events) == st.wave_instructions
     assert events[0].text.startswith("s_load_dwordx2") and events[-1].text == "s_endpgm"
     assert set(events[0].workgroups) == {(0, 0, 0), (1, 0, 0)}
+
+
+def test_spin_wait_between_waves_progresses(code):
+    st = Device().run(code, "spin_wait", b"\0" * 8, (1, 1, 1), (128, 1, 1), max_instructions=100_000)
+    assert st.wave_instructions < 10_000

@@ -11,7 +11,10 @@ one bit per existing work-item (partial last wave).
 
 Scheduling: among waves that can run, those at the lowest PC execute the next
 instruction together (one NumPy operation over all of them). Lowest-PC-first keeps
-diverged waves re-converging at loop exits. ``lockstep=False`` runs one wave at a time
+diverged waves re-converging at loop exits; every 16th issue goes to the waves that waited
+longest instead, so spin-waits between waves of a batch make progress. Workgroups run in
+batches of about 256 waves, one batch after another: waiting on a workgroup of a later
+batch (inter-workgroup locks beyond the batch) does not progress and ends at the budget. ``lockstep=False`` runs one wave at a time
 instead (for the benchmark's comparison).
 """
 
@@ -93,6 +96,7 @@ class Executor(Machine):
         self.sanitizer = sanitizer
         self.counts: dict[str, int] = {}
         self.trace = None
+        self.last_run = np.zeros(nw, dtype=np.int64)
         self._setup(desc, kernarg_addr, dispatch_ptr, queue_ptr, nthreads)
         self.PC[:] = image.entry
 
@@ -194,8 +198,14 @@ class Executor(Machine):
                                             "that ended or wait elsewhere"), int(stuck[0]), None)
             idx = np.nonzero(runnable)[0]
             pcs = self.PC[idx]
-            pc = int(pcs.min())
-            w = idx[pcs == pc] if self.lockstep else idx[np.argmin(pcs)][None]
+            if self.issued % 16 == 15 and len(idx) > 1:
+                # fairness: now and then run the waves that waited longest, so a wave spinning
+                # at a low PC (a lock, a flag in LDS) cannot starve the wave it waits for
+                pc = int(self.PC[idx[np.argmin(self.last_run[idx])]])
+            else:
+                pc = int(pcs.min())
+            w = idx[pcs == pc] if self.lockstep else idx[pcs == pc][:1]
+            self.last_run[w] = self.issued
             ins = prog.get(pc)
             if ins is None:
                 raise self._error(WaveFault(f"pc 0x{pc:x} is not the start of an instruction of kernel "
