@@ -85,6 +85,21 @@ def item_from_decoded(d) -> Item | None:
     return it
 
 
+def _branch_targets(pc: int, d) -> set[int]:
+    """Byte addresses a branch may jump to: the decoder's target, else the SOPP simm16
+    (signed dwords relative to the next instruction, ISA guide 4.5)."""
+    if d.inst is None or d.inst.sem != "branch":
+        return set()
+    out = set()
+    for ov in d.operands:
+        if getattr(ov, "target", None) is not None:
+            out.add(ov.target)
+        elif ov.name == "simm16" and ov.value is not None:
+            v = ov.value - 0x10000 if ov.value >= 0x8000 else ov.value
+            out.add(pc + 4 + 4 * v)
+    return out
+
+
 def _split(decoded: Iterable[tuple[int, object]], targets: set[int] = frozenset()) -> list[tuple[list[Item], bool]]:
     """Basic blocks, each with whether it branches back to its own start (a loop body)."""
     blocks: list[tuple[list[Item], int, list]] = []
@@ -101,7 +116,7 @@ def _split(decoded: Iterable[tuple[int, object]], targets: set[int] = frozenset(
             continue
         cur.append(it)
         if it.sem == "branch" or it.base == "s_endpgm":
-            loop = any(getattr(ov, "target", None) == start for ov in d.operands)
+            loop = start in _branch_targets(pc, d)
             blocks.append((cur, start, [loop]))
             cur = []
     if cur:
@@ -168,7 +183,7 @@ def blocks_from_code_object(data) -> list[Block]:
     out: list[Block] = []
     for kname, k in co.kernels.items():
         dis = disassemble(k.code, 0)
-        targets = {ov.target for _, d in dis for ov in d.operands if getattr(ov, "target", None) is not None}
+        targets = {t for pc, d in dis for t in _branch_targets(pc, d)}
         for i, (b, loop) in enumerate(_split(dis, targets)):
             out.append(Block(f"{kname}#bb{i}", b, (lambda n, b=b: b) if loop else None))
     return out
