@@ -234,7 +234,7 @@ def _kernels(symbols, metadata, sections, data, text, text_addr, where) -> dict[
                 f"kernel '{name}': entry 0x{entry:x} (descriptor 0x{kd_sym.value:x} + kernel_code_entry_byte_offset "
                 f"{kd.kernel_code_entry_byte_offset}) is outside .text", where)
         fn = symbols.get(name)
-        size = fn.size if fn is not None and fn.value == entry else len(text) - code_offset
+        size = fn.size if fn is not None and fn.value == entry and fn.size else len(text) - code_offset
         code = text[code_offset:code_offset + size]
         meta = md_by_symbol.get(kd_name, {})
         kernels[name] = KernelInfo(name=name, descriptor=kd, metadata=meta, code_offset=code_offset,
