@@ -39,30 +39,22 @@ raises ``gcnforge.diagnostics.Diagnostic`` located at the user's Python line.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
     Float32Type,
-    Float64Type,
     FloatAttr,
     IntegerType,
     i32,
-    i64,
 )
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from gcnforge.diagnostics import Diagnostic, SourceLoc
-from gcnforge.dialect import isa_info
+from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import FloatModeAttr
-from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
     BlockIdOp,
@@ -90,35 +82,12 @@ from gcnforge.dialect.types import (
     SpecialRegType,
     WriteTokenType,
 )
-from gcnforge.isa import table
-from gcnforge.builder import modifiers
 from gcnforge.builder.values import Arg, Reg, Token, Value, unwrap
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# gfx940+ renamed the cache-policy bits (ISA guide 9.1.10): glc -> sc0, slc -> sc1.
-_MOD_ALIASES = {"glc": "sc0", "slc": "sc1"}
-_DPP_MODS = frozenset({"dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"})
-_SDWA_MODS = frozenset({"dst_sel", "dst_unused", "src0_sel", "src1_sel", "sext0", "sext1"})
-# Preference among encodings of one base name (compact first).
-_ENC_RANK = {"VOP1": 0, "VOP2": 0, "VOPC": 0, "VOP3A": 1, "VOP3B": 1, "VOP3P": 1, "VOP3P_MAI": 1}
-_FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "f64": Float64Type()}
+from gcnforge.builder.emit import InstructionEmitter, _const_name, _fail
 
 
-def user_location() -> SourceLoc:
-    """The innermost stack frame outside the gcnforge package: the author's line."""
-    f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
-        f = f.f_back  # type: ignore[assignment]
-    if f is None:
-        return SourceLoc("<unknown>", 0)
-    return SourceLoc(f.f_code.co_filename, f.f_lineno)
-
-
-def _fail(msg: str) -> Diagnostic:
-    return Diagnostic(msg, user_location())
-
-
-class Builder:
+class Builder(InstructionEmitter):
     """Inserts ops at the end of a current block; shared by kernels and functions."""
 
     def __init__(self, module: Module, region_op: Operation):
@@ -290,175 +259,6 @@ class Builder:
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
-
-    # -- instructions -----------------------------------------------------------------------
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if table.by_mnemonic(name) is None and not table.variants(name):
-            raise AttributeError(f"'{name}' is not an instruction of the gfx942 ISA table")
-
-        def emit(*operands, **mods):
-            return self.inst(name, *operands, **mods)
-
-        emit.__name__ = name
-        return emit
-
-    def inst(self, name: str, *operands, **mods):
-        """Build instruction ``name`` (exact mnemonic or base name); see the module doc."""
-        exact = table.by_mnemonic(name)
-        candidates = [exact] if exact is not None else sorted(
-            table.variants(name), key=lambda i: _ENC_RANK.get(i.encoding, 2)
-        )
-        if not candidates:
-            raise _fail(f"'{name}' is not an instruction of the gfx942 ISA table")
-        mods = {_MOD_ALIASES.get(k, k) if k not in self._all_mods(candidates) else k: v for k, v in mods.items()}
-        try:
-            if (ctrl := modifiers.dpp_ctrl(mods)) is not None:
-                mods["dpp_ctrl"] = ctrl
-                mods.setdefault("row_mask", 0xF)
-                mods.setdefault("bank_mask", 0xF)
-            if name == "s_waitcnt" and mods.keys() & modifiers.WAITCNT_MAX.keys():
-                operands = (*operands, modifiers.waitcnt(**{k: mods.pop(k) for k in list(mods) if k in modifiers.WAITCNT_MAX}))
-        except Diagnostic as d:
-            raise _fail(f"{name}: {d.message}") from None
-        errors = []
-        for inst in candidates:
-            if exact is None:
-                enc = inst.encoding
-                if enc.endswith("_DPP") != bool(_DPP_MODS & mods.keys()):
-                    continue
-                if enc.endswith("_SDWA") != bool(_SDWA_MODS & mods.keys() - {"src0_sel", "src1_sel"} or
-                                                 {"src0_sel", "src1_sel"} & mods.keys()):
-                    continue
-            try:
-                return self._emit(inst.mnemonic, operands, dict(mods))
-            except _Mismatch as e:
-                errors.append(f"{inst.mnemonic}: {e}")
-        if len(errors) == 1:
-            raise _fail(errors[0])
-        raise _fail(f"no encoding of '{name}' accepts these operands:\n  " + "\n  ".join(errors or ["(none tried)"]))
-
-    @staticmethod
-    def _all_mods(cands) -> set[str]:
-        return {m for i in cands for m in i.modifiers}
-
-    def _operand_value(self, v, slot: isa_info.Slot | None) -> SSAValue:
-        v = unwrap(v)
-        if isinstance(v, SSAValue):
-            return v
-        if isinstance(v, bool):
-            raise _Mismatch(f"operand {slot.name if slot else ''}: a bool is not an operand")
-        if isinstance(v, int | float):
-            optype = slot.operand.optype if slot is not None else ""
-            if slot is not None and not (slot.const or slot.any_int):
-                raise _Mismatch(f"operand {slot.name} takes a register, not the constant {v}")
-            if isinstance(v, float):
-                t = _FLOAT_TYPES.get(optype[-3:] if optype[-3:] in _FLOAT_TYPES else "f32", Float32Type())
-                if optype in ("f16", "v2f16"):
-                    t = _FLOAT_TYPES["f16"]
-                elif optype == "f64":
-                    t = _FLOAT_TYPES["f64"]
-                return self.constant(v, t)
-            t = i64 if optype in ("i64", "b64", "u64") and not -(1 << 31) <= v < (1 << 32) else i32
-            try:
-                return self.constant(v, t)
-            except Diagnostic as d:
-                raise _Mismatch(d.message) from None
-        raise _Mismatch(f"cannot use {v!r} as an operand")
-
-    def _emit(self, mnemonic: str, operands: Sequence, mods: dict):
-        inf = isa_info.info(mnemonic)
-        assert inf is not None
-        if inf.family == "branch":
-            raise _Mismatch("branches are built with k.branch(mnemonic, target[, fallthrough])")
-        imm_names = {s.name for s in inf.imm_slots}
-        imm_kw = {k: mods.pop(k) for k in list(mods) if k in imm_names and k not in inf.inst.modifiers}
-        unknown = [k for k in mods if k not in inf.inst.modifiers]
-        if unknown:
-            raise _Mismatch(
-                f"unknown modifier(s) {', '.join(unknown)} (accepted: {', '.join(inf.inst.modifiers) or 'none'})"
-            )
-        ssa = inf.ssa_slots
-        uses = [s for s in ssa if not s.is_def or s.operand.role == "defuse"]
-        pos_imms = [s for s in inf.imm_slots if s.name not in imm_kw]
-        n = len(operands)
-        if n in (len(ssa) + len(pos_imms), len(ssa)) and (len(ssa) != len(uses) or n == len(ssa) + len(pos_imms)):
-            given_slots, fresh = list(ssa), False
-        elif n in (len(uses) + len(pos_imms), len(uses)):
-            given_slots, fresh = uses, True
-        else:
-            want = f"{len(uses)} source(s) ({', '.join(s.name for s in uses) or 'none'})"
-            if len(ssa) != len(uses):
-                want += f" or {len(ssa)} with destinations ({', '.join(s.name for s in ssa)})"
-            if pos_imms:
-                want += f", then immediate(s) {', '.join(s.name for s in pos_imms)}"
-            raise _Mismatch(f"expects {want}; got {n} operand(s)")
-        reg_ops, imm_ops = operands[: len(given_slots)], operands[len(given_slots):]
-        bound: dict[int, object] = {}
-        for s, v in zip(given_slots, reg_ops, strict=True):
-            bound[ssa.index(s)] = v
-        args: list[SSAValue] = []
-        offs: list[int] = []
-        for i, s in enumerate(ssa):
-            if i in bound:
-                v = bound[i]
-                if v is None or (isinstance(v, str) and v == "off"):
-                    if not s.may_be_off:
-                        raise _Mismatch(f"operand {s.name} cannot be off")
-                    offs.append(i)
-                    continue
-                args.append(self._operand_value(v, s))
-            else:  # fresh destination
-                args.append(self._fresh(s))
-        imms: list[int] = []
-        it = iter(imm_ops)
-        for s in inf.imm_slots:
-            if s.name in imm_kw:
-                v = imm_kw[s.name]
-            else:
-                v = next(it, 0)
-            if isinstance(v, float):
-                import struct
-
-                v = struct.unpack("<I", struct.pack("<f", v))[0]
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise _Mismatch(f"immediate {s.name} must be an integer, got {v!r}")
-            imms.append(v)
-        cls = FAMILY_OPS[inf.family]
-        op = cls(mnemonic, args, imms=imms, off=offs, mods=mods)
-        self.block.add_op(op)
-        try:
-            op.verify_()
-        except VerifyException as e:
-            op.detach()
-            raise _Mismatch(str(e).removeprefix(f"{mnemonic}: ")) from None
-        return self._results(op)
-
-    def _fresh(self, s: isa_info.Slot) -> SSAValue:
-        """Destination operand for a fresh definition: a value-typed placeholder
-        ``amdgcn.alloca : !amdgcn.vgpr`` (one per register file and width, at the top of
-        the entry block). A value-typed destination names no storage, so sharing it is
-        sound: each instruction's result is a new SSA value; the allocator places it."""
-        t = REGISTER_TYPES[s.files[0] if s.files else "v"].value(s.operand.dwords)
-        key = ("dst", t)
-        if (v := self._consts.get(key)) is None:
-            op = AllocaOp(t)
-            op.result.name_hint = f"dst_{t.FILE}" + (str(t.width) if t.width > 1 else "")
-            self._insert_at_top(op)
-            v = self._consts[key] = op.result
-        return v
-
-
-def _const_name(v: int | float) -> str:
-    if isinstance(v, float):
-        return "cf" + (f"{v:g}".replace("-", "m").replace(".", "_").replace("+", ""))
-    return f"c{v}" if v >= 0 else f"cm{-v}"
-
-
-class _Mismatch(Exception):
-    """Operands do not fit one encoding (try the next, else report)."""
-
 
 class KernelBuilder(Builder):
     def arg(self, index: int) -> Reg:
