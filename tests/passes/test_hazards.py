@@ -74,6 +74,14 @@ CASES = {
     # MFMA (4 passes: 16x16x16 f16) reads SrcC -> VALU overwrites it (WAR): 4 - 1
     "mfma_war": (3, lambda k: k.v_mfma_f32_16x16x16_f16(V(k, 40, 4), V(k, 0, 2), V(k, 2, 2), V(k, 8, 4)),
                  lambda k: k.v_mov_b32(V(k, 9), 0)),
+    # DGEMM 16x16x4 f64 result read by a memory op: 18; by a VALU op: 11
+    "dgemm_mem": (18, lambda k: k.v_mfma_f64_16x16x4_f64(V(k, 8, 8), V(k, 0, 2), V(k, 2, 2), V(k, 8, 8)),
+                  lambda k: k.global_store_dword(V(k, 30), V(k, 9), S(k, 0, 2))),
+    "dgemm_valu": (11, lambda k: k.v_mfma_f64_16x16x4_f64(V(k, 8, 8), V(k, 0, 2), V(k, 2, 2), V(k, 8, 8)),
+                   lambda k: k.v_add_f32(V(k, 4), V(k, 9), V(k, 9))),
+    # VALU writes EXEC -> MFMA: 4 (v_cmpx writes EXEC)
+    "exec_mfma": (4, lambda k: k.v_cmpx_eq_u32_e32(V(k, 0), V(k, 1)),
+                  lambda k: k.v_mfma_f32_32x32x8_f16(V(k, 8, 16), V(k, 0, 2), V(k, 2, 2), V(k, 8, 16))),
     # s_setreg -> s_getreg: 2
     "setreg_getreg": (2, lambda k: k.s_setreg_b32(S(k, 0), simm16=0x1801),
                       lambda k: k.s_getreg_b32(S(k, 1), simm16=0x1801)),

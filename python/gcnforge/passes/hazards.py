@@ -21,10 +21,15 @@ Rules (wait states):
   s_setreg                    -> s_getreg                                  2
   SALU writes M0              -> s_sendmsg / LDS-direct / GDS              1
   VALU writes VGPR            -> MFMA reads it                             2
+  VALU writes EXEC            -> MFMA                                      4
   MFMA (P passes) writes      -> MFMA reads it as SrcC, same registers     2 if P == 2 else 0
   MFMA (P passes) writes      -> MFMA reads it as SrcC, overlapping        P + 1
   MFMA (P passes) writes      -> MFMA reads it as SrcA/B                   P + 3
   MFMA (P passes) writes      -> VALU/VMEM/LDS/FLAT reads or VALU writes   P + 3
+  DGEMM (f64) writes          -> SrcC same (4x4 only) 4; SrcC overlap 4 / 9 (4x4 / 16x16);
+                                 SrcA/B 6 / 11; VALU 6 / 11; memory 9 / 18
+(XDL values are used for every non-DGEMM MFMA: gfx940's non-XDL ones need one less, so
+this is safe. LLVM's checkMAIHazards90A/checkMAIVALUHazards hold the same numbers.)
   MFMA (P passes) reads SrcC  -> VALU writes those registers (WAR)         P - 1
   VMEM store of > 8 bytes     -> VALU writes the store-data VGPRs          2
 
@@ -97,6 +102,10 @@ def _is_mfma(m: MInst) -> bool:
     return m.sem == "mfma"
 
 
+def _is_dgemm(m: MInst) -> bool:
+    return m.sem == "mfma" and m.mnemonic.startswith("v_mfma_f64")
+
+
 def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
     """Wait states ``cur`` needs after ``prev`` (with a reason for each rule that applies)."""
     out: list[tuple[int, str]] = []
@@ -138,24 +147,37 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
         out.append((2, "s_setreg then s_getreg"))
     if prev.sem == "salu" and ("x", "m0") in pw and (cur.mnemonic.startswith("s_sendmsg") or cur.sem == "gds"):
         out.append((1, "SALU writes M0, s_sendmsg/GDS reads it"))
+    if prev.sem in VALU and _is_mfma(cur) and _EXEC_LO in pw:
+        out.append((4, "VALU writes EXEC, MFMA follows"))
     if _is_mfma(prev):
         p = mfma_passes(prev.mnemonic)
         wv = _vgprs(pw)
+        dgemm = _is_dgemm(prev)
+        big = p > 4  # DGEMM 16x16x4 (vs 4x4x4)
         if _is_mfma(cur):
             c = set(cur.reads.get("src2", ()))
             ab = set(cur.reads.get("src0", ())) | set(cur.reads.get("src1", ()))
             if wv & c:
                 if set(prev.writes.get("vdst", ())) == c:
-                    if p == 2:
+                    if dgemm and not big and _is_dgemm(cur):
+                        out.append((4, "DGEMM 4x4 result is the next DGEMM 4x4's SrcC"))
+                    elif p == 2:
                         out.append((2, "MFMA (2 passes) result is the next MFMA's SrcC"))
+                elif dgemm:
+                    out.append((9 if big else 4, "DGEMM result overlaps the next MFMA's SrcC"))
                 else:
                     out.append((p + 1, f"MFMA ({p} passes) result overlaps the next MFMA's SrcC"))
             if wv & ab:
-                out.append((p + 3, f"MFMA ({p} passes) result read as SrcA/B"))
-            if wv & _vgprs(cw) and not (wv & c):
-                out.append((p + 3, f"MFMA ({p} passes) result overwritten by MFMA"))
+                out.append(((11 if big else 6) if dgemm else p + 3, f"MFMA ({p} passes) result read as SrcA/B"))
+            # no MFMA-after-MFMA write-after-write rule: the MFMA pipe retires in order
+            # (LLVM's checkMAIHazards90A checks only the second MFMA's sources)
         elif cur.sem in VALU + MEMREAD and (wv & cr or (cur.sem in VALU and wv & cw)):
-            out.append((p + 3, f"MFMA ({p} passes) result used by a VALU/memory op"))
+            if dgemm:
+                mem = cur.sem in MEMREAD
+                n = (18 if big else 9) if mem else (11 if big else 6)
+                out.append((n, "DGEMM result used by a VALU/memory op"))
+            else:
+                out.append((p + 3, f"MFMA ({p} passes) result used by a VALU/memory op"))
         src_c = _vgprs(prev.reads.get("src2", ()))
         if src_c and cur.sem in VALU and src_c & cw:
             out.append((p - 1, f"MFMA ({p} passes) reads SrcC, VALU overwrites it"))
