@@ -134,6 +134,12 @@ KERNEL vgpr_beyond_allocation
   v_mov_b32_e32 v20, 0
   s_endpgm
 
+// a VALU reads an SGPR the previous VALU wrote (gfx90a+: needs 2 wait states)
+KERNEL hazard_valu_sgpr_valu
+  v_readfirstlane_b32 s6, v0
+  v_add_u32_e32 v1, s6, v0
+  s_endpgm
+
 // never ends
 KERNEL endless
 .Lspin:
@@ -183,5 +189,6 @@ KD hazard_dpp
 KD hazard_valu_sgpr_vmem
 KD hazard_mfma
 KD endless
+KD hazard_valu_sgpr_valu
 KD vgpr_beyond_allocation
 KD clean, 512

@@ -48,6 +48,7 @@ CASES = [
     ("lds_race", 128, "lds-race", "ds_read_b32 v3, v2", "races with wave 1"),
     ("hazard_dpp", 64, "hazard", "v_mov_b32_dpp v2, v1", "needs 2 wait states, got 0"),
     ("hazard_valu_sgpr_vmem", 64, "hazard", "global_load_dword v2, v1, s[6:7]", "needs 5 wait states"),
+    ("hazard_valu_sgpr_valu", 64, "hazard", "v_add_u32_e32 v1, s6, v0", "needs 2 wait states, got 0"),
     ("hazard_mfma", 64, "hazard", "v_add_f32_e32 v6, v0, v0", "needs 5 wait states, got 0"),
 ]
 

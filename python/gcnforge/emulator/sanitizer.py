@@ -451,6 +451,19 @@ class Sanitizer:
 
         v_uses = [r - NS for r in uses if r >= NS]
         is_valu = b.startswith("v_") and sem != "mfma"
+        lane_ops = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
+        if is_valu and s_uses and b not in ("v_readlane_b32", "v_writelane_b32"):
+            # gfx90a+: VALU writes SGPR -> VALU reads that SGPR: 2
+            sg = [r for r in s_uses if r not in (EXEC, EXEC + 1)]
+            if sg:
+                gap = ws[:, None] - self.valu_sgpr[w][:, sg]
+                self._need(gap, 2, ins, w, "a VALU instruction wrote an SGPR that this VALU instruction reads")
+        if b in lane_ops:
+            gap = ws - self.valu_exec[w]  # VALU writes EXEC -> v_readlane/readfirstlane/writelane: 4
+            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote EXEC before this lane access")
+            if b != "v_writelane_b32" and ins.ops[1].kind == "v":  # VALU writes VGPR -> v_readlane reads it: 1
+                gap = ws - self.valu_vgpr[w, ins.ops[1].index]
+                self._need(gap[:, None], 1, ins, w, f"a VALU instruction wrote {ins.ops[1]} just before v_readlane")
         if v_uses and (is_valu or is_vmem or b.startswith("ds_")):
             # MFMA (P passes) writes VGPR -> VALU reads it: P + 3; VMEM/LDS/FLAT reads it: P + 2
             # (gfx940 XDL dependency table; clang 22 emits exactly P + 2 before a store of an
