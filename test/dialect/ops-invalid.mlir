@@ -442,3 +442,41 @@ amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.end
   }
 }
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %v = amdgcn.alloca : !amdgcn.vgpr
+    %lds = amdgcn.lds_alloc 64 align 4 : i32
+    // CHECK: v_add_f32_e64: operand src0: a non-constant value is not an inline constant and this operand takes no literal
+    %r = amdgcn.vop3 v_add_f32_e64 %v, %lds, %v : !amdgcn.vgpr, i32, !amdgcn.vgpr
+    amdgcn.end
+  }
+}
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    // CHECK: amdgcn.thread_id yields one register
+    %t = amdgcn.thread_id x : !amdgcn.vgpr<[? + 2]>
+    amdgcn.end
+  }
+}
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  // CHECK: amdgcn.func entry block arguments must match the function type
+  "amdgcn.func"() ({
+  ^bb0(%x: !amdgcn.sgpr):
+    "amdgcn.return"() : () -> ()
+  }) {sym_name = "f", function_type = (!amdgcn.vgpr) -> ()} : () -> ()
+}
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  // CHECK: a kernel's entry block takes no arguments (use amdgcn.load_arg)
+  "amdgcn.kernel"() ({
+  ^bb0(%x: !amdgcn.sgpr):
+    amdgcn.end
+  }) {sym_name = "k"} : () -> ()
+}

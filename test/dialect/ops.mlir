@@ -74,6 +74,8 @@ amdgcn.module @ops #amdgcn.target<gfx942> {
     %rsrc = amdgcn.alloca : !amdgcn.sgpr<[? + 4]>
     // CHECK: amdgcn.mubuf buffer_load_dword %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} offen offset = 4 : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.sgpr<[? + 4]>, i32
     %bl, %tb = amdgcn.mubuf buffer_load_dword %v, %tid, %rsrc, %c2 offen offset = 4 : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.sgpr<[? + 4]>, i32
+    // CHECK: amdgcn.mtbuf tbuffer_load_format_x %{{.*}}, off, %{{.*}}, %{{.*}} format = 74 offset = 8 : !amdgcn.vgpr, !amdgcn.sgpr<[? + 4]>, i32
+    %tb0, %tbt = amdgcn.mtbuf tbuffer_load_format_x %v, off, %rsrc, %c2 format = 74 offset = 8 : !amdgcn.vgpr, !amdgcn.sgpr<[? + 4]>, i32
     // CHECK: amdgcn.wait %{{.*}}, %{{.*}} : !amdgcn.write_token, !amdgcn.read_token
     amdgcn.wait %tw, %tb : !amdgcn.write_token, !amdgcn.read_token
     // CHECK: amdgcn.make_range %{{.*}}, %{{.*}} : !amdgcn.vgpr, !amdgcn.vgpr -> !amdgcn.vgpr<[? + 2]>

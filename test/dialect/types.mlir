@@ -27,6 +27,27 @@ amdgcn.module @types #amdgcn.target<gfx942> {
     %9 = amdgcn.alloca : !amdgcn.vgpr<align 4>
     // CHECK-NEXT: amdgcn.alloca : !amdgcn.vgpr<[? + 2]>
     %10 = amdgcn.alloca : !amdgcn.vgpr<[? + 2], align 2>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.sgpr<[? + 16]>
+    %11 = amdgcn.alloca : !amdgcn.sgpr<[? + 16]>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.sgpr<[96 : 100]>
+    %12 = amdgcn.alloca : !amdgcn.sgpr<[96 : 100]>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.agpr<[? : ? + 32]>
+    %13 = amdgcn.alloca : !amdgcn.agpr<[? : ? + 32]>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.vgpr<[? + 3]>
+    %14 = amdgcn.alloca : !amdgcn.vgpr<[? + 3]>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.special<vcc>
+    %15 = amdgcn.alloca : !amdgcn.special<vcc>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.special<exec_hi>
+    %16 = amdgcn.alloca : !amdgcn.special<exec_hi>
+    // CHECK-NEXT: amdgcn.alloca : !amdgcn.special<m0>
+    %17 = amdgcn.alloca : !amdgcn.special<m0>
     amdgcn.end
+  }
+  // Memory tokens as function arguments (they are values like any other).
+  // CHECK: amdgcn.func @tokens(%{{.*}}: !amdgcn.read_token, %{{.*}}: !amdgcn.write_token)
+  amdgcn.func @tokens(%r: !amdgcn.read_token, %w: !amdgcn.write_token) {
+    // CHECK: amdgcn.wait %{{.*}}, %{{.*}} : !amdgcn.read_token, !amdgcn.write_token
+    amdgcn.wait %r, %w : !amdgcn.read_token, !amdgcn.write_token
+    amdgcn.return
   }
 }
