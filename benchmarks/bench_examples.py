@@ -42,6 +42,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "gemm_lds f16 64x64": ("gemm_lds.build(128, 64, 'f16', 'f32', 2, 2)", "gemm_lds_f16_f32_64x64x32"),
     "gemm_lds bf16->bf16": ("gemm_lds.build(128, 64, 'bf16', 'bf16', 2, 2)", "gemm_lds_bf16_bf16_64x64x32"),
     "gemm_lds f16 splitk2": ("gemm_lds.build(128, 64, 'f16', 'f32', 2, 2, 64, 2)", "gemm_lds_f16_f32_64x64x32_splitk2"),
+    "gemm_pipelined f16 64x64": ("gemm_pipelined.build(128, 64, 'f16', 2, 2)", "gemm_pipe_f16_f32_64x64x32"),
     "gemm_fp8 scaled": ("gemm_fp8.build(128, 64)", "gemm_lds_fp8_f32_64x64x64"),
 }
 
@@ -49,7 +50,7 @@ CHILD = """
 import sys; sys.path.insert(0, {ex!r})
 import {mod}
 from lib.compile import compile_module
-blob = compile_module({expr}).blob
+blob = compile_module({expr}, schedule={sched}).blob
 open({out!r}, 'wb').write(blob)
 """
 
@@ -143,12 +144,13 @@ def main(argv=None) -> int:
         if a.only and a.only not in label:
             continue
         mod = expr.split(".")[0]
+        sched = mod == "gemm_pipelined"
         with tempfile.TemporaryDirectory() as td:
             out = str(Path(td) / "k.co")
-            ct = _proc_time(CHILD.format(ex=str(ROOT / "examples"), mod=mod, expr=expr, out=out))
+            ct = _proc_time(CHILD.format(ex=str(ROOT / "examples"), mod=mod, expr=expr, out=out, sched=sched))
         ns: dict = {}
         exec(f"import {mod}", ns)
-        c = compile_module(eval(expr, ns))
+        c = compile_module(eval(expr, ns), schedule=sched)
         co = read_code_object(c.blob)
         info = co.kernels[kname]
         ninst = len(disassemble(info.code))

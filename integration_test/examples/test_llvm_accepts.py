@@ -9,6 +9,7 @@ import pytest
 from conftest import compiled
 
 import gemm_lds
+import gemm_pipelined
 import norms
 import row_softmax
 import topk_softmax
@@ -27,6 +28,7 @@ BUILDS = {
     "topk_e256_k4": (("topk", 256, 4, True), lambda: topk_softmax.build(256, 4, True)),
     "gemm_bf16_bf16": (("gemm", "bf16", "bf16", 2, 2, 128, 64, 1), lambda: gemm_lds.build(64, 128, "bf16", "bf16", 2, 2, 64, 1)),
     "gemm_f16_splitk": (("gemm", "f16", "f32", 2, 2, 64, 128, 2), lambda: gemm_lds.build(128, 64, "f16", "f32", 2, 2, 64, 2)),
+    "gemm_pipelined_loop": (("pipe", "f16", 2, 512), lambda: gemm_pipelined.build(512, 64, "f16", 2, 2)),
     "gemm_fp8": (("gemm", "fp8", "f32", 2, 2, 64, 128, 1), lambda: gemm_lds.build(128, 64, "fp8", "f32", 2, 2, 64, 1)),
 }
 
@@ -35,7 +37,7 @@ BUILDS = {
 def test_llvm_objdump_matches(label, tmp_path):
     tools = require_llvm("llvm-objdump", "llvm-readelf")
     key, fn = BUILDS[label]
-    blob = compiled(key, fn).blob
+    blob = compiled(key, fn, schedule=label == "gemm_pipelined_loop").blob
     path = tmp_path / f"{label}.co"
     path.write_bytes(blob)
     want = subprocess.run([tools["llvm-objdump"], "-d", "--mcpu=gfx942", str(path)], check=True,
