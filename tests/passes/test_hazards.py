@@ -82,6 +82,13 @@ CASES = {
     # VALU writes EXEC -> MFMA: 4 (v_cmpx writes EXEC)
     "exec_mfma": (4, lambda k: k.v_cmpx_eq_u32_e32(V(k, 0), V(k, 1)),
                   lambda k: k.v_mfma_f32_32x32x8_f16(V(k, 8, 16), V(k, 0, 2), V(k, 2, 2), V(k, 8, 16))),
+    # VALU writes VCC -> VALU reads it implicitly (v_cndmask_b32_e32): 2 (gfx940 co-exec)
+    "vcc_cndmask": (2, lambda k: k.v_cmp_eq_u32_e32(V(k, 0), V(k, 1)),
+                    lambda k: k.v_cndmask_b32_e32(V(k, 2), V(k, 0), V(k, 1))),
+    # SDWA write of a VGPR's high word -> VALU reads it: 1
+    "dst_sel": (1, lambda k: k.v_mov_b32(V(k, 1), V(k, 0), dst_sel="WORD_1", dst_unused="UNUSED_PRESERVE",
+                                          src0_sel="DWORD"),
+                lambda k: k.v_add_u32(V(k, 2), V(k, 1), V(k, 1))),
     # s_setreg -> s_getreg: 2
     "setreg_getreg": (2, lambda k: k.s_setreg_b32(S(k, 0), simm16=0x1801),
                       lambda k: k.s_getreg_b32(S(k, 1), simm16=0x1801)),

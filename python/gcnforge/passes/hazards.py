@@ -12,7 +12,8 @@ Rules (wait states):
   VALU writes SGPR            -> VMEM/FLAT reads that SGPR                 5
   VALU writes VCC             -> v_div_fmas                                4
   VALU writes SGPR/VCC        -> v_readlane/v_writelane lane select        4
-  VALU writes SGPR/VCC        -> VALU reads that SGPR as a constant        2
+  VALU writes SGPR/VCC        -> VALU reads that SGPR (or VCC, however)    2
+  VALU writes part of a VGPR  -> VALU reads it (SDWA dst_sel, op_sel[3])   1
   VALU writes EXEC            -> DPP op                                    5
   VALU writes EXEC            -> v_readlane/readfirstlane/writelane        4
   VALU writes VGPR            -> DPP reads that VGPR                       2
@@ -94,6 +95,17 @@ def _vgprs(units) -> set:
     return {u for u in units if u[0] in ("v", "a")}
 
 
+def _writes_partial_dword(m: MInst) -> bool:
+    """SDWA with dst_sel other than DWORD, or VOP3 op_sel writing the high half (LLVM's
+    dst-sel forwarding hazard, gfx940)."""
+    mods = m.op.modifiers
+    sel = mods.get("dst_sel")
+    if sel is not None:
+        return sel not in ("DWORD", 6)
+    op_sel = mods.get("op_sel")
+    return isinstance(op_sel, list) and len(op_sel) >= 4 and bool(op_sel[3])
+
+
 def _is_dpp(m: MInst) -> bool:
     return m.op.info is not None and m.op.info.inst.encoding.endswith("_DPP")
 
@@ -124,10 +136,13 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
                 out.append((4, "VALU writes VCC, v_div_fmas reads it"))
             if cur.mnemonic in LANE_SELECT and ws & set(cur.reads.get("src1", ())):
                 out.append((4, "VALU writes SGPR, lane select of v_readlane/v_writelane reads it"))
-            if cur.sem in VALU:
+            if cur.sem in VALU + ("mfma",):
+                # explicit SGPR operands, and VCC however it is read (LLVM's
+                # hasVDecCoExecHazard rule for gfx940)
                 explicit = {u for k, us in cur.reads.items() if k != "<implicit>" for u in us}
-                if ws & _sgprs(explicit) and not cur.mnemonic in LANE_SELECT:
-                    out.append((2, "VALU writes SGPR/VCC, VALU reads it as a constant"))
+                vcc = {u for u in cr if u[0] == "x" and str(u[1]).startswith("vcc")}
+                if ws & (_sgprs(explicit) | vcc):
+                    out.append((2, "VALU writes SGPR/VCC, VALU reads it"))
         if ("x", "exec_lo") in pw:
             if _is_dpp(cur):
                 out.append((5, "VALU writes EXEC, DPP op follows"))
@@ -141,6 +156,8 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
                 out.append((1, "VALU writes VGPR, v_readlane reads it"))
             if prev.sem == "trans" and cur.sem in VALU and cur.sem != "trans" and wv & cr:
                 out.append((1, "trans op result read by a non-trans VALU op"))
+            if cur.sem in VALU + ("mfma",) and _writes_partial_dword(prev) and wv & cr:
+                out.append((1, "VALU writes part of a VGPR (SDWA dst_sel / op_sel), VALU reads it"))
             if _is_mfma(cur) and wv & cr:
                 out.append((2, "VALU writes VGPR, MFMA reads it"))
     if prev.mnemonic.startswith("s_setreg") and cur.mnemonic.startswith("s_getreg"):
