@@ -89,7 +89,7 @@ def test_format_roundtrip(clang_asm):
 
 
 @pytest.mark.parametrize("body, message", [
-    ("amdhsa.version: [1, 2]\namdhsa.kernels: [ {.name: k} ]", "lacks required key"),
+    ("amdhsa.version: [1, 2]\namdhsa.kernels: [ {.name: k} ]", "required key '.symbol' is missing"),
     ("amdhsa.kernels: []", "amdhsa.version"),
     ("amdhsa.version: [1, 2]\n  bad: : indent", "invalid HSA metadata"),
     ("- just\n- a list", "must be a map"),
@@ -104,3 +104,61 @@ def test_bad_metadata(body, message):
 def test_unterminated_metadata():
     with pytest.raises(Diagnostic, match=".end_amdgpu_metadata not found"):
         assemble("\t.amdgpu_metadata\n---\namdhsa.version: [1, 2]\n", filename="md.s")
+
+
+_BASE_KERNEL = {".name": "k", ".symbol": "k.kd", ".kernarg_segment_size": 0, ".group_segment_fixed_size": 0,
+                ".private_segment_fixed_size": 0, ".kernarg_segment_align": 4, ".wavefront_size": 64,
+                ".sgpr_count": 8, ".vgpr_count": 1, ".max_flat_workgroup_size": 256}
+VERIFIER_CASES = {  # name: (kernel overrides, arg overrides, dropped kernel key, extra root lines)
+    "ok": ({}, {}, None, ""),
+    "value_kind_bad": ({}, {".value_kind": "foo"}, None, ""),
+    "value_kind_hidden": ({}, {".value_kind": "hidden_dynamic_lds_size"}, None, ""),
+    "address_space_bad": ({}, {".address_space": "foo"}, None, ""),
+    "access_bad": ({}, {".access": "foo"}, None, ""),
+    "actual_access_ok": ({}, {".actual_access": "read_only"}, None, ""),
+    "is_const_str": ({}, {".is_const": "yes"}, None, ""),
+    "size_str": ({}, {".size": "abc"}, None, ""),
+    "size_tagged_str": ({}, {".size": "!str '8'"}, None, ""),
+    "pointee_align_bad": ({}, {".pointee_align": "x"}, None, ""),
+    "language_version_bad": ({".language_version": "[a, b]"}, {}, None, ""),
+    "reqd_workgroup_size_2": ({".reqd_workgroup_size": "[1, 2]"}, {}, None, ""),
+    "reqd_workgroup_size_3": ({".reqd_workgroup_size": "[1, 2, 3]"}, {}, None, ""),
+    "workgroup_size_hint_2": ({".workgroup_size_hint": "[1, 1]"}, {}, None, ""),
+    "name_int": ({".name": 5}, {}, None, ""),
+    "uses_dynamic_stack_int": ({".uses_dynamic_stack": 1}, {}, None, ""),
+    "language_bad": ({".language": "Klingon"}, {}, None, ""),
+    "language_hip": ({".language": "HIP"}, {}, None, ""),
+    "unknown_keys": ({".foo_bar": 1}, {".baz": "q"}, None, "foo: 1"),
+    "no_vgpr_count": ({}, {}, ".vgpr_count", ""),
+    "no_max_flat": ({}, {}, ".max_flat_workgroup_size", ""),
+    "printf_ok": ({}, {}, None, "amdhsa.printf: [ '1:1:4:%d' ]"),
+    "printf_bad": ({}, {}, None, "amdhsa.printf: 5"),
+    "globals_unchecked": ({}, {}, None, "amdhsa.globals: [ { .name: g } ]"),
+    "cluster_dims_2": ({".cluster_dims": "[1, 2]"}, {}, None, ""),
+    "uniform_work_group_size_bad": ({".uniform_work_group_size": "x"}, {}, None, ""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VERIFIER_CASES))
+def test_metadata_verifier_agrees_with_llvm(case):
+    """Accept exactly the metadata llvm-mc 22 accepts (required keys, types, enumerations, lengths)."""
+    require_llvm("llvm-mc", "ld.lld")
+    kover, aover, drop, extra = VERIFIER_CASES[case]
+    k = {**_BASE_KERNEL, **kover}
+    k.pop(drop, None)
+    a = {".size": 8, ".offset": 0, ".value_kind": "global_buffer", ".address_space": "global", **aover}
+    body = ("amdhsa.version: [1, 2]\n" + (extra + "\n" if extra else "") + "amdhsa.kernels:\n  - "
+            + "\n    ".join(f"{x}: {y}" for x, y in k.items()) + "\n    .args:\n      - "
+            + "\n        ".join(f"{x}: {y}" for x, y in a.items()))
+    text = "\t.amdgpu_metadata\n---\n" + body + "\n...\n\t.end_amdgpu_metadata\n"
+    results = []
+    for toolchain in ("llvm", "builtin"):
+        try:
+            results.append(read_code_object(assemble(text, toolchain=toolchain)).metadata)
+        except Diagnostic as d:
+            results.append(f"rejected: {d}")
+    llvm, ours = results
+    if isinstance(llvm, str):
+        assert isinstance(ours, str) and "invalid HSA metadata" in ours, (case, ours)
+    else:
+        assert ours == llvm, case

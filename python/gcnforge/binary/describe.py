@@ -23,7 +23,7 @@ def describe_header(co: CodeObject, name: str = "") -> list[str]:
         f"e_flags: 0x{co.e_flags:x}",
         f".text: {len(co.text)} bytes at 0x{co.text_address:x}",
         f"kernels: {len(co.kernels)}",
-    ]
+    ] + [f"warning: {p}" for p in co.problems]
 
 
 def describe_kernel(co: CodeObject, k: KernelInfo) -> list[str]:

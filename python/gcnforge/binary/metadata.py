@@ -17,6 +17,7 @@ import struct
 import msgpack
 import yaml
 
+from gcnforge.binary.metadata_schema import verify_metadata
 from gcnforge.binary.target_id import NT_AMDGPU_METADATA
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -133,46 +134,6 @@ def parse_metadata_yaml(text: str, loc: SourceLoc) -> dict:
         raise Diagnostic("invalid HSA metadata: the document must be a map", loc)
     verify_metadata(md, loc)
     return md
-
-
-_KERNEL_REQUIRED = (".name", ".symbol", ".kernarg_segment_size", ".group_segment_fixed_size",
-                    ".private_segment_fixed_size", ".kernarg_segment_align", ".wavefront_size",
-                    ".sgpr_count", ".vgpr_count", ".max_flat_workgroup_size")
-_INT_KEYS = (".kernarg_segment_size", ".group_segment_fixed_size", ".private_segment_fixed_size",
-             ".kernarg_segment_align", ".wavefront_size", ".sgpr_count", ".vgpr_count",
-             ".max_flat_workgroup_size", ".agpr_count", ".sgpr_spill_count", ".vgpr_spill_count")
-
-
-def verify_metadata(md: dict, loc: SourceLoc) -> None:
-    """The shape checks of LLVM's AMDGPU MetadataVerifier that matter for loading."""
-    def bad(msg: str) -> Diagnostic:
-        return Diagnostic(f"invalid HSA metadata: {msg}", loc)
-
-    ver = md.get("amdhsa.version")
-    if not (isinstance(ver, list) and len(ver) == 2 and all(type(v) is int for v in ver)):
-        raise bad("amdhsa.version must be a list of two integers")
-    kernels = md.get("amdhsa.kernels", [])
-    if not isinstance(kernels, list):
-        raise bad("amdhsa.kernels must be a list")
-    for i, k in enumerate(kernels):
-        if not isinstance(k, dict):
-            raise bad(f"amdhsa.kernels[{i}] must be a map")
-        for key in _KERNEL_REQUIRED:
-            if key not in k:
-                raise bad(f"kernel {k.get('.name', i)} lacks required key '{key}'")
-        for key in (".name", ".symbol"):
-            if not isinstance(k[key], str):
-                raise bad(f"kernel {i}: {key} must be a string")
-        for key in _INT_KEYS:
-            if key in k and type(k[key]) is not int:
-                raise bad(f"kernel {k['.name']}: {key} must be an integer")
-        args = k.get(".args", [])
-        if not isinstance(args, list) or not all(isinstance(a, dict) for a in args):
-            raise bad(f"kernel {k['.name']}: .args must be a list of maps")
-        for a in args:
-            for key in (".size", ".offset", ".value_kind"):
-                if key not in a:
-                    raise bad(f"kernel {k['.name']}: argument lacks required key '{key}'")
 
 
 _F32_MIN, _F32_MAX = 1.1754943508222875e-38, 3.4028234663852886e38

@@ -56,6 +56,8 @@ class CodeObject:
     # Dynamic relocations (.rela.dyn): (r_offset, type, addend); a loader at base B writes
     # B + addend to B + r_offset for R_AMDGPU_RELATIVE64 (13), the only kind ld.lld emits here.
     relocations: tuple[tuple[int, int, int], ...] = ()
+    # Inconsistencies that do not stop reading (e.g. metadata for a kernel with no descriptor).
+    problems: tuple[str, ...] = ()
 
     def kernel(self, name: str) -> KernelInfo:
         from gcnforge.diagnostics import Diagnostic

@@ -103,7 +103,8 @@ def _read(data: bytes, where: str) -> CodeObject:
         except Diagnostic:
             pass  # keep the e_flags view; the metadata string is informative only
 
-    kernels = _kernels(symbols, metadata, by_index, data, text, text_addr, where)
+    problems: list[str] = []
+    kernels = _kernels(symbols, metadata, by_index, data, text, text_addr, where, problems)
     relocations = []
     for sec in by_index:
         if sec["sh_type"] == "SHT_RELA" and sec["sh_flags"] & 0x2:
@@ -115,7 +116,7 @@ def _read(data: bytes, where: str) -> CodeObject:
     return CodeObject(
         target=str(target), kernels=kernels, text=text, text_address=text_addr, symbols=symbols,
         metadata=metadata, data=data, e_flags=e_flags, code_object_version=cov, sections=sections,
-        relocations=tuple(relocations),
+        relocations=tuple(relocations), problems=tuple(problems),
     )
 
 
@@ -208,7 +209,7 @@ def _read_vaddr(addr: int, size: int, sections: list, data: bytes) -> bytes | No
     return None
 
 
-def _kernels(symbols, metadata, sections, data, text, text_addr, where) -> dict[str, KernelInfo]:
+def _kernels(symbols, metadata, sections, data, text, text_addr, where, problems: list[str]) -> dict[str, KernelInfo]:
     md_kernels = metadata.get("amdhsa.kernels", []) if isinstance(metadata, dict) else []
     md_by_symbol = {}
     if isinstance(md_kernels, list):
@@ -218,7 +219,7 @@ def _kernels(symbols, metadata, sections, data, text, text_addr, where) -> dict[
     kd_names = [n for n, s in symbols.items() if n.endswith(".kd") and s.type == "OBJECT" and s.section not in (None, "ABS")]
     for sym_name in md_by_symbol:
         if sym_name not in kd_names:
-            raise Diagnostic(f"metadata names kernel descriptor symbol '{sym_name}' but the code object has no such symbol", where)
+            problems.append(f"metadata names kernel descriptor symbol '{sym_name}' but the code object has no such symbol")
     kernels = {}
     for kd_name in kd_names:
         kd_sym = symbols[kd_name]
