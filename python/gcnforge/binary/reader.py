@@ -55,10 +55,12 @@ def read_code_object(data: bytes | bytearray | str | os.PathLike, target: str | 
         return _read(data, where)
     except Diagnostic:
         raise
-    except (ELFError, struct.error, ValueError, KeyError, IndexError, TypeError, AttributeError,
-            AssertionError, OverflowError, UnicodeDecodeError, RecursionError, MemoryError, Exception) as e:
-        # pyelftools/construct signal damaged structures with assorted exception types.
-        raise Diagnostic(f"malformed ELF file: {type(e).__name__}: {e}", where) from None
+    except Exception as e:  # noqa: BLE001
+        # The checks above name the common faults; pyelftools/construct signal the rest of the
+        # damaged structures with assorted exception types (ELFError, struct.error, KeyError,
+        # IndexError, OverflowError, ...). None of them may escape as anything but a Diagnostic.
+        kind = "ELF structure" if isinstance(e, ELFError) else type(e).__name__
+        raise Diagnostic(f"malformed ELF file ({kind}): {e}", where) from None
 
 
 def _read(data: bytes, where: str) -> CodeObject:
