@@ -43,9 +43,10 @@ def test_target_id_parsing():
             parse_target_id(bad)
 
 
-def test_target_directive_must_match():
+@pytest.mark.parametrize("toolchain", ["builtin", "llvm"])
+def test_target_directive_must_match(toolchain):
     with pytest.raises(Diagnostic, match="does not match"):
-        assemble('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"\n', target="gfx942", filename="t.s")
+        assemble('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"\n', target="gfx942", filename="t.s", toolchain=toolchain)
 
 
 def test_gfx90a_flat_scratch_directives_match_llvm():

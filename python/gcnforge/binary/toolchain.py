@@ -34,8 +34,12 @@ def assemble_llvm(text: str, target: str = "gfx942", filename: str = "<asm>") ->
     """llvm-mc -filetype=obj, then ld.lld -shared (the reference toolchain)."""
     tid = parse_target_id(target)
     m = _TARGET_DIRECTIVE.search(text)
-    if m:  # the file's own target id (features included) wins, as it would for clang
-        tid = parse_target_id(m.group(1))
+    if m:  # the file's own target id (features included) wins, as in the built-in assembler
+        file_tid = parse_target_id(m.group(1))
+        if file_tid.processor != tid.processor:
+            raise Diagnostic(f".amdgcn_target directive's target id {m.group(1)} does not match the specified "
+                             f"target {tid}", filename)
+        tid = file_tid
     mc, lld = require_tool("llvm-mc"), require_tool("ld.lld")
     with tempfile.TemporaryDirectory(prefix="gcnforge-") as d:
         src, obj, out = Path(d) / "in.s", Path(d) / "in.o", Path(d) / "out.hsaco"
