@@ -44,6 +44,7 @@ KERNEL lane_ops
   v_mov_b32_e32 v1, v0
   v_writelane_b32 v1, s6, 7
   v_readlane_b32 s7, v0, 9
+  s_nop 1
   v_mov_b32_e32 v2, s7
   v_mov_b32_e32 v3, 0
   v_cmpx_gt_u32_e32 vcc, 32, v0
