@@ -44,16 +44,30 @@ def test_layout_and_symbols_match_llvm(both):
             assert ours.symbols[name] == s, name
 
 
-def test_reassemble_decoded_directives(both):
-    """format_directives(decoded descriptor) assembles back to the same descriptor."""
+@pytest.mark.parametrize("style", ["objdump", "clang"])
+def test_reassemble_decoded_directives(both, style):
+    """format_directives(decoded descriptor) assembles back to the same descriptor, with llvm-mc too."""
     ours, _ = both
     text = '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n'
     for name, k in ours.kernels.items():
-        block = format_directives(name, k.descriptor).splitlines()
+        block = format_directives(name, k.descriptor, style=style).splitlines()
         text += kernel_source(name, block[1:-1])
-    again = read_code_object(assemble(text))
-    for name, k in ours.kernels.items():
-        assert again.kernels[name].descriptor.to_bytes() == k.descriptor.to_bytes(), name
+    for toolchain in ("builtin", "llvm"):
+        again = read_code_object(assemble(text, toolchain=toolchain))
+        for name, k in ours.kernels.items():
+            assert again.kernels[name].descriptor.to_bytes() == k.descriptor.to_bytes(), (toolchain, name)
+
+
+def test_clang_style_order_matches_clang(clang_asm):
+    """The clang style prints the directives clang 22 prints, in its order."""
+    import re
+
+    for name, s in clang_asm.items():
+        for kname, body in re.findall(r"\.amdhsa_kernel (\w+)\n(.*?)\.end_amdhsa_kernel", s, re.S):
+            theirs = [line.split()[0] for line in body.strip().splitlines()]
+            kd = read_code_object(assemble(s)).kernels[kname].descriptor
+            mine = [line.split()[0] for line in format_directives(kname, kd, style="clang").splitlines()[1:-1]]
+            assert mine == theirs, (name, kname)
 
 
 ERRORS = {

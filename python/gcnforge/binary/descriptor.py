@@ -248,9 +248,36 @@ class KernelDescriptor:
         return out
 
 
-def format_directives(name: str, kd: KernelDescriptor, gfx90a: bool = True, reassemble: bool = True) -> str:
-    """An ``.amdhsa_kernel`` block; with ``reassemble`` it assembles back to ``kd`` on gfx942."""
+# The order in which clang 22 (AMDGPUTargetAsmStreamer) prints a gfx942 block; every directive
+# is written, defaults included.
+CLANG_ORDER = (
+    "group_segment_fixed_size", "private_segment_fixed_size", "kernarg_size", "user_sgpr_count",
+    "user_sgpr_dispatch_ptr", "user_sgpr_queue_ptr", "user_sgpr_kernarg_segment_ptr", "user_sgpr_dispatch_id",
+    "user_sgpr_kernarg_preload_length", "user_sgpr_kernarg_preload_offset", "user_sgpr_private_segment_size",
+    "uses_dynamic_stack", "enable_private_segment", "system_sgpr_workgroup_id_x", "system_sgpr_workgroup_id_y",
+    "system_sgpr_workgroup_id_z", "system_sgpr_workgroup_info", "system_vgpr_workitem_id", "next_free_vgpr",
+    "next_free_sgpr", "accum_offset", "reserve_vcc", "float_round_mode_32", "float_round_mode_16_64",
+    "float_denorm_mode_32", "float_denorm_mode_16_64", "dx10_clamp", "ieee_mode", "fp16_overflow", "tg_split",
+    "exception_fp_ieee_invalid_op", "exception_fp_denorm_src", "exception_fp_ieee_div_zero",
+    "exception_fp_ieee_overflow", "exception_fp_ieee_underflow", "exception_fp_ieee_inexact",
+    "exception_int_div_zero",
+)
+
+
+def format_directives(name: str, kd: KernelDescriptor, gfx90a: bool = True, reassemble: bool = True,
+                      style: str = "objdump") -> str:
+    """An ``.amdhsa_kernel`` block for ``kd``.
+
+    ``style="objdump"``: llvm-objdump's order and fields (with ``reassemble`` it assembles back
+    to ``kd`` on gfx942); ``style="clang"``: every directive in the order clang -S writes them,
+    which also assembles back to ``kd`` (gfx940-class targets)."""
     lines = [f".amdhsa_kernel {name}"]
-    lines += [f"\t.amdhsa_{k} {v}" for k, v in kd.directives(gfx90a, reassemble).items()]
+    if style == "clang":
+        d = kd.directives(gfx90a, reassemble=True)
+        d.update(reserve_vcc=1, user_sgpr_kernarg_preload_length=kd.user_sgpr_kernarg_preload_length,
+                 user_sgpr_kernarg_preload_offset=kd.user_sgpr_kernarg_preload_offset)
+        lines += [f"\t.amdhsa_{k} {d[k]}" for k in CLANG_ORDER if k in d]
+    else:
+        lines += [f"\t.amdhsa_{k} {v}" for k, v in kd.directives(gfx90a, reassemble).items()]
     lines.append(".end_amdhsa_kernel")
     return "\n".join(lines) + "\n"
