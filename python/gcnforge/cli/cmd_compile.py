@@ -122,7 +122,8 @@ def _run(args: argparse.Namespace) -> int:
 
 # kept in step with gcnforge.passes.pipeline.DEFAULT (a test checks); not imported here so
 # that building the CLI parser stays cheap and independent of the passes
-DEFAULT = "amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,amdgcn-insert-waits,amdgcn-hazards"
+DEFAULT = ("amdgcn-schedule,amdgcn-lower-loops,amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,"
+           "amdgcn-insert-waits,amdgcn-hazards")
 
 
 def register(subparsers) -> None:

@@ -19,7 +19,8 @@ from xdsl.utils.arg_spec import parse_pipeline
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.registry import PASSES
 
-DEFAULT = "amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,amdgcn-insert-waits,amdgcn-hazards"
+DEFAULT = ("amdgcn-schedule,amdgcn-lower-loops,amdgcn-inline,amdgcn-lower-abi,amdgcn-regalloc,"
+           "amdgcn-insert-waits,amdgcn-hazards")
 
 
 def parse(text: str = DEFAULT) -> list[ModulePass]:

@@ -40,7 +40,21 @@ def _check_alloc():
     return CheckAllocationPass
 
 
+def _scheduling(name: str):
+    """The scheduling passes live in ``gcnforge.schedule`` (loop expansion and lowering);
+    they are registered here too so one name space serves gcnforge-opt and compile."""
+
+    def factory():
+        from gcnforge.schedule.passes import PASSES as SCHEDULE
+
+        return SCHEDULE[name]()
+
+    return factory
+
+
 PASSES = {
+    "amdgcn-schedule": _scheduling("amdgcn-schedule"),
+    "amdgcn-lower-loops": _scheduling("amdgcn-lower-loops"),
     "amdgcn-check-allocation": _check_alloc,
     "amdgcn-inline": _inline,
     "amdgcn-hazards": _hazards,
