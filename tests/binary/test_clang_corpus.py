@@ -139,12 +139,15 @@ ptrs:
 """
 
 
-def test_roundtrip_data_sections_and_relocations():
+def test_roundtrip_data_sections_and_relocations(tmp_path):
     """llvm-mc + ld.lld object with .rodata/.data/.bss data and RELATIVE64 pointers -> asm -> built-in: same."""
     require_llvm("llvm-mc", "ld.lld")
     co = read_code_object(assemble(ROUNDTRIP_DATA, toolchain="llvm"))
     assert len(co.relocations) == 2
     again = read_code_object(assemble(code_object_to_asm(co)))
+    p = tmp_path / "data.hsaco"
+    p.write_bytes(again.data)
+    _llvm_tools_silent(p)
     assert again.text == co.text and again.relocations == co.relocations
     for sec in (".rodata", ".data", ".bss", ".text", ".dynamic", ".rela.dyn"):
         a, b = again.sections[sec], co.sections[sec]

@@ -33,8 +33,14 @@ def test_every_case_matches_llvm(both):
     assert ours.text_address == ref.text_address
 
 
-def test_layout_and_symbols_match_llvm(both):
+def test_layout_and_symbols_match_llvm(both, tmp_path):
     ours, ref = both
+    tools = require_llvm("llvm-readelf", "llvm-objdump")
+    p = tmp_path / "corpus.hsaco"
+    p.write_bytes(ours.data)
+    for cmd in ([tools["llvm-readelf"], "-a", str(p)], [tools["llvm-objdump"], "-d", "--mcpu=gfx942", str(p)]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0 and r.stderr == "", (cmd, r.stderr)
     for sec in (".text", ".rodata", ".dynsym", ".dynstr", ".hash", ".gnu.hash", ".dynamic"):
         assert ours.sections[sec][0] == ref.sections[sec][0], sec  # same addresses as ld.lld
     assert ours.data[ours.sections[".rodata"][1]:][:ours.sections[".rodata"][2]] == \
