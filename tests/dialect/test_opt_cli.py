@@ -70,6 +70,8 @@ def test_missing_file_and_unknown_pass():
     assert r.returncode == 1 and "Traceback" not in r.stderr
     r = run("-p", "no-such-pass", stdin=GOOD)
     assert r.returncode != 0 and "Traceback" not in r.stderr and "no-such-pass" in r.stderr
+    r = run("-p", "canonicalize{", stdin=GOOD)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "pass-pipeline:1:14" in r.stderr
 
 
 def test_emit_irdl(tmp_path):

@@ -35,7 +35,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.lexer import Span
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from gcnforge.diagnostics import Diagnostic
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool = GcnforgeOptMain(description="gcnforge-opt: the amdgcn dialect's optimizer driver", args=args)
         tool.run()
         return 0
-    except ParseError as e:
+    except (ParseError, ArgSpecParseError) as e:  # input text, or the -p pipeline text
         print(str(e).rstrip(), file=sys.stderr)
         return 1
     except (DiagnosticException, VerifyException) as e:
