@@ -21,10 +21,10 @@ def _sext16(v: int) -> int:
 
 
 def handlers() -> dict:
-    from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar, ops_valu, ops_vop3p
+    from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar, ops_smem, ops_valu, ops_vop3p
 
     h = {}
-    for mod in (ops_scalar, ops_valu, ops_vop3p, ops_mem, ops_mfma):
+    for mod in (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma):
         h.update({k: v for k, v in mod.HANDLERS.items() if v is not None})
     return h
 
@@ -38,9 +38,9 @@ def bind(ins: XInst) -> None:
         _HANDLERS = handlers()
     h = _HANDLERS.get(ins.base) or _HANDLERS.get(ins.mnemonic)
     if h is None:
-        from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar
+        from gcnforge.emulator import ops_mem, ops_mfma, ops_smem
 
-        h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base) or ops_scalar.lookup_scalar(ins.base)
+        h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base) or ops_smem.lookup_scalar(ins.base)
     if h is None:
         def h(x, i, w, _m=ins.mnemonic):
             raise WaveFault(f"instruction '{_m}' is not implemented by the emulator")

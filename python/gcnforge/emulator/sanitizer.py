@@ -27,56 +27,19 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.emulator.executor import EmulationError, ExecLoc
-from gcnforge.emulator.program import EXEC, M0, VCC
+from gcnforge.emulator.program import EXEC, M0
+from gcnforge.emulator.sanitizer_defined import DefinednessMixin
+from gcnforge.emulator.sanitizer_hazards import HazardMixin
+from gcnforge.emulator.sanitizer_regs import NS, _name, _passes, _reg_slots, operand_roles  # noqa: F401
 
 U64 = np.uint64
-NS = 128  # scalar register space
 
 
 class SanitizerReport(EmulationError):
     pass
 
 
-def _reg_slots(op, accum_offset):
-    """Flat register ids of an operand: SGPR space 0..127, VGPRs from NS."""
-    if op.kind == "s":
-        return list(range(op.index, op.index + op.dwords))
-    if op.kind == "v":
-        return [NS + op.index + i for i in range(op.dwords)]
-    if op.kind == "a":
-        return [NS + accum_offset + op.index + i for i in range(op.dwords)]
-    return []
-
-
-def operand_roles(ins):
-    """(defs, uses) as lists of operand indices, from the ISA table when it matches the
-    printed operands, else from the instruction's family."""
-    try:
-        from gcnforge.isa import table
-
-        inst = table.by_mnemonic(ins.mnemonic)
-    except Exception:  # pragma: no cover - the table is part of gcnforge
-        inst = None
-    n = len(ins.ops)
-    b = ins.base
-    if inst is not None and len(inst.operands) == n:
-        defs = [i for i, o in enumerate(inst.operands) if o.role.value in ("def", "defuse")]
-        uses = [i for i, o in enumerate(inst.operands) if o.role.value in ("use", "defuse")]
-        return defs, uses
-    stores = b.startswith(("global_store", "flat_store", "scratch_store", "buffer_store", "ds_write", "s_store")) \
-        or "_lds_" in b or (b.startswith("buffer_load") and "lds" in ins.mods)
-    atomic_rtn = ("sc0" in ins.mods or "glc" in ins.mods or "_rtn_" in b) and "atomic" in b or b.startswith("ds_") and "_rtn_" in b
-    if stores or ("atomic" in b and not atomic_rtn) or b.startswith(("s_cmp", "s_bitcmp", "s_cbranch", "s_branch")):
-        return [], list(range(n))
-    if b in ("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_mad_u64_u32", "v_mad_i64_i32") \
-            or b.startswith(("v_div_scale", "v_addc_co", "v_subb_co", "v_subbrev_co")):
-        return [0, 1], list(range(2, n))
-    if b.startswith(("v_mac_", "v_fmac_", "v_dot2c", "v_dot4c", "v_dot8c")):
-        return [0], list(range(n))
-    return ([0], list(range(1, n))) if n else ([], [])
-
-
-class Sanitizer:
+class Sanitizer(DefinednessMixin, HazardMixin):
     def __init__(self, image, prog, stats, mode="stop"):
         if mode not in ("stop", "continue"):
             raise ValueError(f"sanitize_mode must be 'stop' or 'continue', not {mode!r}")
@@ -205,185 +168,6 @@ class Sanitizer:
         elif ins.base.startswith("s_") and M0 in defs:
             self.salu_m0[w] = self.ws[w]
 
-    # ---- definedness ---------------------------------------------------------------------------------
-    def _is_mem(self, ins):
-        b = ins.base
-        return b.startswith(("global_", "flat_", "scratch_", "buffer_", "ds_", "s_load", "s_buffer_load", "s_store",
-                             "s_atomic", "s_scratch"))
-
-    def _input_def(self, ins, w, uses):
-        """Per-lane definedness of the instruction's inputs (k, 64) and a scalar summary;
-        reports undefined values reaching sinks."""
-        ex = self.ex
-        b = ins.base
-        vector = b.startswith(("v_", "global_", "flat_", "scratch_", "buffer_", "ds_"))
-        lanes = ex.exec_lanes(w) if vector else None
-        sd = np.ones(len(w), bool)
-        vd = np.ones((len(w), 64), bool)
-        s_uses = [r for r in uses if r < NS]
-        v_uses = [r - NS for r in uses if r >= NS]
-        if s_uses:
-            sd = np.all(self.sdef[w][:, s_uses] == 0xFFFFFFFF, axis=1)
-        if v_uses:
-            vv = self.vdef[w][:, v_uses, :]
-            if b in ("v_readlane_b32", "v_readfirstlane_b32"):
-                src = self.vdef[w, v_uses[0]]
-                if b == "v_readfirstlane_b32":
-                    em = ex.exec_mask(w)
-                    lane = np.where(em == 0, 0, np.argmax(ex.exec_lanes(w), axis=1))
-                else:
-                    lane = (ex.sread(ins.ops[2], w, 1).astype(np.int64) & 63) if ins.ops[2].kind != "v" else np.zeros(len(w), np.int64)
-                ok = src[np.arange(len(w)), lane] & sd
-                self._lo_def = None
-                return np.repeat(ok[:, None], 64, axis=1), ok
-            cross = ins.enc == "dpp" or b in ("ds_swizzle_b32",
-                                              "ds_bpermute_b32", "ds_permute_b32") or ins.sem == "mfma"
-            if cross:  # reads other lanes: defined when every active lane's source is
-                act = lanes if lanes is not None else np.ones((len(w), 64), bool)
-                if ins.sem == "mfma":
-                    act = np.ones_like(act)
-                vd = np.all(vv | ~act[:, None, :], axis=(1, 2))[:, None] & np.ones((1, 64), bool)
-            else:
-                vd = np.all(vv, axis=1)
-        full = vd & sd[:, None]
-        self._lo_def = None
-        if b in _LEFTWARD and v_uses:
-            # the low dword of a 64-bit add/shift-left result depends only on low input dwords
-            lo_regs = []
-            for i in self.roles(ins)[1] if False else _lo_operands(ins):
-                lo_regs += _reg_slots(ins.ops[i], ex.accum_offset)[:1] if ins.ops[i].dwords == 2 else \
-                    _reg_slots(ins.ops[i], ex.accum_offset)
-            lv = [r - NS for r in lo_regs if r >= NS]
-            ls = [r for r in lo_regs if r < NS]
-            lo = np.all(self.vdef[w][:, lv, :], axis=1) if lv else np.ones((len(w), 64), bool)
-            if ls:
-                lo &= np.all(self.sdef[w][:, ls] == 0xFFFFFFFF, axis=1)[:, None]
-            self._lo_def = lo
-        sink = self._is_mem(ins) or b.startswith(("s_cbranch_vcc", "s_cbranch_exec", "s_setpc", "s_swappc"))
-        if sink:
-            act = lanes if lanes is not None else np.ones((len(w), 64), bool)
-            if b.startswith("s_cbranch_vcc"):
-                bad = ~np.all((self.sdef[w][:, [VCC, VCC + 1]] == 0xFFFFFFFF), axis=1)
-                bad_l = bad[:, None] & act
-            else:
-                bad_l = ~full & act
-            if bad_l.any():
-                wi, li = np.argwhere(bad_l)[0]
-                culprit = [r for r in uses if (r < NS and self.sdef[w[wi], r] != 0xFFFFFFFF)
-                           or (r >= NS and not self.vdef[w[wi], r - NS, li])]
-                regs = ", ".join(_name(r, ex.accum_offset) for r in culprit[:4]) or "an operand"
-                self.report("uninit", f"{regs} holds a value never written in this wave (or computed from one), "
-                                      "used here as an address, stored value or branch condition",
-                            ins, int(w[wi]), int(li) if vector else None)
-        return full, sd
-
-    def _propagate(self, ins, w, defs, uses):
-        ex = self.ex
-        b = ins.base
-        if not defs:
-            return
-        full, sd = self._in_def
-        if self._is_mem(ins):  # loaded data is defined (memory is not tracked)
-            full = np.ones_like(full)
-            sd = np.ones_like(sd)
-        lanes = ex.exec_lanes(w)
-        if ins.sem == "mfma" or b == "v_writelane_b32":
-            lanes = np.ones_like(lanes)
-        s_defs = [r for r in defs if r < NS]
-        v_defs = [r - NS for r in defs if r >= NS]
-        for k, r in enumerate(v_defs):
-            val = self._lo_def if (k == 0 and self._lo_def is not None and not self._is_mem(ins)) else full
-            self.vdef[w, r] = np.where(lanes, val, self.vdef[w, r])
-        if not s_defs:
-            return
-        if b.startswith("v_"):  # lane masks (compares, carries) and readlane results
-            if b in ("v_readlane_b32", "v_readfirstlane_b32"):
-                val = np.where(full.all(axis=1), 0xFFFFFFFF, 0).astype(np.uint32)
-                for r in s_defs:
-                    self.sdef[w, r] = val
-                return
-            bits = (full & lanes) | ~lanes  # inactive lanes are written 0: defined
-            m = (bits.astype(U64) << np.arange(64, dtype=U64)).sum(axis=1, dtype=U64)
-            lo, hi = (m & U64(0xFFFFFFFF)).astype(np.uint32), (m >> U64(32)).astype(np.uint32)
-            for k, r in enumerate(s_defs):
-                self.sdef[w, r] = lo if k % 2 == 0 else hi
-            if b.startswith("v_cmpx"):
-                self.sdef[w, EXEC], self.sdef[w, EXEC + 1] = lo, hi
-            return
-        self._salu_def(ins, w, s_defs, uses, sd)
-
-    def _salu_def(self, ins, w, s_defs, uses, sd):
-        """Bit-precise definedness for the SALU logic ops that build lane masks."""
-        ex = self.ex
-        b = ins.base
-        n = 2 if b.endswith("64") else 1
-        ops = ins.ops
-
-        def val_def(op):  # (value, defined bits) as uint64
-            if op.kind == "s":
-                v = ex.sread(op, w, n).astype(U64)
-                d = self.sdef[w, op.index].astype(U64)
-                if n == 2:
-                    d = d | (self.sdef[w, op.index + 1].astype(U64) << U64(32))
-                return v, d
-            full = U64(0xFFFFFFFFFFFFFFFF if n == 2 else 0xFFFFFFFF)
-            return ex.sread(op, w, n).astype(U64) if op.kind != "off" else np.zeros(len(w), U64), np.full(len(w), full)
-
-        def put(r0, d):
-            self.sdef[w, r0] = (d & U64(0xFFFFFFFF)).astype(np.uint32)
-            if n == 2 and r0 + 1 < NS:
-                self.sdef[w, r0 + 1] = (d >> U64(32)).astype(np.uint32)
-
-        kind = b.split("_")[1] if b.count("_") >= 2 else ""
-        # The handler already ran: read sources as they were is not possible for in-place ops,
-        # so the rules use the stored input definedness captured before (see _in_def) when the
-        # destination aliases a source; values of sources are re-read (they are unchanged
-        # unless aliased, and aliasing only matters for the value-dependent and/or rules).
-        if b in ("s_mov_b32", "s_mov_b64") and ops[1].kind == "s":
-            put(ops[0].index, self._pre_sdef(ops[1], n))
-            return
-        if "saveexec" in b or "wrexec" in b:
-            # exec <- f(src, exec) bit-precisely; sdst <- old exec (saveexec) or the new exec (wrexec)
-            d_src, d_exec = self._pre_sdef(ops[1], 2), self._pre_exec_def
-            s_v, e_v = self._pre_src, self._pre_exec
-            k = b[2:].split("_")[0]
-            ops2 = {"and": (s_v, e_v, "and"), "andn2": (s_v, ~e_v, "and"), "andn1": (~s_v, e_v, "and"),
-                    "or": (s_v, e_v, "or"), "orn2": (s_v, ~e_v, "or"), "orn1": (~s_v, e_v, "or")}.get(k)
-            if ops2 is None:
-                d_new = d_src & d_exec
-            elif ops2[2] == "and":
-                d_new = (d_src & d_exec) | (d_src & ~ops2[0]) | (d_exec & ~ops2[1])
-            else:
-                d_new = (d_src & d_exec) | (d_src & ops2[0]) | (d_exec & ops2[1])
-            put(ops[0].index, d_exec if "saveexec" in b else d_new)
-            self.sdef[w, EXEC] = (d_new & U64(0xFFFFFFFF)).astype(np.uint32)
-            self.sdef[w, EXEC + 1] = (d_new >> U64(32)).astype(np.uint32)
-            return
-        if kind in ("and", "or", "andn2", "orn2") and len(ops) == 3:
-            a_v, b_v = self._pre_vals
-            da, db = self._pre_sdef(ops[1], n), self._pre_sdef(ops[2], n)
-            if kind in ("andn2", "orn2"):
-                b_v = ~b_v
-            if kind.startswith("and"):
-                d = (da & db) | (da & ~a_v) | (db & ~b_v)
-            else:
-                d = (da & db) | (da & a_v) | (db & b_v)
-            put(ops[0].index, d)
-            return
-        full = U64(0xFFFFFFFFFFFFFFFF)
-        d = np.where(sd, full, U64(0))
-        for r in s_defs:
-            self.sdef[w, r] = (d & U64(0xFFFFFFFF)).astype(np.uint32)
-
-    def _pre_sdef(self, op, n):
-        full = U64(0xFFFFFFFFFFFFFFFF if n == 2 else 0xFFFFFFFF)
-        if op.kind != "s":
-            return np.full(len(self._w), full)
-        d = self._pre_def_rows[:, op.index].astype(U64)
-        if n == 2:
-            d = d | (self._pre_def_rows[:, op.index + 1].astype(U64) << U64(32))
-        return d
-
     def _counters(self, ins):
         s = ins.sem
         if s == "smem" and ins.base not in ("s_dcache_inv", "s_dcache_wb"):
@@ -420,91 +204,6 @@ class Sanitizer:
                                         f"{int(self.pend_pc[w[wi], u[ri]]):x}) was waited for with s_waitcnt {cnt}"
                                         f"{extra}", ins, int(w[wi]))
                 return
-
-    # ---- hazards (MI300 ISA guide 4.5, "Manually Inserted Wait States (NOPs)") --------------------------
-    def _hazards(self, ins, w, uses):
-        b = ins.base
-        ws = self.ws[w]
-        sem = ins.sem
-        is_vmem = sem.startswith(("vmem", "flat")) or b.startswith(("global_", "buffer_", "scratch_", "flat_"))
-        s_uses = [r for r in uses if r < NS]
-        if is_vmem and s_uses:  # VALU writes SGPR -> VMEM reads that SGPR: 5 wait states
-            gap = ws[:, None] - self.valu_sgpr[w][:, s_uses]
-            self._need(gap, 5, ins, w, "a VALU instruction wrote an SGPR that this memory instruction reads")
-        if b in ("v_readlane_b32", "v_writelane_b32") and len(ins.ops) > 2 and ins.ops[2].kind == "s":
-            gap = ws - self.valu_sgpr[w, ins.ops[2].index]
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote the lane-select SGPR")
-        if b.startswith("v_div_fmas"):
-            gap = ws - np.max(self.valu_sgpr[w][:, [VCC, VCC + 1]], axis=1)
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote VCC, which v_div_fmas reads")
-        if ins.enc == "dpp":
-            gap = ws - self.valu_exec[w]
-            self._need(gap[:, None], 5, ins, w, "a VALU instruction wrote EXEC before this DPP instruction")
-            src = ins.ops[1] if len(ins.ops) > 1 else None
-            if src is not None and src.kind == "v":
-                gap = ws - self.valu_vgpr[w, src.index]
-                self._need(gap[:, None], 2, ins, w, f"a VALU instruction wrote {src}, which this DPP instruction reads")
-        if (b.startswith("s_movrel") or b == "s_sendmsg" or "addtid" in b or "lds" in ins.mods) \
-                and b.startswith(("s_", "ds_", "buffer_", "global_")):
-            gap = ws - self.salu_m0[w]
-            self._need(gap[:, None], 1, ins, w, "an SALU instruction wrote M0 just before its use")
-
-        v_uses = [r - NS for r in uses if r >= NS]
-        is_valu = b.startswith("v_") and sem != "mfma"
-        lane_ops = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
-        if is_valu and s_uses and b not in ("v_readlane_b32", "v_writelane_b32"):
-            # gfx90a+: VALU writes SGPR -> VALU reads that SGPR: 2
-            sg = [r for r in s_uses if r not in (EXEC, EXEC + 1)]
-            if sg:
-                gap = ws[:, None] - self.valu_sgpr[w][:, sg]
-                self._need(gap, 2, ins, w, "a VALU instruction wrote an SGPR that this VALU instruction reads")
-        if b in lane_ops:
-            gap = ws - self.valu_exec[w]  # VALU writes EXEC -> v_readlane/readfirstlane/writelane: 4
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote EXEC before this lane access")
-            if b != "v_writelane_b32" and ins.ops[1].kind == "v":  # VALU writes VGPR -> v_readlane reads it: 1
-                gap = ws - self.valu_vgpr[w, ins.ops[1].index]
-                self._need(gap[:, None], 1, ins, w, f"a VALU instruction wrote {ins.ops[1]} just before v_readlane")
-        if v_uses and (is_valu or is_vmem or b.startswith("ds_")):
-            # MFMA (P passes) writes VGPR -> VALU reads it: P + 3; VMEM/LDS/FLAT reads it: P + 2
-            # (gfx940 XDL dependency table; clang 22 emits exactly P + 2 before a store of an
-            # MFMA result, e.g. s_nop 9 after a 8-pass v_mfma_f32_16x16x4_f32)
-            gap = ws[:, None] - self.mfma_w[w][:, v_uses]
-            need = self.mfma_p[w][:, v_uses] + (3 if is_valu else 2)
-            self._need_var(gap, need, ins, w, "an MFMA wrote a register this instruction reads before its result "
-                                              "was ready")
-        if v_uses and is_valu and sem != "trans":  # trans VALU writes VGPR -> non-trans VALU reads it: 1
-            gap = ws[:, None] - self.trans_w[w][:, v_uses]
-            self._need(gap, 1, ins, w, "a transcendental result is read by the next VALU instruction")
-        if sem == "mfma" and len(ins.ops) >= 4:
-            ao = self.ex.accum_offset
-            ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
-            if ab:  # VALU writes VGPR -> MFMA reads it: 2; MFMA result -> SrcA/B: P + 3
-                gap = ws[:, None] - self.valu_vgpr[w][:, ab]
-                self._need(gap, 2, ins, w, "a VALU instruction wrote an MFMA source operand")
-                gap = ws[:, None] - self.mfma_w[w][:, ab]
-                self._need_var(gap, self.mfma_p[w][:, ab] + 3, ins, w, "an MFMA result is used as SrcA/SrcB")
-            c = [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
-            if c:  # previous MFMA result as SrcC: same range back-to-back is fine (2 for 2-pass), overlap P + 1
-                same = self.mfma_dst[w][:, c] == c[0]
-                p = self.mfma_p[w][:, c]
-                need = np.where(same, np.where(p == 2, 2, 0), p + 1)
-                gap = ws[:, None] - self.mfma_w[w][:, c]
-                self._need_var(gap, need, ins, w, "an MFMA result overlaps this MFMA's SrcC")
-
-    def _need_var(self, gap, need, ins, w, what):
-        bad = gap < need
-        if bad.any():
-            wi, ri = np.argwhere(bad)[0]
-            self.report("hazard", f"{what}: needs {int(need[wi, ri])} wait states, got {max(int(gap[wi, ri]), 0)} "
-                                  "(insert s_nop)", ins, int(w[wi]))
-
-    def _need(self, gap, n, ins, w, what):
-        bad = gap < n  # gap = wait states issued since the producer (s_nop N counts N+1)
-        if bad.any():
-            wi = int(np.argwhere(bad)[0][0])
-            got = int(gap[wi].min())
-            self.report("hazard", f"{what}: needs {n} wait states, got {max(got, 0)} "
-                                  "(insert s_nop)", ins, int(w[wi]))
 
     # ---- memory -----------------------------------------------------------------------------------------
     def access(self, space, addrs, n, mask, w, ins, write):
@@ -598,29 +297,3 @@ class Sanitizer:
                 same = self.lr_wave[g, ds] == wave
                 self.lr_wave[g, ds] = np.where(fresh | same, wave, -2)
                 self.lr_epoch[g, ds] = ep
-
-
-def _passes(ins) -> int:
-    from gcnforge.emulator.ops_mfma import info_for
-
-    info = info_for(ins.base)
-    return max(info["cycles"] // 4, 1) if info else 16
-
-
-_LEFTWARD = {"v_mad_u64_u32", "v_mad_i64_i32", "v_lshl_add_u64", "v_lshlrev_b64", "v_mov_b64", "v_add_co_u32",
-             "v_addc_co_u32"}
-
-
-def _lo_operands(ins):
-    """Source operand indices of a _LEFTWARD instruction (all sources; only low dwords count)."""
-    defs, uses = operand_roles(ins)
-    return [i for i in uses if ins.ops[i].kind in ("v", "a", "s")]
-
-
-def _name(r, accum_offset):
-    if r < NS:
-        special = {106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo", 127: "exec_hi", 102: "flat_scratch_lo",
-                   103: "flat_scratch_hi"}
-        return special.get(r, f"ttmp{r - 108}" if 108 <= r < 124 else f"s{r}")
-    v = r - NS
-    return f"v{v}" if v < accum_offset else f"a{v - accum_offset}"
