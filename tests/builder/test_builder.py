@@ -193,3 +193,21 @@ def test_errors_point_at_the_callers_line():
             k.v_frobnicate(a)
         k.s_endpgm()
     m.verify()
+
+
+def test_counted_loop():
+    m = Module()
+    with m.kernel("k") as k:
+        x = k.v_mov_b32(1.0)
+        acc0 = k.v_mov_b32(0)
+        with k.loop(8, [acc0], dims=[2]) as body:
+            (acc,) = body.args
+            assert len(body.indices) == 1
+            body.next(k.v_add_f32(acc, x))
+        total = body.results[0]
+        k.v_mul_f32(total, total)
+        with pytest.raises(Diagnostic, match="body.next"):
+            with k.loop(4, [acc0]):
+                pass
+    text = _reparse(m)
+    assert "amdgcn.loop 8 dims [2] iter(" in text and "amdgcn.yield" in text

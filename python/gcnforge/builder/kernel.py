@@ -34,6 +34,14 @@ which the first encoding that accepts the operands and modifiers is chosen (VOP1
 Results: one value per destination, then the memory token for memory instructions; a single
 result is returned bare, several as a tuple. Each op is verified as it is built; a problem
 raises ``gcnforge.diagnostics.Diagnostic`` located at the user's Python line.
+
+Beyond instructions: ``k.vgpr(5)`` / ``k.sgpr(None, 2)`` / ``k.agpr(...)`` (pinned or
+unallocated storage, ``amdgcn.alloca``), ``k.special("vcc")``, ``k.concat(...)``,
+``r.split(2, 2)``, ``r[1]``, ``r[0:2]`` (ranges), ``k.constant(v, type)``, ``k.arg(i)`` /
+``k.args()``, ``k.thread_id("x")``, ``k.block_id("x")``, ``k.lds(bytes)``, ``k.wait(*tokens)``,
+``with k.loop(n, inits) as body`` (counted loops), ``m.func(...)`` + ``k.call(...)``,
+``k.new_block()`` / ``k.set_block(b)`` / ``k.branch("s_cbranch_scc1", taken, fallthrough)``,
+``value.named("x")`` (the SSA name in the printed IR), ``@kernel(args=[...])`` decorator.
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import FloatModeAttr
+from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
     BlockIdOp,
@@ -233,6 +242,42 @@ class Builder(InstructionEmitter):
                 raise _fail(f"wait takes memory tokens, got {v!r}")
         self.insert(WaitOp(*vals))  # type: ignore[arg-type]
 
+    @contextlib.contextmanager
+    def loop(
+        self, count: int, inits: Sequence[Value] = (), *, dims: Sequence[int] = (), perm: Sequence[int] | None = None
+    ) -> Iterator[LoopBody]:
+        """``amdgcn.loop``: a counted loop over iteration values (``gcnforge.dialect.loop_ops``).
+
+        ::
+
+            with k.loop(8, [acc]) as body:
+                (a,) = body.args
+                body.next(k.v_add_f32(a, x))
+            total = body.results[0]
+        """
+        vals = [unwrap(v) for v in inits]
+        if not all(isinstance(v, SSAValue) for v in vals):
+            raise _fail("loop iteration values must be IR values (registers)")
+        op = LoopOp(count, vals, dims, perm)  # type: ignore[arg-type]
+        self.block.add_op(op)
+        outer, self.block = self.block, op.block
+        body = LoopBody(self, op)
+        try:
+            yield body
+        finally:
+            self.block = outer
+        if not isinstance(op.block.last_op, YieldOp):
+            if op.iter_args:
+                op.detach()
+                raise _fail("the loop body must end with body.next(...) giving the next iteration values")
+            op.block.add_op(YieldOp())
+        try:
+            op.verify_()
+        except VerifyException as e:
+            op.detach()
+            raise _fail(str(e)) from None
+        body.results = [self._wrap(r) for r in op.results]
+
     def new_block(self) -> Block:
         b = Block()
         self.op.regions[0].add_block(b)
@@ -259,6 +304,22 @@ class Builder(InstructionEmitter):
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+class LoopBody:
+    """Inside ``with k.loop(...) as body``: ``body.indices`` (one ``i32`` per unroll
+    dimension), ``body.args`` (this iteration's values), ``body.next(*values)``; after the
+    ``with``, ``body.results`` (the values after the last iteration)."""
+
+    def __init__(self, builder: Builder, op: LoopOp):
+        self.op = op
+        self._b = builder
+        self.indices = [Value(v, builder) for v in op.index_args]
+        self.args = [builder._wrap(v) for v in op.iter_args]
+        self.results: list[Value] = []
+
+    def next(self, *values: Value) -> None:
+        self._b.insert(YieldOp(*[unwrap(v) for v in values]))  # type: ignore[misc]
+
 
 class KernelBuilder(Builder):
     def arg(self, index: int) -> Reg:
