@@ -1,7 +1,8 @@
-"""``python -m gcnforge.binary FILE.s -o FILE.hsaco [--toolchain builtin|llvm] [--target gfx942]``.
+"""``python -m gcnforge.binary FILE.s -o FILE.hsaco [--toolchain builtin|llvm] [--target gfx942]``
+``python -m gcnforge.binary --to-asm FILE.hsaco -o FILE.s`` (reassemblable text of a code object)
 
-A minimal driver for the binary layer (tests and benchmarks use it); the user-facing command is
-``gcnforge as``.
+A minimal driver for the binary layer (tests and benchmarks use it); the user-facing commands
+are ``gcnforge as`` / ``gcnforge dis`` / ``gcnforge info``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--toolchain", choices=("builtin", "llvm"), default="builtin")
     p.add_argument("--target", default="gfx942")
+    p.add_argument("--to-asm", action="store_true", help="code object -> reassemblable assembly text")
     args = p.parse_args(argv)
-    from gcnforge.binary import assemble
+    from gcnforge.binary import assemble, read_code_object
 
     try:
+        if args.to_asm:
+            from gcnforge.binary.to_asm import code_object_to_asm
+
+            Path(args.output).write_text(code_object_to_asm(read_code_object(args.source, target=args.target)))
+            return 0
         text = Path(args.source).read_text()
         data = assemble(text, target=args.target, toolchain=args.toolchain, filename=args.source)
         Path(args.output).write_bytes(data)
