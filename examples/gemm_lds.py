@@ -37,7 +37,8 @@ with ``gcnforge.schedule``: K and N are compile-time parameters of ``build``.
 Variants: ``out="bf16"`` rounds the f32 result to bfloat16 (round to nearest even; NaN not
 preserved) and stores the high halves with ``global_store_short_d16_hi``; ``splitk=s``
 gives work-group z of the grid the K range ``[z K / s, (z + 1) K / s)`` and accumulates into
-C (which must hold zeros) with ``buffer_atomic_add_f32`` (no return); ``dtype="fp8"`` (e4m3, the gfx942
+C (which must hold zeros) with ``buffer_atomic_add_f32`` (no return; ``atomic="global"``:
+``global_atomic_add_f32``); ``dtype="fp8"`` (e4m3, the gfx942
 "fnuz" format: bias 8, no infinities, 0x80 = NaN) takes per-tensor f32 scales ``scale_a``,
 ``scale_b`` and multiplies the accumulators by their product.
 
@@ -68,7 +69,7 @@ def _add64(k, ptr, sofs):
 
 
 def build(k_dim: int = 64, n_dim: int = 64, dtype: str = "f16", out: str = "f32", wm: int = 2, wn: int = 2,
-          tk: int = 64, splitk: int = 1, name: str | None = None) -> Module:
+          tk: int = 64, splitk: int = 1, name: str | None = None, atomic: str = "buffer") -> Module:
     es = ESIZE[dtype]
     kb = k_dim * es  # bytes of one A row / B column
     if kb % (tk * splitk) or n_dim % (32 * wn) or tk % KSTEP_BYTES:
@@ -83,7 +84,9 @@ def build(k_dim: int = 64, n_dim: int = 64, dtype: str = "f16", out: str = "f32"
     a_bytes, b_bytes = tm * tk, tn * tk
     buf_bytes = a_bytes + b_bytes
     tiles = kb // (tk * splitk)
-    name = name or kernel_name(dtype, out, wm, wn, tk, splitk)
+    if atomic not in ("buffer", "global"):
+        raise ValueError("atomic is buffer or global")
+    name = name or kernel_name(dtype, out, wm, wn, tk, splitk) + ("_global" if splitk > 1 and atomic == "global" else "")
 
     m = Module(name)
     args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c")]
@@ -179,22 +182,41 @@ def build(k_dim: int = 64, n_dim: int = 64, dtype: str = "f16", out: str = "f32"
         c_off = k.v_mul_u32_u24(ob, k.v_add_u32(k.v_mul_lo_u32(row, k.s_mov_b32(n_dim)), col))
         if out == "bf16":
             bias = k.s_mov_b32(0x7FFF)
-        if splitk > 1:
-            # The builder can only make global_atomic_add_f32 in its returning form (a fresh
-            # vdst, which needs sc0 and a register kept until the data return); the MUBUF
-            # atomic without sc0 returns nothing (vdata is read in place): C through a V#.
+        if splitk > 1 and atomic == "buffer":
+            # The MUBUF atomic without sc0 returns nothing (vdata is read in place): C
+            # through a V# with no effective bound.
             c_rsrc = buffer_rsrc(k, c, 0xFFFFFFFF)
+        returns = []
+        bases = {0: c_off}  # C addresses per 4 KiB window: the rest is the 13-bit offset field
         for j, v in enumerate(vals):
             step = (8 * (j // 4) + j % 4) * n_dim * ob
-            off = c_off if step == 0 else k.v_add_u32(k.s_mov_b32(step), c_off)
+            win, rest = divmod(step, 4096)
+            if win not in bases:
+                bases[win] = k.v_add_u32(k.s_mov_b32(4096 * win), c_off)
+            off = bases[win]
             if out == "bf16":
                 # round to nearest even: add 0x7fff + the lowest kept bit, keep the high half
                 v = k.v_add3_u32(v, bias, k.v_bfe_u32(v, 16, 1))
-                k.global_store_short_d16_hi(off, v, c)
+                k.global_store_short_d16_hi(off, v, c, offset=rest)
+            elif splitk > 1 and atomic == "buffer":
+                k.buffer_atomic_add_f32(v, off, c_rsrc, 0, offen=True, offset=rest)
             elif splitk > 1:
-                k.buffer_atomic_add_f32(v, off, c_rsrc, 0, offen=True)
+                # The builder makes global atomics in their returning form only (a fresh
+                # vdst, which needs sc0). Each return keeps its own register until one wait
+                # covers them all (see below), so the atomics issue back to back.
+                returns.append(k.global_atomic_add_f32(off, v, c, sc0=True, offset=rest))
             else:
-                k.global_store_dword(off, v, c)
+                k.global_store_dword(off, v, c, offset=rest)
+        if returns:
+            k.wait(*[t for _, t in returns])
+            # Read each returned value once after the wait (an OR chain; plain copies would
+            # be coalesced away): that keeps the registers the returns land in live and
+            # distinct until then, instead of letting the allocator reuse one register for
+            # several in-flight returns (a write-after-write the sanitizer reports, though
+            # same-type VMEM returns land in order).
+            x = returns[0][0]
+            for r, _ in returns[1:]:
+                x = k.v_or_b32(r, x)
         k.s_endpgm()
     m.verify()
     return m

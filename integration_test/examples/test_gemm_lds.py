@@ -88,3 +88,17 @@ def test_gemm_lds(dtype, out, wm, wn, m, n, k, splitk, device):
     if out == "bf16":
         tol = tol + 2.0 ** -8 * np.abs(ref)
     assert (np.abs(got - ref) <= tol).all(), float(np.abs(got - ref).max())
+
+
+@pytest.mark.parametrize("splitk", [2, 4])
+def test_gemm_splitk_global_atomics(splitk, device):
+    """Split-K through global_atomic_add_f32 (returning form, one wait for all returns),
+    run with the sanitizer on the emulator (no unwaited register reuse)."""
+    m, n, k = 64, 64, 256
+    c = compiled(("gemm_global", splitk), lambda: gemm_lds.build(k, n, "f16", "f32", 2, 2, 64, splitk, atomic="global"))
+    kern = c.load(device)[gemm_lds.kernel_name("f16", "f32", 2, 2, 64, splitk) + "_global"]
+    a, bt, a64, bt64 = _inputs("f16", m, n, k, np.random.default_rng(splitk))
+    cc = np.zeros((m, n), np.float32)
+    kern(a, bt, cc, grid=(1, 1, splitk), block=(256, 1, 1), sanitize=device == "emulator")
+    tol = k * EPS * np.abs(a64).max() * np.abs(bt64).max()
+    assert np.abs(cc - a64 @ bt64.T).max() <= tol
