@@ -200,6 +200,9 @@ def forms_for(inst: Instruction, rot: _Rot) -> list[str]:
         if "op_sel" in mods:
             for v in (1, (1 << (n + 1)) - 1, 1 << n, 2):
                 out.append(_line(inst, toks, ["op_sel:" + _bits(n + 1, v)]))
+            tail = [m for m, ok in (("clamp", "clamp" in mods), ("mul:2", "omod" in mods)) if ok]
+            if tail:
+                out.append(_line(inst, toks, ["op_sel:" + _bits(n + 1, 1 << n | 1)] + tail))
     if enc == "VOP3P":
         mix = inst.base.startswith("v_fma_mix")
         full = (1 << n) - 1

@@ -427,6 +427,8 @@ def _disjoint(toks: list[str]) -> list[str]:
 def _tail(rec: dict) -> str:
     """DPP forms need their control word written out (LLVM has no default for it)."""
     if rec["family"].endswith("_DPP"):
+        if any(r[2] == 2 for t in split_text(rec["text"])[1] if (r := _parse_reg(t))):
+            return " row_newbcast:1"  # the DP ALU takes no other DPP control
         return " " + " ".join(split_text(rec["text"])[2])
     return ""
 
@@ -438,6 +440,7 @@ def valid_bases(recs: list[dict]) -> None:
     lines: list[tuple[int, list[str], tuple[int, ...]]] = []
     for i, r in enumerate(recs):
         mnem, toks, _ = split_text(r["text"])
+        toks = ["0x1234" if t.startswith("0x") else t for t in toks]  # a K constant that fits f16 forms too
         lines.append((i, toks, ()))
         lines.append((i, _disjoint(toks), ()))
         pos = _src_positions(toks, r["ops"])
@@ -457,7 +460,7 @@ def valid_bases(recs: list[dict]) -> None:
             recs[i]["base_toks"] = toks
             recs[i]["scalar_only"] = alt
     for r in recs:
-        r.setdefault("base_toks", split_text(r["text"])[1])
+        r.setdefault("base_toks", ["0x1234" if t.startswith("0x") else t for t in split_text(r["text"])[1]])
         r.setdefault("scalar_only", ())
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from gcnforge.asm.core import Codec, DecodedInst, EncState, OperandValue, ParsedInst
 from gcnforge.asm.kinds import reg_value, src_value
 from gcnforge.asm.operands import LITERAL, VGPR_BASE, Tok, format_reg, format_sreg, parse_float, parse_int, \
-    parse_reg, sreg_code
+    parse_reg, sreg_code, sreg_valid, src_code_valid
 from gcnforge.asm.vop_src import encode_const, encode_reg9, format_src, split_mods
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.encodings import ENCODINGS
@@ -256,6 +256,37 @@ class VopCodec(Codec):
                     self.src_code(fields, op) == LITERAL:
                 return True
         return False
+
+    # -- decoding validity ----------------------------------------------------------------
+    def valid(self, di: DecodedInst) -> bool:
+        """False for bits LLVM 22 refuses to decode (they print as ``.long``): reserved
+        source codes (A's ``src_code_valid``), non-register codes in register-only 9-bit
+        fields, scalar destinations outside the register space."""
+        inst = di.inst
+        f = di.fields
+        fields = ENCODINGS[inst.encoding].fields
+        for op in inst.operands:
+            if op.field is None or op.kind in (OperandKind.SPECIAL, OperandKind.IMM):
+                continue
+            if op.kind == OperandKind.SREG:
+                if not self.sdst_valid(di, op):
+                    return False
+            elif op.kind == OperandKind.SRC:
+                code = self.src_code(f, op)
+                # VOP3/VOP3P take no literal on gfx9 (the 32-bit forms always decode one)
+                if not src_code_valid(code, op.dwords) or (code == LITERAL and fields[op.field].lo >= 32):
+                    return False
+            elif fields[op.field].width == 9:
+                code = f.get(op.field, 0)
+                if code < VGPR_BASE and not (op.inline_const and (128 <= code <= 208 or 240 <= code <= 248)):
+                    return False
+        return True
+
+    def sdst_valid(self, di: DecodedInst, op: Operand) -> bool:
+        code = di.fields.get(op.field, 0)
+        if code >= 128:
+            return code != LITERAL and src_code_valid(code, op.dwords)
+        return sreg_valid(code, op.dwords)
 
     # -- printing -----------------------------------------------------------------------
     def text(self, di: DecodedInst, pc: int = 0, symbolize: Callable[[int], str | None] | None = None) -> str:

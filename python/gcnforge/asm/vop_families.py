@@ -20,6 +20,24 @@ def _nsrc(inst: Instruction) -> int:
     return sum(1 for o in inst.operands if o.name in ("src0", "src1", "src2", "vsrc1") and o.kind != OperandKind.SPECIAL)
 
 
+def mods_valid(di: DecodedInst, neg_field: str | None, abs_field: str | None) -> bool:
+    """LLVM refuses neg/abs bits on sources the op lacks, and on any source of an op that
+    takes no float modifiers at all; an op with some float modifiers ignores the bits on
+    its other sources (probed with llvm-mc --disassemble)."""
+    mods = di.inst.modifiers
+    f = di.fields
+    n = _opsel_srcs(di.inst)  # v_cvt_sr_* have a third (old-destination) slot
+    fmods = any(m[:3] in ("neg", "abs") and m[3:].isdigit() for m in mods) or di.inst.base == "v_pk_fmac_f16"
+    for i in range(3):
+        for fld in (neg_field, abs_field):
+            if fld is None:
+                continue
+            bit = f.get(fld.format(i), 0) if "{}" in fld else (f.get(fld, 0) >> i) & 1
+            if bit and (i >= n or not fmods):
+                return False
+    return True
+
+
 def _opsel_srcs(inst: Instruction) -> int:
     """Sources op_sel names before its dst bit: v_cvt_sr_{fp8,bf8}_f32 also select the byte
     of the old destination (src2 slot), so their op_sel has four entries (LLVM 22)."""
@@ -85,6 +103,12 @@ class E32Codec(VopCodec):
 
     encodings = ("VOP1", "VOP2", "VOPC")
 
+    def valid(self, di):
+        # v_nop with operand bits set is refused (v_clrexcp ignores them: probed)
+        if di.inst.base == "v_nop" and (di.fields.get("vdst") or di.fields.get("src0")):
+            return False
+        return super().valid(di)
+
 
 class Vop3Codec(VopCodec):
     """VOP3A (abs/neg/clamp/omod/op_sel) and VOP3B (sdst carry-out; neg/clamp/omod)."""
@@ -111,20 +135,35 @@ class Vop3Codec(VopCodec):
         return False
 
     def modifier_text(self, di):
-        out = clamp_omod_text(di)
+        out = []
         v = di.fields.get("op_sel", 0) if "op_sel" in di.inst.modifiers else 0
         if v:
             n = _opsel_srcs(di.inst)
             out.append(bits_text("op_sel", [(v >> i) & 1 for i in range(n)] + [(v >> 3) & 1]))
-        return out
+        return out + clamp_omod_text(di)  # LLVM prints op_sel before clamp and omod
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("clamp", "omod", "op_sel", "abs", "neg") if k in di.fields}
+
+    def valid(self, di):
+        mods = di.inst.modifiers
+        f = di.fields
+        n = _opsel_srcs(di.inst)
+        # op_sel bits of sources the op lacks (bit 3 is dst) are refused when it has op_sel
+        absent = 0b0111 & ~((1 << n) - 1) if "op_sel" in mods else 0
+        return (super().valid(di) and mods_valid(di, "neg", "abs") and (not f.get("omod") or "omod" in mods)
+                and (not f.get("clamp") or "clamp" in mods) and not (f.get("op_sel", 0) & absent))
 
 
 # ---------------------------------------------------------------------------------------
 def _is_mix(inst: Instruction) -> bool:
     return inst.base.startswith("v_fma_mix")
+
+
+def _dot2(inst: Instruction) -> bool:
+    """v_dot2_{f32_f16,i32_i16,u32_u16}: LLVM 22 refuses op_sel/op_sel_hi in assembly but
+    decodes and prints them (probed)."""
+    return inst.base.startswith("v_dot2_")
 
 
 class Vop3pCodec(VopCodec):
@@ -185,11 +224,12 @@ class Vop3pCodec(VopCodec):
         n = _nsrc(di.inst)
         mods = di.inst.modifiers
         out = []
+        dot2 = _dot2(di.inst)
         ops = [(f.get("op_sel", 0) >> i) & 1 for i in range(n)]
-        if "op_sel" in mods and any(ops):
+        if ("op_sel" in mods or dot2) and any(ops):
             out.append(bits_text("op_sel", ops))
         hi = self._hi_bits(f, n)
-        if "op_sel_hi" in mods:
+        if "op_sel_hi" in mods or dot2:
             if (_is_mix(di.inst) and any(hi)) or (not _is_mix(di.inst) and not all(hi)):
                 out.append(bits_text("op_sel_hi", hi))
         if "neg_lo" in mods:
@@ -208,11 +248,24 @@ class Vop3pCodec(VopCodec):
         return {k: di.fields.get(k, 0) for k in ("op_sel", "op_sel_hi", "op_sel_hi2", "neg", "neg_hi", "clamp")}
 
     def valid(self, di):
-        # bits of sources the op does not have must be clear (LLVM refuses them)
+        # bits of sources the op does not have, and of modifiers it does not take, must be
+        # clear (LLVM refuses them)
+        if not super().valid(di):
+            return False
         n = _nsrc(di.inst)
         extra = ((1 << 3) - 1) ^ ((1 << n) - 1)
         f = di.fields
-        return not ((f.get("op_sel", 0) | f.get("neg", 0) | f.get("neg_hi", 0)) & extra)
+        mods = di.inst.modifiers
+        if (f.get("op_sel", 0) | f.get("neg", 0) | f.get("neg_hi", 0)) & extra:
+            return False
+        if f.get("op_sel") and "op_sel" not in mods and not _dot2(di.inst):
+            return False
+        if f.get("clamp") and "clamp" not in mods:
+            return False
+        if not _is_mix(di.inst) and ((f.get("neg") and "neg_lo" not in mods) or (f.get("neg_hi") and
+                                                                                  "neg_hi" not in mods)):
+            return False
+        return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -292,6 +345,16 @@ class MaiCodec(VopCodec):
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("cbsz", "abid", "blgp", "acc_cd", "acc")}
+
+    def valid(self, di):
+        if not super().valid(di):
+            return False
+        mods = di.inst.modifiers
+        dflt = self.defaults(di.inst)
+        for m in ("cbsz", "abid", "blgp"):
+            if m not in mods and not (m == "blgp" and "neg" in mods) and di.fields.get(m, 0) != dflt.get(m, 0):
+                return False
+        return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -400,6 +463,18 @@ class DppCodec(VopCodec):
         return out
 
     def valid(self, di):
+        # neg/abs bits of a source the op lacks make LLVM refuse; on an existing source
+        # without float modifiers they are ignored (probed)
+        if not super().valid(di):
+            return False
+        n = _nsrc(di.inst)
+        f = di.fields
+        if any(f.get(f"src{i}_neg") or f.get(f"src{i}_abs") for i in range(n, 2)):
+            return False
+        fmods = any(m.startswith(("neg", "abs")) for m in di.inst.modifiers)
+        if not fmods and not di.inst.base.startswith("v_dot") and any(
+                f.get(f"src{i}_neg") or f.get(f"src{i}_abs") for i in range(2)):
+            return False
         return dpp_ctrl_text(di.fields.get("dpp_ctrl", 0)) is not None or _dp_alu(di.inst)
 
     def modifier_values(self, di):
@@ -432,7 +507,10 @@ class SdwaCodec(VopCodec):
         st.fields[f"src{idx}_sext"] = 1
 
     def sext_of(self, di, idx):
-        return f"sext{idx}" in di.inst.modifiers and bool(di.fields.get(f"src{idx}_sext"))
+        # LLVM prints the sext bit of any source that takes no float modifiers
+        mods = di.inst.modifiers
+        return bool(di.fields.get(f"src{idx}_sext")) and (f"sext{idx}" in mods or not (
+            f"neg{idx}" in mods or f"abs{idx}" in mods))
 
     def _sbit(self, op: Operand) -> str:
         return "s0" if op.name == "src0" else "s1"
@@ -454,6 +532,15 @@ class SdwaCodec(VopCodec):
             st.fields[op.field] = code
             st.fields[self._sbit(op)] = 1
 
+    def operand_text(self, di, op):
+        if op.kind == OperandKind.VGPR and op.name in ("src0", "vsrc1") and di.fields.get(self._sbit(op)):
+            # the decoder honours the s bit even where the assembler wants a VGPR
+            from gcnforge.asm.vop_src import format_src
+            neg, absm = self.src_mods(di, 0 if op.name == "src0" else 1)
+            return format_src(di.fields.get(op.field, 0), op.optype, op.dwords, None, neg=neg, absm=absm,
+                              sext=self.sext_of(di, 0 if op.name == "src0" else 1))
+        return super().operand_text(di, op)
+
     def parse_sdst(self, st, op, tok):
         if tok.text.lower() == "vcc":
             st.fields["sd"] = 0
@@ -464,6 +551,9 @@ class SdwaCodec(VopCodec):
             raise Diagnostic(f"invalid operand '{tok.text}' for sdst: expected vcc or an SGPR pair", tok.loc(st.loc))
         st.fields["sdst"] = sreg_code(ref, 2, tok, st.loc, "sdst")
         st.fields["sd"] = 1
+
+    def sdst_valid(self, di, op):
+        return not di.fields.get("sd") or super().sdst_valid(di, op)
 
     def sdst_text(self, di, op):
         if not di.fields.get("sd"):
@@ -491,7 +581,8 @@ class SdwaCodec(VopCodec):
         if "dst_sel" in mods:
             out.append(f"dst_sel:{_name(_SEL, f.get('dst_sel', 0))}")
         if "dst_unused" in mods:
-            out.append(f"dst_unused:{_name(_UNUSED, f.get('dst_unused', 0))}")
+            du = f.get("dst_unused", 0)
+            out.append(f"dst_unused:{_UNUSED[du] if du < 3 else 'UNUSED_PAD'}")  # LLVM prints 3 as PAD
         out.append(f"src0_sel:{_name(_SEL, f.get('src0_sel', 0))}")
         if "src1_sel" in mods:
             out.append(f"src1_sel:{_name(_SEL, f.get('src1_sel', 0))}")
@@ -499,10 +590,28 @@ class SdwaCodec(VopCodec):
 
     def valid(self, di):
         f = di.fields
-        for k in ("dst_sel", "src0_sel", "src1_sel"):
-            if f.get(k, 0) > 6:
-                return False
-        return f.get("dst_unused", 0) <= 2
+        # select value 7 is reserved (LLVM 22's disassembler crashes on it; we print .long)
+        if not all(f.get(k, 0) <= 6 for k in ("dst_sel", "src0_sel", "src1_sel")):
+            return False
+        if not super().valid(di):
+            return False
+        mods = di.inst.modifiers
+        if (f.get("omod") and "omod" not in mods) or (f.get("clamp") and "clamp" not in mods):
+            return False
+        if di.inst.encoding == "VOP1_SDWA" and any(f.get(k) for k in ("src1_sel", "src1_sext", "src1_neg",
+                                                                         "src1_abs", "s1")):
+            return False
+        if di.inst.encoding != "VOPC_SDWA" and (("dst_sel" not in mods and f.get("dst_sel") != 6) or
+                                                ("dst_unused" not in mods and f.get("dst_unused"))):
+            return False
+        if di.inst.base == "v_pk_fmac_f16" and (f.get("src0_sext") or f.get("src1_sext")):
+            return False
+        if not mods_valid(di, "src{}_neg", "src{}_abs"):
+            return False
+        mods = di.inst.modifiers
+        # a float op refuses the sext bit
+        return not any(f.get(f"src{i}_sext") and (f"neg{i}" in mods or f"abs{i}" in mods) and f"sext{i}" not in mods
+                       for i in (0, 1))
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("dst_sel", "dst_unused", "src0_sel", "src1_sel", "clamp", "omod",

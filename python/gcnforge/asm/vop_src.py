@@ -220,6 +220,8 @@ def format_src(code: int, optype: str, dwords: int, literal: int | None, *, vfil
     """LLVM's text of a 9-bit source code with its modifiers."""
     c = format_const(code, optype, dwords, literal)
     if c is not None:
+        if sext:
+            c = f"sext({c})"
         if absm:
             c = f"|{c}|"
             return "-" + c if neg else c
