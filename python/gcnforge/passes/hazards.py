@@ -205,6 +205,15 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
     return out
 
 
+def _horizon(m: MInst) -> int:
+    """Wait states after which no rule above can involve ``m`` as the first instruction."""
+    if m.sem == "mfma":
+        return HISTORY
+    if m.sem in VALU:
+        return 6  # VALU SGPR write -> VMEM read (5), EXEC -> DPP (5)
+    return 3  # s_setreg (2), SALU M0 (1), VMEM store data (2)
+
+
 def _wait_states(op: Operation, m: MInst | None) -> int:
     if m is not None and m.mnemonic == "s_nop":
         return (op.imm_values[0] if op.imm_values else 0) + 1
@@ -295,8 +304,9 @@ class _Kernel:
                     hist = tuple((pm, d + need) for pm, d in hist)
             step = _wait_states(op, m)
             hist = ((m, 0),) + hist if m.mnemonic != "s_nop" else hist
+            # keep an instruction only while some rule could still ask for wait states
             hist = tuple((pm, d + step if pm is not m else 0) for pm, d in hist)
-            hist = tuple((pm, d) for pm, d in hist if d < HISTORY)
+            hist = tuple((pm, d) for pm, d in hist if d < _horizon(pm))
         return hist
 
 

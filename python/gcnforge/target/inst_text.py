@@ -12,6 +12,7 @@ Pre: every register operand has an allocated type. Raises ``Diagnostic`` otherwi
 from __future__ import annotations
 
 import struct
+from functools import cache
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import SSAValue
@@ -115,6 +116,14 @@ def _mod_text(k: str, v: object) -> str:
     return f"{k}:{v}"
 
 
+@cache
+def _plan(mnemonic: str):
+    """(operand, slot) pairs of an instruction, derived once per mnemonic."""
+    inf = isa_info.info(mnemonic)
+    # the same slot derivation the op verifier uses
+    return tuple((o, None if o.kind == "special" else isa_info._slot(o)) for o in inf.inst.operands)  # noqa: SLF001
+
+
 def inst_text(op: InstOp, label_of=None) -> str:
     inf = op.info
     if inf is None:
@@ -127,11 +136,10 @@ def inst_text(op: InstOp, label_of=None) -> str:
     imms = list(op.imm_values)
     items: list[str] = []
     ai = ii = si = 0
-    for o in inf.inst.operands:
+    for o, s in _plan(inf.inst.mnemonic):
         if o.kind == "special":
             items.append(o.text or o.name)
             continue
-        s = isa_info._slot(o)  # noqa: SLF001 - the same slot derivation the op verifier uses
         if o.kind == "label":
             items.append(label_of(op) if label_of else "0")
             continue
