@@ -189,6 +189,23 @@ KERNEL spin_wait
   ds_write_b32 v1, v3
   s_endpgm
 
+// 16-bit results: v_add_f16 zeroes the high half, v_fma_f16 keeps it, op_sel dst bit writes it
+KERNEL half_dst
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_mov_b32_e32 v2, 0x3c00
+  v_mov_b32_e32 v1, 0xdead0000
+  v_mov_b32_e32 v3, 0xbeef0000
+  v_mov_b32_e32 v4, 0x12340000
+  v_add_f16_e32 v1, v2, v2
+  v_fma_f16 v3, v2, v2, v2
+  v_fma_f16 v4, v2, v2, v2 op_sel:[0,0,0,1]
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v3, s[4:5] offset:256
+  global_store_dword v20, v4, s[4:5] offset:512
+  s_endpgm
+
 KERNEL trap
   s_trap 2
   s_endpgm
@@ -220,4 +237,5 @@ KD lds_dma, 1024
 .end_amdhsa_kernel
 KD salu_misc
 KD spin_wait, 64
+KD half_dst
 KD trap

@@ -124,3 +124,10 @@ def test_trace_hook_sees_every_issue(code):
 def test_spin_wait_between_waves_progresses(code):
     st = Device().run(code, "spin_wait", b"\0" * 8, (1, 1, 1), (128, 1, 1), max_instructions=100_000)
     assert st.wave_instructions < 10_000
+
+
+def test_16bit_destinations(code):
+    o, _ = run(code, "half_dst", 3)
+    np.testing.assert_array_equal(o[0], 0x4000)  # 1+1 = 2.0, high half zeroed
+    np.testing.assert_array_equal(o[1], 0xBEEF4000)  # fma 1*1+1 = 2.0, high half kept
+    np.testing.assert_array_equal(o[2], 0x40000000)  # op_sel dst bit: result in the high half, low kept (0)

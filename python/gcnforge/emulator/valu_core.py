@@ -107,9 +107,18 @@ def write_dst(x, ins, w, k: int, ty: str, val, mask):
         if dst_opsel(ins):
             old = x.vread(op, w, 1)
             raw = (old & np.uint32(0xFFFF)) | (raw.astype(np.uint32) << np.uint32(16))
+        elif ins.base in PRESERVE_HI16:
+            old = x.vread(op, w, 1)
+            raw = (old & np.uint32(0xFFFF0000)) | (raw.astype(np.uint32) & np.uint32(0xFFFF))
     if op.kind == "s":  # v_readlane-like scalar dst: not via this path
         raise WaveFault("internal: scalar destination in VALU write")
     x.vwrite(op, w, raw, mask, TYPES[ty][1])
+
+
+# 16-bit results zero the high half of the VGPR on gfx9, except for the op_sel-capable VOP3
+# forms introduced with gfx9, which keep it (LLVM GCNSubtarget::zeroesHigh16BitsOfDest; the
+# *_legacy_* opcodes keep the older zeroing behaviour).
+PRESERVE_HI16 = frozenset({"v_mad_f16", "v_mad_u16", "v_mad_i16", "v_fma_f16", "v_div_fixup_f16"})
 
 
 def dst_opsel(ins) -> int:
