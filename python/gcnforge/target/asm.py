@@ -122,8 +122,8 @@ def kernarg_layout(k: KernelOp) -> tuple[list[int], int, int]:
     return offs, off, align
 
 
-def descriptor_text(k: KernelOp) -> str:
-    c = register_counts(k)
+def descriptor_text(k: KernelOp, c: Counts | None = None) -> str:
+    c = c or register_counts(k)
     user = _names(k.user_sgprs)
     system = _names(k.system_sgprs)
     vgprs = _names(k.system_vgprs)
@@ -166,10 +166,10 @@ def _yaml_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def metadata_text(kernels: list[KernelOp]) -> str:
+def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = None) -> str:
     out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
     for k in kernels:
-        c = register_counts(k)
+        c = (counts or {}).get(id(k)) or register_counts(k)
         offs, size, align = kernarg_layout(k)
         lds = k.lds_size.value.data if k.lds_size is not None else 0
         wg = list(k.workgroup_size.get_values()) if k.workgroup_size is not None else None
@@ -220,12 +220,13 @@ def module_text(module: Operation, only: list[str] | None = None) -> str:
     if not ks:
         raise Diagnostic("no amdgcn.kernel to compile")
     parts = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"', "\t.amdhsa_code_object_version 5"]
+    counts = {id(k): register_counts(k) for k in ks}
     for i, k in enumerate(ks):
         parts.append(kernel_text(k, i))
         parts.append('\t.section\t.rodata,"a",@progbits')
         parts.append("\t.p2align\t6, 0x0")
-        parts.append(descriptor_text(k))
-    parts.append(metadata_text(ks))
+        parts.append(descriptor_text(k, counts[id(k)]))
+    parts.append(metadata_text(ks, counts))
     return "\n".join(parts)
 
 
