@@ -60,7 +60,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
-from functools import cache
+from functools import cache, lru_cache
 
 from gcnforge.asm import kinds as _kinds  # noqa: F401  (registers default operand kinds)
 from gcnforge.asm.core import (  # noqa: F401  (re-exported)
@@ -102,6 +102,26 @@ def candidates(mnemonic: str) -> list:
     return list(table.variants(m))
 
 
+@cache
+def _by_prefix() -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = {}
+    for m in table.mnemonics():
+        groups.setdefault(m[:3], []).append(m)
+        groups.setdefault(m[:6], []).append(m)
+    return {k: tuple(v) for k, v in groups.items()}
+
+
+@lru_cache(maxsize=1024)
+def _suggest(m: str) -> tuple[str, ...]:
+    """Close mnemonics for a typo: compared within the same 6- (else 3-) letter prefix
+    (``v_cmpx``, ``s_a``) and similar length, which keeps the search cheap, else across all."""
+    groups = _by_prefix()
+    pool = [x for x in groups.get(m[:6]) or groups.get(m[:3], ()) if abs(len(x) - len(m)) <= 4]
+    if not pool:
+        pool = [x for x in table.mnemonics() if abs(len(x) - len(m)) <= 2]
+    return tuple(difflib.get_close_matches(m, pool, n=3, cutoff=0.75))
+
+
 def parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
     """Parse one instruction (no label, no comment) into a ``ParsedInst``."""
     mnem, mcol, rest, rcol = split_mnemonic(text)
@@ -110,7 +130,7 @@ def parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
         raise Diagnostic("expected an instruction", loc)
     cands = candidates(mnem)
     if not cands:
-        close = difflib.get_close_matches(mnem.lower(), table.mnemonics(), n=3, cutoff=0.75)
+        close = _suggest(mnem.lower())
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise Diagnostic(f"unknown instruction '{mnem}' for gfx942{hint}", mtok.loc(loc))
     segs = lex_operands(rest, rcol) if rest else []

@@ -79,6 +79,8 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
             pi = parse_instruction(src, loc)
         except Diagnostic as d:
             errors.append(d)
+            if len(errors) >= 20:  # like compilers: stop after too many errors
+                break
             continue
         lines.append(Line(loc, src, pi, pc))
         pc += pi.size
