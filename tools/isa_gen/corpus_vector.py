@@ -295,9 +295,24 @@ def _suffixless(inst: Instruction, rot: _Rot) -> list[str]:
     return out
 
 
+# Hand-picked corner cases LLVM treats specially (each checked against llvm-mc by the test)
+EXTRAS = [
+    "v_writelane_b32 v1, s2, m0", "v_writelane_b32 v1, 7, m0", "v_readlane_b32 s1, v2, m0", "v_clrexcp",
+    "v_pk_add_f16 v1, v2, v3 op_sel:[1,0,0,1] op_sel_hi:[0]", "v_mad_f16 v1, v2, v3, v4 op_sel:[1,0,0,1] clamp",
+    "v_cvt_sr_fp8_f32 v1, v2, v3 op_sel:[1,1,1]", "v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]",
+    "v_cvt_pk_fp8_f32 v1, v2, v3 op_sel:[1,0,0,1]", "v_accvgpr_write_b32 a255, s101", "v_accvgpr_read_b32 v255, a255",
+    "v_mfma_f32_32x32x1_2b_f32 a[0:31], a0, a1, a[0:31] cbsz:4 abid:15 blgp:7",
+    "v_mfma_f64_4x4x4_4b_f64 v[0:1], v[2:3], a[4:5], v[0:1] neg:[0,0,1]",
+    "v_add_f32 v1, s2, s2", "v_add_f64 v[0:1], s[2:3], s[2:3]", "v_fma_f32 v1, s2, 0.5, s2",
+    "v_cndmask_b32_e64 v1, s2, v3, s[2:3]", "v_mov_b32_sdwa v1, v2 dst_sel:BYTE_3 dst_unused:UNUSED_SEXT",
+    "v_add_f16 v1, -17, v2", "v_add_u16 v1, -17, v2", "v_add_u32 v1, 0xffffffff, v2", "v_mov_b64 v[0:1], 0xffffffff",
+    "v_add_f64 v[0:1], 0x3ff00000, v[2:3]", "v_fmaak_f32 v1, 1.0, v2, 0x3fc00000", "v_madmk_f16 v1, 0.5, 0x3c00, v3",
+]
+
+
 def forms() -> list[str]:
     rot = _Rot()
-    out: list[str] = []
+    out: list[str] = list(EXTRAS)
     for inst in table.instructions():
         if inst.encoding not in VOP_ENCODINGS:
             continue

@@ -66,6 +66,8 @@ class VopCodec(Codec):
             code = self.src_code(st.fields, op)
             if code >= 256 or 128 <= code <= 208 or 240 <= code <= 248:
                 continue
+            if code == 124 and op.name == "src1" and inst.base in ("v_writelane_b32", "v_readlane_b32"):
+                continue  # an m0 lane select does not use the constant bus (LLVM 22 accepts it)
             key = (code, op.dwords) if code != LITERAL else (LITERAL, st.literal or 0)
             if key not in seen:
                 seen.append(key)
@@ -278,7 +280,9 @@ class VopCodec(Codec):
                     return False
             elif fields[op.field].width == 9:
                 code = f.get(op.field, 0)
-                if code < VGPR_BASE and not (op.inline_const and (128 <= code <= 208 or 240 <= code <= 248)):
+                # MFMA A/B decode any source code (LLVM prints SGPRs/constants there too)
+                if code < VGPR_BASE and not (op.kind == OperandKind.AV and src_code_valid(code, op.dwords)
+                                             and code != LITERAL):
                     return False
         return True
 

@@ -122,14 +122,12 @@ class Vop3Codec(VopCodec):
         if parse_clamp_omod(self, st, name, val, tok):
             return True
         if name == "op_sel" and "op_sel" in st.inst.modifiers:
+            # LLVM 22: entries 0..n-1 are the sources, entry n the destination; missing
+            # entries are 0 and entries past n+1 (up to 4 in all) are ignored
             n = _opsel_srcs(st.inst)
             cnt = val.count(",") + 1 if val else 0
-            if cnt != n + 1 and 1 <= cnt <= 4:
-                bits = parse_bits(st, name, val, tok, cnt)  # entry i is bit i (LLVM 22)
-                v = sum(b << i for i, b in enumerate(bits))
-            else:
-                bits = parse_bits(st, name, val, tok, n + 1)
-                v = sum(b << i for i, b in enumerate(bits[:n])) | (bits[n] << 3)
+            bits = parse_bits(st, name, val, tok, cnt if 1 <= cnt <= 4 else n + 1) + [0] * 4
+            v = sum(b << i for i, b in enumerate(bits[:n])) | (bits[n] << 3)
             st.fields["op_sel"] = v
             return True
         return False
