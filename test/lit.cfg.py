@@ -19,7 +19,8 @@ for var in ("HOME", "CI", "ROCM_PATH"):
 # LLVM tools for tests that compare against the oracle: `REQUIRES: llvm`.
 llvm_bin = "/usr/lib/llvm-22/bin"
 if os.path.isdir(llvm_bin):
-    config.environment["PATH"] = config.environment["PATH"] + os.pathsep + llvm_bin
+    # first, so LLVM 22 wins over an older LLVM in /usr/bin (LLVM 14's tools cannot read gfx942)
+    config.environment["PATH"] = llvm_bin + os.pathsep + config.environment["PATH"]
 if shutil.which("llvm-mc", path=config.environment["PATH"]):
     config.available_features.add("llvm")
 elif os.environ.get("CI", "").lower() in ("1", "true", "yes"):
