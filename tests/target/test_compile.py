@@ -113,3 +113,33 @@ def test_registers_used_against_the_lower_bound(path):
         slack = ABOVE_BOUND.get(name, {})
         for f in "vas":
             assert bound[f] <= used[f] <= bound[f] + slack.get(f, 0), (name, f, used, bound)
+
+
+def test_descriptor_fields_from_abi_and_allocation():
+    """The .amdhsa_kernel block carries the ABI (preloads, LDS, float modes) and the
+    allocation (VGPR/AGPR split at accum_offset), read back from the code object."""
+    from gcnforge.binary import read_code_object
+    from gcnforge.builder import Arg, Module
+    from gcnforge.target import to_assembly
+
+    m = Module("d")
+    with m.kernel("d", [Arg.ptr("p")], workgroup_size=(64, 2, 1), lds_size=1024,
+                  float_mode={"denorm32": 0, "ieee": 0}) as k:
+        (p,) = k.args()
+        acc = k.agpr(None, 4)
+        k.v_accvgpr_write_b32(k.split(acc)[0], k.thread_id("y"))
+        k.s_add_u32(k.block_id("z"), 1)
+        k.v_mov_b32(k.vgpr(5), 0)
+        k.s_endpgm()
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    d = read_code_object(assemble(to_assembly(m.top))).kernels["d"].descriptor.directives()
+    assert d["group_segment_fixed_size"] == 1024
+    assert d["user_sgpr_kernarg_segment_ptr"] == 1
+    assert d["system_sgpr_workgroup_id_z"] == 1
+    assert d["system_vgpr_workitem_id"] == 1
+    assert d["float_denorm_mode_32"] == 0 and d["ieee_mode"] == 0
+    assert d["accum_offset"] == 8  # v0..v5 used -> 6 rounded up to 4s
+    # a kernel without float_mode gets clang's defaults (f32 denormals preserved)
+    assert read_code_object(compile_file(ROOT / "examples" / "authoring_vector_add.py", pl.DEFAULT, None, "builtin",
+                                         False)).kernels["vector_add"].descriptor.directives()["float_denorm_mode_32"] == 3
+    assert d["next_free_vgpr"] >= 8 + 4  # AGPRs after accum_offset

@@ -152,12 +152,16 @@ def descriptor_text(k: KernelOp, c: Counts | None = None) -> str:
     d.append(f"\t\t.amdhsa_next_free_vgpr {c.next_free_vgpr}")
     d.append(f"\t\t.amdhsa_next_free_sgpr {max(c.sgprs, preloaded, 1)}")
     d.append(f"\t\t.amdhsa_accum_offset {c.accum_offset}")
+    # float modes always spelled out: the assembler's own default for denorm_mode_32 is 0
+    # (flush), but a kernel without FP attributes gets LLVM/clang's defaults (preserve
+    # denormals: 3), which are #amdgcn.float_mode's defaults
     fm = k.float_mode
-    if fm is not None:
-        for key, directive in (("round32", "float_round_mode_32"), ("round16_64", "float_round_mode_16_64"),
-                               ("denorm32", "float_denorm_mode_32"), ("denorm16_64", "float_denorm_mode_16_64"),
-                               ("dx10_clamp", "dx10_clamp"), ("ieee", "ieee_mode")):
-            d.append(f"\t\t.amdhsa_{directive} {getattr(fm, key).data}")
+    defaults = {"round32": 0, "round16_64": 0, "denorm32": 3, "denorm16_64": 3, "dx10_clamp": 1, "ieee": 1}
+    for key, directive in (("round32", "float_round_mode_32"), ("round16_64", "float_round_mode_16_64"),
+                           ("denorm32", "float_denorm_mode_32"), ("denorm16_64", "float_denorm_mode_16_64"),
+                           ("dx10_clamp", "dx10_clamp"), ("ieee", "ieee_mode")):
+        v = getattr(fm, key).data if fm is not None else defaults[key]
+        d.append(f"\t\t.amdhsa_{directive} {v}")
     d.append("\t.end_amdhsa_kernel")
     return "\n".join(d) + "\n"
 
