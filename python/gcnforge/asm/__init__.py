@@ -36,10 +36,16 @@ EXTENSION CONTRACT (how an encoding family plugs in; helper B's VOP* families us
 
 4. Hooks a codec may override: ``defaults(inst) -> fields`` (non-zero defaults, e.g. DPP
    row_mask 0xf); ``operand_list(inst, fields|None)`` (operands depend on fields, e.g.
-   global vaddr width when saddr is not ``off``); ``finish_parse(st)`` (cross-operand
-   checks; raise ``Diagnostic`` at ``tok.loc(st.loc)``); ``has_literal(inst, fields)``;
-   ``valid(di)`` (False -> the bytes print as ``.long``, as LLVM refuses them);
-   ``encode``/``decode``/``text`` for anything irregular.
+   global vaddr width when saddr is not ``off``); ``parse`` choosing a shape and calling
+   ``parse_with(inst, ops, segs, loc, mtok)``; ``finish_parse(st)`` (cross-operand checks;
+   raise ``Diagnostic`` at ``tok.loc(st.loc)``); ``has_literal(inst, fields)``;
+   ``valid(di)`` (False -> the bytes print as ``.long``, as LLVM refuses them; the base
+   version rejects non-zero ``Instruction.zero_fields``, so call ``super().valid``);
+   ``encode``/``decode``/``text`` for anything irregular.  Flag modifiers made with
+   ``flag_mod`` also accept LLVM's ``no<flag>`` spelling.  Symbol references: a handler
+   appends ``(field, name, tok)`` to ``st.fixups`` (16-bit branch fields) or
+   ``("@rel32:lo|hi:addend", name, tok)`` (literals); ``resolve_fixups`` fills them in
+   ``encode(pc, resolve)``.
 
 5. Mnemonic resolution: ``table.by_mnemonic(m)`` exactly; otherwise every registered
    resolver (``register_resolver(fn)``, ``fn(mnemonic) -> list[Instruction] | None``) is
