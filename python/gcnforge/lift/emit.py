@@ -1,0 +1,188 @@
+"""Raised (allocated) ``amdgcn`` IR -> assembly text -> code object, exactly.
+
+The per-instruction text is ``gcnforge.target.inst_text`` (the same printer the compiler
+uses); what differs from ``gcnforge.target.asm`` is the frame: the kernel descriptor comes
+from the kernel's ``lift.amdhsa`` values verbatim (not recomputed from the allocation),
+``amdgcn.branch ... {lift.fallthrough}`` emits nothing when its block is next, the code
+between kernels and the data sections come back from the module's ``lift.text`` /
+``lift.data``, and the metadata from ``lift.metadata``. A kernel marked ``lift.recount``
+(re-allocated by ``lift.ssa``) gets its register counts recomputed from its registers.
+
+Pre: registers allocated, no ``amdgcn.wait`` / ``amdgcn.call`` left.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.ir import Operation
+
+from gcnforge.binary.metadata import format_metadata_yaml, parse_metadata_yaml
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
+from gcnforge.lift.lifter import DESCRIPTOR_MARK
+from gcnforge.lift.ops import RawInstOp
+from gcnforge.target.asm import descriptor_text, register_counts
+from gcnforge.target.inst_text import inst_text
+
+PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, arith.ConstantOp)
+
+
+def _where(op: Operation, kname: str) -> str:
+    pc = op.attributes.get("pc")
+    return f"@{kname} pc 0x{pc.value.data:x}" if isinstance(pc, IntegerAttr) else f"@{kname}"
+
+
+def kernel_lines(k: KernelOp, index: int) -> list[str]:
+    name = k.sym_name.data
+    blocks = list(k.body.blocks)
+    label = {id(b): f".Llift{index}_{i}" for i, b in enumerate(blocks)}
+    out = [f"\t.globl {name}", "\t.p2align 8", f"\t.type {name},@function", f"{name}:"]
+    for bi, b in enumerate(blocks):
+        if bi:
+            out.append(f"{label[id(b)]}:")
+        nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
+        for op in b.ops:
+            if isinstance(op, PSEUDO):
+                continue
+            if isinstance(op, EndOp):
+                out.append("\ts_endpgm")
+            elif isinstance(op, BranchOp):
+                dests = list(op.dests)
+                if "lift.fallthrough" in op.attributes and dests[0] is nxt:
+                    continue
+                out.append(f"\t{op.mnemonic} {label[id(dests[0])]}")
+                if len(dests) > 1 and dests[1] is not nxt:
+                    out.append(f"\ts_branch {label[id(dests[1])]}")
+            elif isinstance(op, RawInstOp):
+                enc = op.attributes.get("encoding")
+                if enc is None:
+                    out.append("\t" + op.text.data)
+                else:
+                    raw = bytes.fromhex(enc.data)
+                    words = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
+                    out.append("\t.long " + ", ".join(f"0x{w:08x}" for w in words) + f"  ; {op.text.data}")
+            elif isinstance(op, InstOp):
+                try:
+                    out.append("\t" + inst_text(op))
+                except Diagnostic as d:
+                    raise Diagnostic(d.message, _where(op, name)) from None
+            else:
+                raise Diagnostic(f"cannot translate '{op.name}' to assembly", _where(op, name))
+    out += [f".Llift_end{index}:", f"\t.size {name}, .Llift_end{index}-{name}"]
+    return out
+
+
+def _recounted(k: KernelOp, d: dict[str, int]) -> dict[str, int]:
+    c = register_counts(k)
+    d = dict(d)
+    d["next_free_vgpr"] = c.next_free_vgpr
+    d["accum_offset"] = c.accum_offset
+    d["next_free_sgpr"] = max(c.sgprs, d.get("user_sgpr_count", 0) + sum(
+        d.get(f"system_sgpr_workgroup_{x}", 0) for x in ("id_x", "id_y", "id_z", "info")), 1)
+    return d
+
+
+def descriptor_lines(k: KernelOp) -> list[str]:
+    a = k.attributes.get("lift.amdhsa")
+    if not isinstance(a, DictionaryAttr):
+        return descriptor_text(k).rstrip("\n").splitlines()
+    d = {n: v.value.data for n, v in a.data.items()}
+    if "lift.recount" in k.attributes:
+        d = _recounted(k, d)
+    return ([f"\t.amdhsa_kernel {k.sym_name.data}"] + [f"\t\t.amdhsa_{n} {v}" for n, v in d.items()]
+            + ["\t.end_amdhsa_kernel"])
+
+
+def _metadata(mod: ModuleOp, kernels: list[KernelOp]) -> str | None:
+    a = mod.attributes.get("lift.metadata")
+    if a is None:
+        return None
+    text = a.data
+    recount = [k for k in kernels if "lift.recount" in k.attributes]
+    if not recount:
+        return text
+    md = parse_metadata_yaml(text, SourceLoc("<lift.metadata>", 1, 1))
+    for entry in md.get("amdhsa.kernels", []):
+        for k in recount:
+            if entry.get(".name") == k.sym_name.data:
+                c = register_counts(k)
+                entry[".vgpr_count"] = c.next_free_vgpr
+                entry[".agpr_count"] = c.agprs
+                entry[".sgpr_count"] = max(c.sgprs, 1)
+    return format_metadata_yaml(md)
+
+
+def _gap_lines(g: DictionaryAttr) -> list[str]:
+    body = bytes.fromhex(g.data["bytes"].data)
+    marks = {o.value.data: s.data for s, o in zip(g.data["symbols"].data, g.data["offsets"].data)}
+    out = g.data["directives"].data.splitlines()
+    pending = bytearray()
+
+    def flush() -> None:
+        for i in range(0, len(pending), 16):
+            out.append("\t.byte " + ", ".join(str(b) for b in pending[i:i + 16]))
+        pending.clear()
+
+    for i, b in enumerate(body):
+        if i in marks:
+            flush()
+            out.append(f"{marks[i]}:")
+        pending.append(b)
+    flush()
+    return out
+
+
+def module_asm(module: Operation) -> str:
+    """The whole ``.s`` for a raised module (or any allocated module with ``amdgcn.module``)."""
+    mods = [op for op in module.walk() if isinstance(op, ModuleOp)]
+    if len(mods) != 1:
+        raise Diagnostic(f"expected one amdgcn.module, found {len(mods)}")
+    mod = mods[0]
+    kernels = [op for op in mod.body.block.ops if isinstance(op, KernelOp)]
+    if not kernels:
+        raise Diagnostic("no amdgcn.kernel to emit", f"@{mod.sym_name.data}")
+    a = mod.attributes
+    target = a["lift.target"].data if "lift.target" in a else "amdgcn-amd-amdhsa--gfx942"
+    version = a["lift.code_object_version"].value.data if "lift.code_object_version" in a else 5
+    out = [f'\t.amdgcn_target "{target}"', f"\t.amdhsa_code_object_version {version}", "\t.text", "\t.p2align 8"]
+    segments: list[tuple[int, int, object]] = []
+    for i, k in enumerate(kernels):
+        e = k.attributes.get("lift.entry")
+        segments.append((e.value.data if isinstance(e, IntegerAttr) else 1 << 62, 0, (i, k)))
+    for g in (a["lift.text"].data if "lift.text" in a else ()):
+        segments.append((g.data["at"].value.data, 1, g))
+    for _, kind, item in sorted(segments, key=lambda s: (s[0], s[1])):
+        if kind == 0:
+            out += kernel_lines(item[1], item[0])
+        else:
+            out += _gap_lines(item)
+    by_name = {k.sym_name.data: k for k in kernels}
+    data = a["lift.data"].data.splitlines() if "lift.data" in a else []
+    placed = set()
+    for ln in data:
+        if ln.startswith(DESCRIPTOR_MARK):
+            name = ln[len(DESCRIPTOR_MARK):]
+            if name not in by_name:
+                raise Diagnostic(f"the data sections hold the descriptor of kernel {name}, which the module "
+                                 "no longer has", f"@{mod.sym_name.data}")
+            out += descriptor_lines(by_name[name])
+            placed.add(name)
+        else:
+            out.append(ln)
+    missing = [k for k in kernels if k.sym_name.data not in placed]
+    if missing:
+        out += ['\t.section .rodata,"a",@progbits', "\t.p2align 6"]
+        for k in missing:
+            out += descriptor_lines(k)
+    md = _metadata(mod, kernels)
+    if md is not None:
+        out += ["\t.amdgpu_metadata", md.rstrip("\n"), "\t.end_amdgpu_metadata"]
+    return "\n".join(out) + "\n"
+
+
+def module_code_object(module: Operation, toolchain: str = "builtin", filename: str = "<lift>") -> bytes:
+    from gcnforge.binary import assemble
+
+    return assemble(module_asm(module), toolchain=toolchain, filename=filename)

@@ -1,0 +1,259 @@
+"""A gfx942 code object (or ``.s`` file) -> ``amdgcn`` IR on allocated registers.
+
+Per kernel (the descriptor's entry to the end of its symbol): the code is decoded
+linearly, split into blocks at branch targets and after each branch / ``s_endpgm``, and
+every instruction becomes an op (``lift.convert``) carrying ``pc`` (its byte address in the
+code object). ``s_branch`` / ``s_cbranch_*`` become ``amdgcn.branch`` (target, then the
+fall-through block), ``s_endpgm`` ``amdgcn.end``; a block that runs into the next one ends
+with ``amdgcn.branch s_branch ^next {lift.fallthrough}``, which emits no instruction.
+``s_setpc_b64`` (a computed jump) is refused with a diagnostic naming its pc.
+
+The kernel keeps its ABI as ``amdgcn.kernel`` attributes (args, preloaded SGPRs/VGPRs,
+LDS size, workgroup size, float mode) and, for exact re-emission, every ``.amdhsa_*``
+value of its descriptor (``lift.amdhsa``). The module keeps what is not a kernel: the code
+between kernels (``lift.text``: padding, non-kernel functions, as bytes), the data sections
+(``lift.data``: assembly text, descriptors as placeholders) and the metadata (``lift.metadata``,
+YAML).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdsl.dialects.builtin import (
+    ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp as BuiltinModule, StringAttr, UnitAttr, i64,
+)
+from xdsl.ir import Block, Region
+
+from gcnforge.asm import DecodedInst, disassemble
+from gcnforge.binary import CodeObject, KernelInfo, read_code_object
+from gcnforge.binary.descriptor import CLANG_ORDER
+from gcnforge.binary.metadata import format_metadata_yaml
+from gcnforge.binary.target_id import parse_target_id
+from gcnforge.binary.to_asm import _attrs, _data_sections
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect import isa_info
+from gcnforge.dialect.attrs import ARG_KINDS, ADDRESS_SPACES, ACCESS, FloatModeAttr, KernelArgAttr
+from gcnforge.dialect.structure_ops import BranchOp, EndOp, KernelOp, ModuleOp
+from gcnforge.lift.convert import Pins, encodes_back, instruction_op, raw_op
+
+INDIRECT = ("s_setpc_b64", "s_cbranch_g_fork", "s_cbranch_join", "s_call_b64", "s_rfe_b64")
+DESCRIPTOR_MARK = "\t# lift.descriptor "
+
+
+def _pc_attr(pc: int) -> IntegerAttr:
+    return IntegerAttr(pc, i64)
+
+
+def _branch_target(pc: int, di: DecodedInst) -> int:
+    for v in di.operands:
+        if v.name == "simm16" or v.target is not None:
+            if v.target is not None:
+                return v.target
+            off = v.value if v.value < 0x8000 else v.value - 0x10000
+            return pc + 4 + 4 * off
+    raise Diagnostic(f"branch at pc 0x{pc:x} has no target operand", f"pc 0x{pc:x}")
+
+
+def _is_branch(di: DecodedInst) -> bool:
+    return di.inst is not None and isa_info.is_branch(di.inst)
+
+
+def raise_kernel(k: KernelInfo, gfx90a: bool = True) -> KernelOp:
+    insts = disassemble(k.code, k.entry)
+    if not insts:
+        raise Diagnostic(f"kernel {k.name} has no code", f"{k.name}")
+    end = k.entry + len(k.code)
+    starts = {pc for pc, _ in insts}
+    leaders = {k.entry}
+    for i, (pc, di) in enumerate(insts):
+        m = di.inst.mnemonic if di.inst is not None else ""
+        if m in INDIRECT:
+            raise Diagnostic(f"indirect branch '{di.text(pc)}' at pc 0x{pc:x} in kernel {k.name}: its target is "
+                             "computed at run time, so the control flow cannot be raised", f"pc 0x{pc:x}")
+        if _is_branch(di):
+            t = _branch_target(pc, di)
+            if not k.entry <= t < end or t not in starts:
+                raise Diagnostic(f"branch '{di.text(pc)}' at pc 0x{pc:x} in kernel {k.name} targets 0x{t:x}, "
+                                 "which is not an instruction of the kernel", f"pc 0x{pc:x}")
+            leaders.add(t)
+        if (_is_branch(di) or m == "s_endpgm") and pc + di.size < end:
+            leaders.add(pc + di.size)
+    order = sorted(leaders)
+    blocks = {pc: Block() for pc in order}
+    region = Region([blocks[pc] for pc in order])
+    entry = blocks[k.entry]
+    kop = _kernel_op(k, region, gfx90a)
+    pins = Pins(entry)
+    cur: Block | None = None
+    for i, (pc, di) in enumerate(insts):
+        if pc in blocks:
+            nb = blocks[pc]
+            if cur is not None and not _terminated(cur):
+                br = BranchOp("s_branch", nb)
+                br.attributes["lift.fallthrough"] = UnitAttr()
+                cur.add_op(br)
+            cur = nb
+        assert cur is not None
+        m = di.inst.mnemonic if di.inst is not None else ""
+        nxt = pc + di.size
+        if m == "s_endpgm" and not di.operands or m == "s_endpgm" and all(not v.value for v in di.operands):
+            op = EndOp()
+        elif _is_branch(di):
+            t = blocks[_branch_target(pc, di)]
+            if m == "s_branch":
+                op = BranchOp(m, t)
+            else:
+                if nxt >= end:
+                    raise Diagnostic(f"'{m}' at pc 0x{pc:x} is the last instruction of kernel {k.name}: "
+                                     "it has no fall-through block", f"pc 0x{pc:x}")
+                op = BranchOp(m, t, blocks[nxt])
+        else:
+            off = pc - k.entry
+            op = instruction_op(di, pc, pins)
+            if op is None or not encodes_back(op, pc, k.code[off:off + di.size]):
+                op = raw_op(di, pc, pins, k.code[off:off + di.size])
+        op.attributes["pc"] = _pc_attr(pc)
+        cur.add_op(op)
+    pins.place()
+    if cur is not None and not _terminated(cur):
+        raise Diagnostic(f"kernel {k.name} runs past its last instruction (pc 0x{insts[-1][0]:x}) without "
+                         "s_endpgm or a branch", f"pc 0x{insts[-1][0]:x}")
+    return kop
+
+
+def _terminated(b: Block) -> bool:
+    return isinstance(b.last_op, BranchOp | EndOp)
+
+
+def _kernel_args(md: dict) -> list[KernelArgAttr]:
+    out = []
+    for a in md.get(".args", []):
+        kind = a.get(".value_kind", "")
+        if kind not in ARG_KINDS:
+            continue
+        size, off = int(a.get(".size", 4)), int(a.get(".offset", 0))
+        align = 1
+        while align < 8 and align < size and off % (align * 2) == 0:
+            align *= 2
+        space = a.get(".address_space", "none")
+        access = a.get(".actual_access", a.get(".access", "none"))
+        try:
+            arg = KernelArgAttr.make(name=str(a.get(".name", "")), kind=kind, size=size, align=align,
+                                     space=space if space in ADDRESS_SPACES else "none",
+                                     access=access if access in ACCESS else "none")
+            arg.verify()
+        except Exception:  # an argument the dialect cannot describe: the metadata keeps it
+            continue
+        out.append(arg)
+    return out
+
+
+def _kernel_op(k: KernelInfo, region: Region, gfx90a: bool) -> KernelOp:
+    kd = k.descriptor
+    user = [u for u in ("private_segment_buffer", "dispatch_ptr", "queue_ptr", "kernarg_segment_ptr",
+                        "dispatch_id", "flat_scratch_init", "private_segment_size")
+            if getattr(kd, f"user_sgpr_{u}", 0)]
+    system = [s for s in ("workgroup_id_x", "workgroup_id_y", "workgroup_id_z", "workgroup_info")
+              if getattr(kd, f"system_sgpr_{s}")]
+    if kd.enable_private_segment:
+        system.append("private_segment_wavefront_offset")
+    vgprs = ["workitem_id_x", "workitem_id_y", "workitem_id_z"][: min(kd.system_vgpr_workitem_id, 2) + 1]
+    wg = k.metadata.get(".reqd_workgroup_size")
+    lds = kd.group_segment_fixed_size
+    fm = FloatModeAttr.make(round32=kd.float_round_mode_32, round16_64=kd.float_round_mode_16_64,
+                            denorm32=kd.float_denorm_mode_32, denorm16_64=kd.float_denorm_mode_16_64,
+                            dx10_clamp=kd.dx10_clamp, ieee=kd.ieee_mode)
+    op = KernelOp(k.name, _kernel_args(k.metadata), region, user_sgprs=user, system_sgprs=system,
+                  system_vgprs=vgprs, lds_size=lds if lds <= 65536 else None,
+                  workgroup_size=list(wg) if wg and len(wg) == 3 else None, float_mode=fm)
+    d = kd.directives(gfx90a, reassemble=True)
+    d.update(user_sgpr_kernarg_preload_length=kd.user_sgpr_kernarg_preload_length,
+             user_sgpr_kernarg_preload_offset=kd.user_sgpr_kernarg_preload_offset)
+    op.attributes["lift.amdhsa"] = DictionaryAttr({n: IntegerAttr(d[n], i64) for n in CLANG_ORDER if n in d})
+    op.attributes["lift.entry"] = _pc_attr(k.entry)
+    return op
+
+
+def _text_gaps(co: CodeObject) -> list[tuple[int, int]]:
+    spans = sorted((k.entry, k.entry + len(k.code)) for k in co.kernels.values())
+    gaps, at = [], co.text_address
+    for s, e in spans:
+        if s < at:
+            raise Diagnostic(f"kernels overlap at 0x{s:x}", f"0x{s:x}")
+        if s > at:
+            gaps.append((at, s))
+        at = e
+    end = co.text_address + len(co.text)
+    if at < end:
+        gaps.append((at, end))
+    return gaps
+
+
+def raise_code_object(co: CodeObject, name: str = "raised") -> BuiltinModule:
+    """Every kernel of ``co`` as an ``amdgcn.kernel`` in one ``amdgcn.module``."""
+    tid = parse_target_id(co.target)
+    if not co.kernels:
+        raise Diagnostic("the code object has no kernels", name)
+    kernels = [raise_kernel(k, tid.gfx90a_family) for k in sorted(co.kernels.values(), key=lambda k: k.entry)]
+    mod = ModuleOp(name, kernels)
+    a = mod.attributes
+    a["lift.target"] = StringAttr(tid.triple_target())
+    a["lift.code_object_version"] = IntegerAttr(co.code_object_version, i64)
+    a["lift.text_address"] = _pc_attr(co.text_address)
+    a["lift.text"] = ArrayAttr([_gap_attr(co, s, e) for s, e in _text_gaps(co)])
+    kd_names = {k.descriptor_address: k.name for k in co.kernels.values()}
+    data = _data_sections(co, tid.gfx90a_family)
+    a["lift.data"] = StringAttr("\n".join(_mark_descriptors(data, kd_names)))
+    if co.metadata:
+        a["lift.metadata"] = StringAttr(format_metadata_yaml(co.metadata))
+    return BuiltinModule([mod])
+
+
+def _gap_attr(co: CodeObject, s: int, e: int) -> DictionaryAttr:
+    kernel_names = set(co.kernels)
+    syms = sorted((x for x in co.symbols.values() if x.type == "FUNC" and x.section == ".text"
+                   and s <= x.value < e and x.name not in kernel_names), key=lambda x: x.value)
+    lines = []
+    for x in syms:
+        lines += _attrs(x, "function")
+        lines.append(f"\t.size {x.name}, {x.size}")
+    body = co.text[s - co.text_address:e - co.text_address]
+    return DictionaryAttr({"at": _pc_attr(s), "bytes": StringAttr(body.hex()),
+                           "symbols": ArrayAttr([StringAttr(x.name) for x in syms]),
+                           "offsets": ArrayAttr([_pc_attr(x.value - s) for x in syms]),
+                           "directives": StringAttr("\n".join(lines))})
+
+
+def _mark_descriptors(lines: list[str], kd_names: dict[int, str]) -> list[str]:
+    """Replace each ``.amdhsa_kernel`` block by a placeholder the emitter fills from the IR."""
+    out, skipping = [], False
+    for ln in lines:
+        s = ln.strip()
+        if s.startswith(".amdhsa_kernel "):
+            out.append(DESCRIPTOR_MARK + s.split(None, 1)[1])
+            skipping = True
+            continue
+        if skipping:
+            if s == ".end_amdhsa_kernel":
+                skipping = False
+            continue
+        out.append(ln)
+    return out
+
+
+def raise_file(path: str | Path) -> BuiltinModule:
+    """Raise a code object file, or a ``.s`` file (assembled by the built-in assembler first)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise Diagnostic(f"cannot read {p}: {e.strerror}", str(p)) from None
+    if data[:4] != b"\x7fELF" and not data.startswith(b"__CLANG_OFFLOAD_BUNDLE__"):
+        from gcnforge.binary import assemble
+
+        data = assemble(data.decode("utf-8", errors="replace"), filename=str(p))
+    name = p.stem.replace("-", "_").replace(".", "_") or "raised"
+    if not (name[0].isalpha() or name[0] == "_"):
+        name = "m_" + name
+    return raise_code_object(read_code_object(data), name)
