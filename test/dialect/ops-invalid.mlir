@@ -480,3 +480,22 @@ amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.end
   }) {sym_name = "k"} : () -> ()
 }
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %v = amdgcn.alloca : !amdgcn.vgpr
+    // CHECK: v_fmaak_f32: imm = 8589934592 does not fit in 32 bits
+    %r = amdgcn.vop2 v_fmaak_f32 %v, %v, %v, 8589934592 : !amdgcn.vgpr, !amdgcn.vgpr, !amdgcn.vgpr
+    amdgcn.end
+  }
+}
+
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    // CHECK: s_waitcnt: simm16 = -1 does not fit in 16 bits
+    amdgcn.sopp s_waitcnt -1
+    amdgcn.end
+  }
+}

@@ -73,6 +73,18 @@ def is_constant_type(t: Attribute) -> bool:
     return isinstance(t, IntegerType) or isinstance(t, AnyFloat)
 
 
+# Immediate fields: [lo, hi) and width. 16-bit fields take signed or unsigned values (LLVM
+# accepts both spellings); DS offsets and packed fields are unsigned; IMM is a 32-bit literal.
+_IMM_RANGE = {
+    "simm16": (-(1 << 15), 1 << 16, 16),
+    "waitcnt": (0, 1 << 16, 16),
+    "hwreg": (0, 1 << 16, 16),
+    "sendmsg": (0, 1 << 16, 16),
+    "gpr_idx": (0, 1 << 16, 16),
+    "ds_offset": (0, 1 << 16, 16),
+}
+
+
 class InstOp(IRDLOperation):
     """Base of all instruction-family ops (not registered itself)."""
 
@@ -203,8 +215,9 @@ class InstOp(IRDLOperation):
         if len(literals) > 1:
             raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
         for slot, v in zip(inf.imm_slots, self.imm_values, strict=True):
-            if slot.operand.kind in ("simm16",) and not -(1 << 15) <= v < (1 << 16):
-                raise VerifyException(f"{m}: {slot.name} = {v} does not fit in 16 bits")
+            lo, hi, bits = _IMM_RANGE.get(slot.operand.kind, (-(1 << 31), 1 << 32, 32))
+            if not lo <= v < hi:
+                raise VerifyException(f"{m}: {slot.name} = {v} does not fit in {bits} bits")
         allowed = set(inf.inst.modifiers)
         for k in self.modifiers:
             if k not in allowed:

@@ -41,10 +41,8 @@ MEMORY_FAMILIES = frozenset({"smem", "ds", "flat", "global", "scratch", "mubuf",
 
 IMM_KINDS = frozenset({
     OperandKind.SIMM16, OperandKind.WAITCNT, OperandKind.HWREG, OperandKind.SENDMSG,
-    OperandKind.IMM, OperandKind.LABEL,
-    *(OperandKind(k) for k in ("gpr_idx", "ds_offset") if k in OperandKind._value2member_map_),
+    OperandKind.IMM, OperandKind.LABEL, OperandKind.GPR_IDX, OperandKind.DS_OFFSET,
 })
-_SMEM_OFFSET = OperandKind._value2member_map_.get("smem_offset")
 
 SCALAR_SPECIALS = frozenset({"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "scc"})
 
@@ -99,7 +97,7 @@ def _slot(o: Operand) -> Slot:
         files, specials, const = files or "vs", True, True
     elif k == OperandKind.OFF:
         files, specials, off = files or "s", "s" in (files or "s"), True
-    elif _SMEM_OFFSET is not None and k == _SMEM_OFFSET:
+    elif k == OperandKind.SMEM_OFFSET:
         files, specials, any_int = files or "s", True, True
     else:
         files = files or "vs"
