@@ -348,6 +348,11 @@ class MaiCodec(VopCodec):
         if not super().valid(di):
             return False
         mods = di.inst.modifiers
+        f = di.fields
+        if di.inst.base.startswith("v_accvgpr"):
+            # VOP3P layout: op_sel (abid bits 0-2), neg_hi (cbsz) and neg (blgp) must be clear;
+            # op_sel_hi (abid bit 3, acc) is don't-care (probed)
+            return not (f.get("cbsz") or f.get("abid", 0) & 7 or f.get("blgp"))
         dflt = self.defaults(di.inst)
         for m in ("cbsz", "abid", "blgp"):
             if m not in mods and not (m == "blgp" and "neg" in mods) and di.fields.get(m, 0) != dflt.get(m, 0):
