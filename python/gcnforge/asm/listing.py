@@ -104,7 +104,12 @@ def show_encoding(text: str, filename: str = "<asm>") -> str:
         if ln.parsed is None:
             out.append(f"\t{ln.source}")
             continue
-        shown = ln.source if ln.parsed.label_refs else decode(ln.data).text()
+        if ln.parsed.label_refs:
+            shown = " ".join(ln.source.split())
+        else:
+            # branch offsets echo as signed numbers (the assembler's view), not the raw field
+            pc = ln.pc
+            shown = decode(ln.data).text(pc, lambda a: str((a - pc - 4) // 4))
         enc = ",".join(map(_HEX.__getitem__, ln.data))
         out.append(f"\t{shown:<39} ; encoding: [{enc}]")
     return "\n".join(out) + ("\n" if out else "")
