@@ -153,3 +153,73 @@ def test_spilling_to_agprs_keeps_results(ops, nout, seed):
     got, ins = dst.reshape(nout, 64), src.reshape(NIN, 64)
     for lane in (0, 37, 63):
         assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]])
+
+
+def looped(body_ops: list[tuple[str, int, int]], nacc: int, iters: int):
+    """A loop whose accumulators are storage registers updated in place each iteration;
+    temporaries inside the body are fresh values. -> (build, evaluate)."""
+
+    def build(k):
+        src, dst = k.args()
+        off = k.v_lshlrev_b32(2, k.thread_id("x"))
+        vals = []
+        for j in range(NIN):
+            v, t = k.global_load_dword(off, src, offset=256 * j)
+            vals.append(v)
+        accs = []
+        for j in range(nacc):
+            a = k.vgpr()
+            k.v_mov_b32(a, vals[j % NIN])
+            accs.append(a)
+        i = k.sgpr()
+        k.s_mov_b32(i, 0)
+        body, done = k.new_block(), k.new_block()
+        k.branch("s_branch", body)
+        k.set_block(body)
+        pool = vals + accs
+        for name, x, y in body_ops:
+            pool.append(getattr(k, name)(pool[x % len(pool)], pool[y % len(pool)]))
+        for j, a in enumerate(accs):
+            k.v_add_u32(a, a, pool[-1 - j % len(pool)])
+        k.s_add_u32(i, i, 1)
+        k.s_cmp_lt_u32(i, iters)
+        k.branch("s_cbranch_scc1", body, done)
+        k.set_block(done)
+        for j, a in enumerate(accs):
+            k.global_store_dword(off, a, dst, offset=256 * j)
+        k.s_endpgm()
+
+    def evaluate(ins: list[int]) -> list[int]:
+        # accumulators are storage: reading one gives its current value (updates are in
+        # place and in order); the other pool entries are values
+        vals = list(ins)
+        accs = [vals[j % NIN] for j in range(nacc)]
+        for _ in range(iters):
+            pool: list = [("v", x) for x in vals] + [("a", j) for j in range(nacc)]
+
+            def get(e):
+                return accs[e[1]] if e[0] == "a" else e[1]
+
+            for name, x, y in body_ops:
+                pool.append(("v", OPS[name](get(pool[x % len(pool)]), get(pool[y % len(pool)]))))
+            for j in range(nacc):
+                accs[j] = (accs[j] + get(pool[-1 - j % len(pool)])) & M32
+        return accs
+
+    return build, evaluate
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(list(OPS)), st.integers(0, 63), st.integers(0, 63)), max_size=15),
+       st.integers(1, 3), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_random_loops_compute_what_python_computes(body, nacc, iters, seed):
+    build, evaluate = looped(body, nacc, iters)
+    mod, kern = compile_kernel(build)
+    k = rt.load(assemble(to_assembly(mod)))["rand"]
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 2**32, size=64 * NIN, dtype=np.uint32)
+    dst = np.zeros(64 * nacc, np.uint32)
+    k(src, dst, grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    got, ins = dst.reshape(nacc, 64), src.reshape(NIN, 64)
+    for lane in (0, 29, 63):
+        assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]]), lane
