@@ -4,7 +4,7 @@ VOPC, VOP3A, VOP3B, VOP3P, VOP3P-MAI, and DPP/SDWA of VOP1/VOP2/VOPC) from the t
 Operand order and kinds come from ``Instruction.operands``; which source/output modifiers
 a form accepts from ``Instruction.modifiers`` (names documented in
 ``tools/isa_gen/vector.py``).  Encoding-specific syntax lives in the ``Family`` objects of
-``vop_families.py``; this module holds the shared machinery (operand walking, source
+``vop_alu.py`` and ``vop_ext.py``; this module holds the shared machinery (operand walking, source
 modifiers, literals).  Syntax and print order follow LLVM 22's AMDGPUAsmParser /
 AMDGPUInstPrinter (checked by ``tests/asm/test_vop_corpus.py`` against llvm-mc)."""
 
