@@ -3,7 +3,8 @@
 Counters on gfx942 (AMD Instinct MI300 ISA Reference Guide, 4.4 "Data Dependency
 Resolution"; LLVM SIInsertWaitcnts): vmcnt counts VMEM/FLAT operations and returns them in
 issue order; lgkmcnt counts LDS, GDS, SMEM, messages and FLAT, in order only while no SMEM
-(or FLAT, which may touch LDS) is outstanding - otherwise only ``lgkmcnt(0)`` is safe;
+(or FLAT, which may touch LDS) is outstanding - otherwise only ``lgkmcnt(0)`` is safe (a
+pending FLAT likewise makes vmcnt waits go to 0);
 expcnt counts exports/GDS. Limits: vmcnt 63, lgkmcnt 15, expcnt 7 (an operation with that
 many younger ones is waited for at count limit - 1, the largest count that covers it, as
 LLVM's SIInsertWaitcnts does).
@@ -100,7 +101,11 @@ def _push(s: State, m, token) -> State:
     regs = frozenset(m.all_writes) if m.sem not in ("vmem_store", "flat_store") else frozenset()
     toks = frozenset([id(token)]) if token is not None else frozenset()
     for c in m.counters:
-        unordered = c == "lgkmcnt" and m.sem in ("smem", "flat_load", "flat_store", "flat_atomic")
+        # SMEM returns out of order on lgkmcnt; a FLAT op may go to LDS or memory, so while
+        # one is pending neither vmcnt nor lgkmcnt can be trusted to count in order (LLVM
+        # SIInsertWaitcnts: hasPendingFlat -> wait 0 on gfx9)
+        flat = m.sem in ("flat_load", "flat_store", "flat_atomic")
+        unordered = flat or (c == "lgkmcnt" and m.sem == "smem")
         q = (Entry(regs, unordered, toks),) + s.get(c, ())
         if len(q) > LIMIT[c] + 1:  # older entries all need the same count: keep them as one
             q = q[: LIMIT[c]] + (q[LIMIT[c]].union(q[LIMIT[c] + 1]),)
