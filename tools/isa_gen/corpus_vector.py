@@ -297,7 +297,7 @@ def _suffixless(inst: Instruction, rot: _Rot) -> list[str]:
 
 # Hand-picked corner cases LLVM treats specially (each checked against llvm-mc by the test)
 EXTRAS = [
-    "v_writelane_b32 v1, s2, m0", "v_writelane_b32 v1, 7, m0", "v_readlane_b32 s1, v2, m0", "v_clrexcp",
+    "v_writelane_b32 v1, s2, m0", "v_writelane_b32 v1, 7, m0", "v_readlane_b32 s1, v2, m0", "v_clrexcp", "v_nop_e64",
     "v_pk_add_f16 v1, v2, v3 op_sel:[1,0,0,1] op_sel_hi:[0]", "v_mad_f16 v1, v2, v3, v4 op_sel:[1,0,0,1] clamp",
     "v_cvt_sr_fp8_f32 v1, v2, v3 op_sel:[1,1,1]", "v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]",
     "v_cvt_pk_fp8_f32 v1, v2, v3 op_sel:[1,0,0,1]", "v_accvgpr_write_b32 a255, s101", "v_accvgpr_read_b32 v255, a255",

@@ -640,11 +640,10 @@ def _clean_op(o: dict) -> dict:
 
 def generate() -> dict:
     recs = discover()
-    # v_nop has an e64 form LLVM prints as plain "v_nop": it is the same mnemonic and not
-    # addressable by name; keep only the e32 record for it.
-    recs = [r for r in recs if not (r["text"] == "v_nop" and r["family"] == "VOP3")]
     for r in recs:
         mnem = split_text(r["text"])[0]
+        if mnem == "v_nop" and r["family"] == "VOP3":
+            mnem = "v_nop_e64"  # LLVM assembles this name but prints the VOP3 form as plain v_nop
         r["mnemonic"] = mnem
         r["base"] = strip_suffix(mnem)
         r["encoding"], r["ops"] = build_operands(r, r["base"])

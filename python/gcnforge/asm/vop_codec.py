@@ -297,7 +297,7 @@ class VopCodec(Codec):
         inst = di.inst
         assert inst is not None
         parts = [self.operand_text(di, op) for op in inst.operands]
-        s = inst.mnemonic
+        s = "v_nop" if inst.mnemonic == "v_nop_e64" else inst.mnemonic  # LLVM 22 prints both as v_nop
         if parts:
             s += " " + ", ".join(parts)
         for m in self.modifier_text(di):
