@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except Diagnostic as d:
         print(d, file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        sys.stderr.close()
+        return 0
     except (OSError, UnicodeDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
