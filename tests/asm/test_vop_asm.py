@@ -98,7 +98,10 @@ def test_operand_values_for_the_emulator():
     assert di.modifiers["dst_sel"] == 5 and di.modifiers["src0_sel"] == 2
 
     di, v = _values("v_mov_b32_dpp v1, v2 row_shr:3 row_mask:0x5 bank_mask:0xa")
-    assert di.modifiers == {"dpp_ctrl": 0x113, "row_mask": 5, "bank_mask": 10, "bound_ctrl": 0}
+    assert {k: di.modifiers[k] for k in ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl")} == {
+        "dpp_ctrl": 0x113, "row_mask": 5, "bank_mask": 10, "bound_ctrl": 0}
+    di, v = _values("v_add_f32_dpp v1, -v2, |v3| row_shl:1")
+    assert di.modifiers["src0_neg"] == 1 and di.modifiers["src1_abs"] == 1
 
 
 @pytest.mark.parametrize("line,mnemonic", [

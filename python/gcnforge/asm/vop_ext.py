@@ -135,7 +135,8 @@ class DppCodec(VopCodec):
         return dpp_ctrl_text(di.fields.get("dpp_ctrl", 0)) is not None or _dp_alu(di.inst)
 
     def modifier_values(self, di):
-        return {k: di.fields.get(k, 0) for k in ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl")}
+        return {k: di.fields.get(k, 0) for k in ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "src0_neg",
+                                                 "src0_abs", "src1_neg", "src1_abs")}
 
 
 _SEL = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
@@ -272,7 +273,8 @@ class SdwaCodec(VopCodec):
 
     def modifier_values(self, di):
         return {k: di.fields.get(k, 0) for k in ("dst_sel", "dst_unused", "src0_sel", "src1_sel", "clamp", "omod",
-                                                 "src0_sext", "src1_sext")}
+                                                 "src0_sext", "src1_sext", "src0_neg", "src0_abs", "src1_neg",
+                                                 "src1_abs")}
 
 
 def _name(names: list[str], v: int) -> str:
