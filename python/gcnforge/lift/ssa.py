@@ -121,7 +121,9 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
     index = {id(b): i for i, b in enumerate(blocks)}
     per_block, opaque, calls = _sites(k)
     stats = {"ssa": 0, "storage": 0, "pinned": 0}
-    if calls:
+    if calls or opaque:
+        # a call's callee, or an opaque lift.inst, touches registers the allocator cannot see
+        stats["pinned"] = -1
         return stats
     keys = {s.key for sites in per_block for s in sites}
     units: dict[tuple[str, int], set] = {}
@@ -129,13 +131,14 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
         for u in range(key[1], key[1] + key[2]):
             units.setdefault((key[0], u), set()).add(key)
     mixed = {key for key in keys if any(len(units[(key[0], u)]) > 1 for u in range(key[1], key[1] + key[2]))}
+    tied: dict = {}
     if mixed:
         tied = _tie_overlaps(k, mixed)
         if tied is None:
             stats["pinned"] = -1  # overlapping tuples span too far to tie together: keep the kernel as it is
             return stats
         per_block, opaque, calls = _sites(k)
-        mixed |= tied
+        mixed |= set(tied)
     pre = _preloaded(k)
     succs = []
     for b in blocks:
@@ -234,9 +237,33 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
                 if s.is_def and s.result is not None:
                     s.result._type = st.result.type  # noqa: SLF001
             stats["storage"] += 1
+    stats["ranges"] = _free_ranges(tied, webs, entry_roots)
     _refresh_result_types(k)
     _drop_unused_pins(k)
     return stats
+
+
+def _free_ranges(tied: dict, webs: dict, entry_roots: set) -> int:
+    """A range tying overlapping tuples becomes one unallocated storage range (moved as a
+    whole by the allocator) unless one of its registers is read before written."""
+    from gcnforge.dialect.types import default_align
+
+    pinned_keys = {sites[0].key for root, sites in webs.items() if root in entry_roots}
+    by_whole: dict = {}
+    for key, (whole, sp) in tied.items():
+        by_whole.setdefault(whole, []).append((key, sp))
+    freed = 0
+    for whole, parts in by_whole.items():
+        if any(key in pinned_keys for key, _ in parts):
+            continue
+        t = whole.result.type
+        align = max([default_align(t.FILE, t.width)] + [p.type.align.data for _, sp in parts for p in sp.parts])
+        whole.result._type = type(t).unallocated(t.width, align)  # noqa: SLF001
+        for _, sp in parts:
+            for p in sp.parts:
+                p._type = type(p.type).unallocated(p.type.width, p.type.align.data)  # noqa: SLF001
+        freed += 1
+    return freed
 
 
 def _spans(mixed: set) -> list[tuple[str, int, int]] | None:
@@ -281,7 +308,7 @@ def _spans(mixed: set) -> list[tuple[str, int, int]] | None:
     return [(f, lo, hi - lo) for f, lo, hi in spans]
 
 
-def _tie_overlaps(k: KernelOp, mixed: set) -> set | None:
+def _tie_overlaps(k: KernelOp, mixed: set) -> dict | None:
     """Make every pinned tuple of an overlapping group a part (``amdgcn.split_range``) of
     one pinned range, so the allocator sees them as the same registers."""
     from gcnforge.dialect.structure_ops import SplitRangeOp
@@ -290,7 +317,7 @@ def _tie_overlaps(k: KernelOp, mixed: set) -> set | None:
     spans = _spans(mixed)
     if spans is None or any(b + n > FILE_LIMIT[f] for f, b, n in spans):
         return None
-    tied = set()
+    tied: dict = {}  # key -> (the range's alloca, its split_range)
     entry = k.body.blocks[0]
     pins = {}
     for op in entry.ops:
@@ -313,7 +340,7 @@ def _tie_overlaps(k: KernelOp, mixed: set) -> set | None:
             entry.insert_op_after(sp, pos)
             pos = sp
             a.result.replace_all_uses_with(sp.parts[kb - b])
-            tied.add(key)
+            tied[key] = (whole, sp)
             a.detach()
             a.erase()
             del pins[key]
@@ -372,8 +399,9 @@ def reallocate(module: BuiltinModule) -> list[str]:
         if not isinstance(k, KernelOp):
             continue
         name = k.sym_name.data
-        if stats[name]["pinned"] < 0 or not (stats[name]["ssa"] or stats[name]["storage"]):
-            lines.append(f"@{name}: kept as raised (calls, or overlapping register tuples too wide to tie)")
+        if stats[name]["pinned"] < 0 or not (stats[name]["ssa"] or stats[name]["storage"]
+                                             or stats[name].get("ranges")):
+            lines.append(f"@{name}: kept as raised (calls, opaque lift.inst ops, or overlapping register tuples too wide to tie)")
             continue
         res = allocate_region_op(k, {"v": 256, "a": 256, "s": 96}, True)
         k.attributes["regalloc"] = DictionaryAttr({f: IntegerAttr(res.allocation.used[f], i32) for f in "vas"})
@@ -381,7 +409,8 @@ def reallocate(module: BuiltinModule) -> list[str]:
         (orig, c0), c1 = before[name], register_counts(k)
         s = stats[name]
         k.attributes["lift.webs"] = DictionaryAttr({n: IntegerAttr(v, i32) for n, v in s.items()})
-        lines.append(f"@{name}: webs ssa {s['ssa']} storage {s['storage']} pinned {s['pinned']}; "
+        lines.append(f"@{name}: webs ssa {s['ssa']} storage {s['storage']} pinned {s['pinned']}, "
+                     f"tied ranges freed {s.get('ranges', 0)}; "
                      f"VGPRs {c0.vgprs} -> {c1.vgprs}, AGPRs {c0.agprs} -> {c1.agprs}, SGPRs {c0.sgprs} -> {c1.sgprs} "
                      f"(descriptor next_free_vgpr {orig['vgpr']})")
     return lines
