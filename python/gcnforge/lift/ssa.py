@@ -17,8 +17,10 @@ reaching definitions over the blocks connect definitions with the uses they reac
   an opaque ``lift.inst`` touches it, or when the kernel has calls (``s_swappc_b64``).
 
 Vector writes honour EXEC, so lanes a VALU / memory write skips keep the register's older
-value: a vector definition is treated as also reading the register (it joins the webs that
-reach it), which keeps such register's values together. Special registers (exec, vcc, scc,
+value: a vector definition under a narrowed EXEC (after any EXEC write on some path) is
+treated as also reading the register (it joins the webs that reach it); before the first
+EXEC write, EXEC is the entry mask and lanes off then never turn on, so there a vector
+write is a whole definition. Special registers (exec, vcc, scc,
 m0) are not renamed.
 
 ``reallocate`` then runs ``amdgcn-regalloc`` and marks the kernel ``lift.recount`` so the
@@ -58,9 +60,53 @@ def _preloaded(k: KernelOp) -> set[tuple[str, int]]:
     return {("s", i) for i in range(ns)} | {("v", i) for i in range(nv)}
 
 
+def _writes_exec(op: Operation) -> bool:
+    from gcnforge.passes.machine import minst
+
+    if isinstance(op, RawInstOp):
+        return True
+    m = minst(op)
+    return m is not None and bool({("x", "exec_lo"), ("x", "exec_hi")} & m.all_writes)
+
+
+def _full_exec_ops(k: KernelOp) -> set[int]:
+    """Ops that run with the wave's entry EXEC mask (no EXEC write on any path before them).
+    Lanes off at entry never turn on, so a vector write there is a whole-register write."""
+    blocks = list(k.body.blocks)
+    index = {id(b): i for i, b in enumerate(blocks)}
+    full_in: list[bool | None] = [None] * len(blocks)
+    full_in[0] = True
+    work, rounds = [0], 0
+    while work and rounds < 64 * (len(blocks) + 1):
+        rounds += 1
+        i = work.pop(0)
+        full = bool(full_in[i])
+        for op in blocks[i].ops:
+            if _writes_exec(op):
+                full = False
+        t = blocks[i].last_op
+        for sb in (t.dests if isinstance(t, BranchOp) else ()):
+            j = index[id(sb)]
+            new = full if full_in[j] is None else (full_in[j] and full)
+            if new != full_in[j]:
+                full_in[j] = new
+                if j not in work:
+                    work.append(j)
+    out: set[int] = set()
+    for i, b in enumerate(blocks):
+        full = bool(full_in[i])
+        for op in b.ops:
+            if full:
+                out.add(id(op))
+            if _writes_exec(op):
+                full = False
+    return out
+
+
 def _sites(k: KernelOp) -> tuple[list[list[_Site]], set, bool]:
     """Register operand sites per block, the tuples opaque ops touch, whether the kernel calls."""
     per_block, opaque, calls = [], set(), False
+    full_exec = _full_exec_ops(k)
     for b in k.body.blocks:
         sites: list[_Site] = []
         for op in b.ops:
@@ -89,7 +135,8 @@ def _sites(k: KernelOp) -> tuple[list[list[_Site]], set, bool]:
                     continue
                 key = (t.FILE, t.begin.data, t.width)
                 if slot.is_def:
-                    partial = t.FILE in "va"
+                    # an EXEC-masked vector write keeps the other lanes' older value
+                    partial = t.FILE in "va" and (id(op) not in full_exec or inf.family == "mfma")
                     defs.append(_Site(op, ai, key, True, slot.operand.role == "defuse", partial, res))
                 else:
                     uses.append(_Site(op, ai, key, False, True, False, None))
