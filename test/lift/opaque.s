@@ -2,8 +2,8 @@
 // registers they touch); a literal LLVM prints like an inline constant keeps its encoding.
 // RUN: gcnforge raise %s | filecheck %s
 // RUN: gcnforge raise %s --check-roundtrip -o %t.mlir 2>&1 | filecheck %s --check-prefix=RT
-// CHECK: lift.inst "s_mov_b64 s[6:7], src_shared_base" (%{{[0-9]+}}) {pc = {{[0-9]+}} : i64} : !amdgcn.sgpr<[6 : 8]>
-// CHECK: lift.inst "global_atomic_add v[0:1], v2, off" (%{{[0-9]+}}, %{{[0-9]+}}) {pc = {{[0-9]+}} : i64} : !amdgcn.vgpr<[0 : 2]>, !amdgcn.vgpr<2>
+// CHECK: lift.inst "s_mov_b64 s[6:7], src_shared_base" (%{{[0-9]+}}) {pc = {{[0-9]+}} : i64, src = "{{.*}}opaque.s:{{[0-9]+}}"} : !amdgcn.sgpr<[6 : 8]>
+// CHECK: lift.inst "global_atomic_add v[0:1], v2, off" (%{{[0-9]+}}, %{{[0-9]+}}) {pc = {{[0-9]+}} : i64, src = "{{.*}}opaque.s:{{[0-9]+}}"} : !amdgcn.vgpr<[0 : 2]>, !amdgcn.vgpr<2>
 // RT: round trip byte-identical
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 	.text

@@ -1,9 +1,10 @@
-// The wait and hazard verifiers run on raised code and name the original pc: the
+// The wait and hazard verifiers run on raised code and name the original pc (and, for a
+// .s input, its line): the
 // v_add reads v1 before the load's vmcnt wait (pc 0x1318: .text starts at 0x1300), the load after
 // v_readfirstlane reads an SGPR a VALU wrote without the 5 wait states.
 // RUN: not gcnforge raise %s --verify waits,hazards -o %t.mlir 2>&1 | filecheck %s
-// CHECK: @k pc 0x1318: 'v_add_u32_e32' uses v1 while a load writing it may be in flight (needs vmcnt(0)) [missing s_waitcnt]
-// CHECK: @k pc 0x1328: 'global_load_dword' needs 5 more wait state(s) after 'v_readfirstlane_b32'{{.*}} [hazard]
+// CHECK: @k pc 0x1318 ({{.*}}verify.s:18): 'v_add_u32_e32' uses v1 while a load writing it may be in flight (needs vmcnt(0)) [missing s_waitcnt]
+// CHECK: @k pc 0x1328 ({{.*}}verify.s:21): 'global_load_dword' needs 5 more wait state(s) after 'v_readfirstlane_b32'{{.*}} [hazard]
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 	.text
 	.globl k

@@ -249,11 +249,43 @@ def raise_file(path: str | Path) -> BuiltinModule:
         data = p.read_bytes()
     except OSError as e:
         raise Diagnostic(f"cannot read {p}: {e.strerror}", str(p)) from None
+    lines: dict[int, str] = {}
     if data[:4] != b"\x7fELF" and not data.startswith(b"__CLANG_OFFLOAD_BUNDLE__"):
-        from gcnforge.binary import assemble
-
-        data = assemble(data.decode("utf-8", errors="replace"), filename=str(p))
+        data, lines = _assemble_with_lines(data.decode("utf-8", errors="replace"), str(p))
     name = p.stem.replace("-", "_").replace(".", "_") or "raised"
     if not (name[0].isalpha() or name[0] == "_"):
         name = "m_" + name
-    return raise_code_object(read_code_object(data), name)
+    co = read_code_object(data)
+    module = raise_code_object(co, name)
+    if lines:
+        for op in module.walk():
+            pc = op.attributes.get("pc")
+            if isinstance(pc, IntegerAttr) and pc.value.data - co.text_address in lines:
+                op.attributes["src"] = StringAttr(lines[pc.value.data - co.text_address])
+    return module
+
+
+def _assemble_with_lines(text: str, filename: str) -> tuple[bytes, dict[int, str]]:
+    """Assemble with the built-in assembler; also each instruction's ``.text`` offset ->
+    ``file:line`` (read from the assembler's section items; {} if that is not available)."""
+    from gcnforge.binary.assembler import Assembler, assemble_builtin
+
+    asm = Assembler("gfx942", filename)
+    try:
+        data = asm.run(text)
+    except Diagnostic:
+        raise
+    except Exception:  # anything unusual: let the public entry point report it
+        return assemble_builtin(text, filename=filename), {}
+    lines: dict[int, str] = {}
+    try:
+        for sec in asm.sections.values():
+            out, base = asm._placement.get(sec.name, (sec.name, 0))  # noqa: SLF001
+            if out != ".text":
+                continue
+            for off, kind, _payload, loc in sec.items:
+                if kind == "inst" and loc is not None:
+                    lines[base + off] = f"{loc.file}:{loc.line}"
+    except AttributeError:
+        lines = {}
+    return data, lines

@@ -28,6 +28,9 @@ class _Findings(list):
         op = self.owner.current
         pc = op.attributes.get("pc") if op is not None else None
         where = f"pc 0x{pc.value.data:x}" if isinstance(pc, IntegerAttr) else "pc ?"
+        src = op.attributes.get("src") if op is not None else None
+        if src is not None:
+            where += f" ({src.data})"
         super().append(f"{where}: {text}")
 
 
