@@ -6,7 +6,7 @@
 // CHECK-DAG: [[S01:%[0-9]+]] = amdgcn.alloca : !amdgcn.sgpr<[0 : 2]>
 // CHECK-DAG: [[EXEC:%[0-9]+]] = amdgcn.alloca : !amdgcn.special<exec>
 // CHECK: amdgcn.smem s_load_dwordx2 %{{[0-9]+}}, [[S01]], %{{[0-9]+}} {pc = {{[0-9]+}} : i64, src = "{{.*}}families-scalar.s:27"} : !amdgcn.sgpr<[2 : 4]>, !amdgcn.sgpr<[0 : 2]>, i32
-// CHECK: amdgcn.smem s_load_dword %{{[0-9]+}}, [[S01]], %{{[0-9]+}} glc {pc = {{[0-9]+}} : i64} : !amdgcn.sgpr<4>, !amdgcn.sgpr<[0 : 2]>, i32
+// CHECK: amdgcn.smem s_load_dword %{{[0-9]+}}, [[S01]], %{{[0-9]+}} glc {pc = {{[0-9]+}} : i64, src = {{.*}}} : !amdgcn.sgpr<4>, !amdgcn.sgpr<[0 : 2]>, i32
 // CHECK: amdgcn.sop1 s_mov_b32 {{.*}} : !amdgcn.sgpr<6>, i32
 // CHECK: amdgcn.sop1 s_not_b64 %{{[0-9]+}}, [[EXEC]] {{.*}} : !amdgcn.sgpr<[8 : 10]>, !amdgcn.special<exec>
 // CHECK: amdgcn.sop2 s_add_u32 {{.*}} : !amdgcn.sgpr<7>, !amdgcn.sgpr<6>, i32
@@ -16,7 +16,7 @@
 // CHECK: amdgcn.sop2 s_cselect_b32
 // CHECK: amdgcn.sopp s_waitcnt 49279
 // CHECK: amdgcn.sopp s_nop 3
-// CHECK: amdgcn.end {pc = {{[0-9]+}} : i64}
+// CHECK: amdgcn.end {pc = {{[0-9]+}} : i64, src = "{{.*}}families-scalar.s:{{[0-9]+}}"}
 // RT: round trip byte-identical
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 	.text
