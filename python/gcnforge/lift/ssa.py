@@ -29,7 +29,6 @@ emitter recomputes the descriptor's register counts from the new allocation.
 
 from __future__ import annotations
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp as BuiltinModule, UnitAttr, i32
 from xdsl.ir import Operation, SSAValue
 
@@ -235,10 +234,9 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
         uf.find(site)
         for d in reaching:
             if d == ENTRY:
-                real_read = site.is_use and not site.is_def or site.is_use
                 # a partial (EXEC-masked) write only keeps older lanes: at entry those
                 # are meaningful only for preloaded registers
-                if real_read or any((site.key[0], u) in pre for u in range(site.key[1], site.key[1] + site.key[2])):
+                if site.is_use or any((site.key[0], u) in pre for u in range(site.key[1], site.key[1] + site.key[2])):
                     entry_read.add(uf.find(site))
                 continue
             uf.union(site, d)
@@ -258,18 +256,19 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
         if root in entry_roots or key in mixed or key in opaque:
             stats["pinned"] += 1
             continue
-        cls = k.body.blocks[0]  # placeholders/storage go to the top of the entry block
+        entry = k.body.blocks[0]  # placeholders and storage go to the top of the entry block
         defs = [s for s in sites if s.is_def]
         t0 = sites[0].op.args[sites[0].arg_index].type
         ftype = type(t0)
-        if len(defs) == 1 and not defs[0].is_use and not defs[0].partial or (
-                len(defs) == 1 and defs[0].partial and not defs[0].is_use and _only_def_reaches(defs[0], sites)):
+        # one definition, not read-modify-write: it alone reaches every use of the web (an
+        # EXEC-masked one too: no older value joins this web, else it would be a second def)
+        if len(defs) == 1 and not defs[0].is_use:
             d = defs[0]
             if d.result is None:
                 stats["pinned"] += 1
                 continue
             ph = AllocaOp(ftype.value(key[2]))
-            cls.insert_op_before(ph, cls.first_op)
+            entry.insert_op_before(ph, entry.first_op)
             _set_arg(d.op, d.arg_index, ph.result)
             d.result._type = ftype.value(key[2])  # noqa: SLF001 - the fresh value's type
             for s in sites:
@@ -278,7 +277,7 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
             stats["ssa"] += 1
         else:
             st = AllocaOp(ftype.unallocated(key[2]))
-            cls.insert_op_before(st, cls.first_op)
+            entry.insert_op_before(st, entry.first_op)
             for s in sites:
                 _set_arg(s.op, s.arg_index, st.result)
                 if s.is_def and s.result is not None:
@@ -392,12 +391,6 @@ def _tie_overlaps(k: KernelOp, mixed: set) -> dict | None:
             a.erase()
             del pins[key]
     return tied
-
-
-def _only_def_reaches(d: _Site, sites: list[_Site]) -> bool:
-    """A partial single definition is an SSA value when no older value of the register can
-    reach its uses: its web has no other definition and no entry read (checked by caller)."""
-    return True
 
 
 def _set_arg(op: Operation, i: int, v: SSAValue) -> None:
