@@ -68,37 +68,69 @@ def _writes_exec(op: Operation) -> bool:
     return m is not None and bool({("x", "exec_lo"), ("x", "exec_hi")} & m.all_writes)
 
 
+def _key(v) -> tuple | None:
+    t = v.type
+    return (t.FILE, t.begin.data, t.width) if isinstance(t, RegisterType) and t.is_allocated else None
+
+
+def _exec_step(op: Operation, full: bool, saved: frozenset) -> tuple[bool, frozenset]:
+    """EXEC after ``op``: ``full`` = it still covers every lane live at entry; ``saved`` = SGPR
+    pairs holding such a mask (written by ``s_and_saveexec_b64`` while full and untouched
+    since). ``s_or_b64 exec, exec, sX`` / ``s_mov_b64 exec, sX`` with a saved ``sX`` makes
+    EXEC full again (the usual end of a divergent region)."""
+    from gcnforge.passes.machine import minst
+
+    m = minst(op) if isinstance(op, InstOp) else None
+    writes = m.all_writes if m is not None else frozenset()
+    if isinstance(op, InstOp) and m is not None:
+        touched = {("s", i) for f, i in writes if f == "s"}
+        saved = frozenset(k for k in saved if not any(("s", i) in touched for i in range(k[1], k[1] + k[2])))
+    if not _writes_exec(op):
+        return full, saved
+    mn = op.mnemonic if isinstance(op, InstOp) else ""
+    args = list(op.args) if isinstance(op, InstOp) else []
+    if mn == "s_and_saveexec_b64" and full and (k := _key(args[0])) is not None:
+        return False, saved | {k}
+    if mn == "s_or_b64" and len(args) == 3:
+        srcs = [_key(a) for a in args[1:]]
+        names = [getattr(a.type, "reg", None) for a in args[1:]]
+        if any(n is not None and n.data == "exec" for n in names) and any(k in saved for k in srcs if k):
+            return True, saved
+    if mn == "s_mov_b64" and len(args) == 2 and _key(args[1]) in saved:
+        return True, saved
+    return False, saved
+
+
 def _full_exec_ops(k: KernelOp) -> set[int]:
-    """Ops that run with the wave's entry EXEC mask (no EXEC write on any path before them).
-    Lanes off at entry never turn on, so a vector write there is a whole-register write."""
+    """Ops that run with EXEC covering every lane live at entry (lanes off at entry never
+    turn on), where a vector write is a whole-register write."""
     blocks = list(k.body.blocks)
     index = {id(b): i for i, b in enumerate(blocks)}
-    full_in: list[bool | None] = [None] * len(blocks)
-    full_in[0] = True
+    state_in: list[tuple[bool, frozenset] | None] = [None] * len(blocks)
+    state_in[0] = (True, frozenset())
     work, rounds = [0], 0
     while work and rounds < 64 * (len(blocks) + 1):
         rounds += 1
         i = work.pop(0)
-        full = bool(full_in[i])
+        full, saved = state_in[i]  # type: ignore[misc]
         for op in blocks[i].ops:
-            if _writes_exec(op):
-                full = False
+            full, saved = _exec_step(op, full, saved)
         t = blocks[i].last_op
         for sb in (t.dests if isinstance(t, BranchOp) else ()):
             j = index[id(sb)]
-            new = full if full_in[j] is None else (full_in[j] and full)
-            if new != full_in[j]:
-                full_in[j] = new
+            cur = state_in[j]
+            new = (full, saved) if cur is None else (cur[0] and full, cur[1] & saved)
+            if new != cur:
+                state_in[j] = new
                 if j not in work:
                     work.append(j)
     out: set[int] = set()
     for i, b in enumerate(blocks):
-        full = bool(full_in[i])
+        full, saved = state_in[i] or (False, frozenset())
         for op in b.ops:
             if full:
                 out.add(id(op))
-            if _writes_exec(op):
-                full = False
+            full, saved = _exec_step(op, full, saved)
     return out
 
 
