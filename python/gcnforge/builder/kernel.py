@@ -337,14 +337,27 @@ class KernelBuilder(Builder):
         return [self.arg(i) for i in range(len(self.op.kernel_args))]  # type: ignore[attr-defined]
 
     def thread_id(self, dim: str = "x") -> Reg:
-        op = ThreadIdOp(dim)
-        op.result.name_hint = f"tid_{dim}"
-        return Reg(self.insert(op).result, self)  # type: ignore[attr-defined]
+        return self._launch_id(ThreadIdOp, "tid", dim)
 
     def block_id(self, dim: str = "x") -> Reg:
-        op = BlockIdOp(dim)
-        op.result.name_hint = f"bid_{dim}"
-        return Reg(self.insert(op).result, self)  # type: ignore[attr-defined]
+        return self._launch_id(BlockIdOp, "bid", dim)
+
+    def _launch_id(self, cls, hint: str, dim: str) -> Reg:
+        """One value per kernel and dimension: each id op pins the ABI register it reads,
+        so a second op for the same id would be a second pinned value at the same register
+        (the allocator rejects that). Created where first asked when that is the entry
+        block (so it dominates everything after), else at the top of the entry block."""
+        key = (hint, dim)
+        if (v := self._consts.get(key)) is None:  # type: ignore[attr-defined]
+            op = cls(dim)
+            op.result.name_hint = f"{hint}_{dim}"
+            if self.block is self.entry:  # type: ignore[attr-defined]
+                self.insert(op)  # type: ignore[attr-defined]
+            else:
+                self.insert(op).detach()  # type: ignore[attr-defined]  # (verifies it)
+                self._insert_at_top(op)  # type: ignore[attr-defined]
+            v = self._consts[key] = op.result  # type: ignore[attr-defined]
+        return Reg(v, self)  # type: ignore[attr-defined]
 
     def lds(self, size: int, align: int = 16) -> Value:
         return Value(self.insert(LdsAllocOp(size, align)).result, self)  # type: ignore[attr-defined]
