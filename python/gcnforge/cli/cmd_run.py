@@ -39,6 +39,10 @@ def register(subparsers) -> None:
     p.add_argument("--device", choices=("hip", "emulator"), default=None,
                    help="default: HIP if a GPU matching the code object is present, else the emulator")
     p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
+    p.add_argument("--sanitize-continue", action="store_true",
+                   help="like --sanitize, but collect every report, print them, and exit 1 if any")
+    p.add_argument("--trace", action="store_true",
+                   help="print each executed instruction's pc and text (emulator)")
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
     p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")
     p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
@@ -127,8 +131,14 @@ def run(args) -> int:
             named[name] = v
         if f.kind == "value" and f.type is not None and f.type.lanes > 1:
             raise Diagnostic(f"argument '{name}' is a vector ({f.type}); vectors cannot be given on the command line")
+    extra: dict[str, object] = {}
+    if args.trace:
+        # one line per instruction issue (all waves executing it together): pc, then its text
+        extra["trace"] = lambda ev: print(f"0x{ev.pc:06x}: {ev.text}")
+    if args.sanitize_continue:
+        extra["sanitize_mode"] = "continue"
     res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=args.device,
-            sanitize=args.sanitize, dynamic_lds=args.dynamic_lds, **named)
+            sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
     timing = ""
     if res.seconds is not None:
         timing = (f", {res.cycles} modeled cycles = {res.seconds * 1e6:.3f} us at {res.clock_hz / 1e6:.0f} MHz"
@@ -144,4 +154,10 @@ def run(args) -> int:
                 if save:
                     np.save(save / f"{name}.npy", v)
     sys.stdout.flush()
+    reports = list(getattr(res.stats, "reports", None) or ())
+    for r in reports:
+        print(r, file=sys.stderr)
+    if reports:
+        print(f"{len(reports)} sanitizer report(s)", file=sys.stderr)
+        return 1
     return 0

@@ -171,7 +171,11 @@ class Kernel:
         return data, bound, grid3, block3, lds
 
     def __call__(self, *args: object, grid: object, block: object = None, device: Backend | str | None = None,
-                 stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, **kwargs: object) -> LaunchResult:
+                 stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
+                 sanitize_mode: str = "stop", **kwargs: object) -> LaunchResult:
+        """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
+        ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
+        sanitizer reports in ``result.stats.reports`` instead of raising the first one."""
         if block is None:
             reqd = self.metadata.get(".reqd_workgroup_size")
             if not reqd:
@@ -184,7 +188,11 @@ class Kernel:
         ok = False
         try:
             log.info("launch %s grid=%s block=%s on %s", self.name, grid3, block3, backend.name)
-            extra = {"stream": stream} if stream is not None else {}
+            extra: dict[str, Any] = {"stream": stream} if stream is not None else {}
+            if trace is not None:
+                extra["trace"] = trace
+            if sanitize_mode != "stop":
+                extra["sanitize_mode"] = sanitize_mode
             result = backend.launch(self.module.code_object, self.name, data, grid3, block3,
                                     dynamic_lds=lds, sanitize=sanitize, **extra)
             ok = True

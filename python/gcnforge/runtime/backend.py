@@ -54,7 +54,8 @@ class Backend(Protocol):
     def copy_from(self, addr: int, n: int) -> bytes: ...
 
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
-               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False) -> LaunchResult: ...
+               block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
+               stream: Any = None, trace: Any = None, sanitize_mode: str = "stop") -> LaunchResult: ...
 
 
 def hidden_pointer(backend: Backend, kind: str) -> int:

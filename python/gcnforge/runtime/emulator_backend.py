@@ -72,11 +72,17 @@ class EmulatorBackend:
 
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
-               stream: Any = None) -> LaunchResult:
+               stream: Any = None, trace: Any = None, sanitize_mode: str = "stop") -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
-        so code written for the HIP backend runs unchanged)."""
+        so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
+        every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
+        'continue' (collect them in ``result.stats.reports``): see ``Device.run``."""
+        if sanitize_mode not in ("stop", "continue"):
+            raise Diagnostic(f"sanitize_mode must be 'stop' or 'continue', got {sanitize_mode!r}")
         dev = self._dev()
-        kw: dict[str, Any] = {"sanitize": sanitize}
+        kw: dict[str, Any] = {"sanitize": sanitize, "sanitize_mode": sanitize_mode}
+        if trace is not None:
+            kw["trace"] = trace
         params = inspect.signature(dev.run).parameters
         if self.max_instructions is not None and "max_instructions" in params:
             kw["max_instructions"] = self.max_instructions

@@ -171,8 +171,11 @@ class HipBackend:
 
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
-               stream: Any = None) -> LaunchResult:
+               stream: Any = None, trace: Any = None, sanitize_mode: str = "stop") -> LaunchResult:
         hip = self._require()
+        if trace is not None:
+            raise Diagnostic("trace= needs the emulator; a GPU launch cannot be traced per instruction",
+                             notes=("launch with device='emulator' to trace",))
         if sanitize:
             raise Diagnostic("sanitize=True needs the emulator; the HIP backend runs the kernel unchecked",
                              notes=("launch with device='emulator' to check memory accesses",))
