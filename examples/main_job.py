@@ -41,7 +41,6 @@ def main(argv: list[str] | None = None) -> int:
     from gcnforge.passes import pipeline
     from gcnforge.perfmodel import analyze_asm
     from gcnforge.target import to_assembly
-    from lib.compile import dpp_text
     import gemm_lds
     import gemm_mfma_f16
 
@@ -53,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         module = gemm_mfma_f16.build(a.k, a.n)
         grid, block = (a.n // 32, a.m // 32, 1), (64, 1, 1)
     pipeline.run(module.top, pipeline.parse(pipeline.DEFAULT))
-    asm = dpp_text(to_assembly(module.top))
+    asm = to_assembly(module.top)
     blob = assemble(asm)
     compile_s = time.perf_counter() - t0
 

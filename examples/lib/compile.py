@@ -11,7 +11,6 @@ the code-object bytes and, per kernel, the allocator's register use and its lowe
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
 
@@ -41,7 +40,7 @@ def compile_module(module, schedule: bool = False) -> Compiled:
         for name in ("amdgcn-schedule", "amdgcn-lower-loops"):
             SPASSES[name]()().apply(None, top)
     pipeline.run(top, pipeline.parse(pipeline.DEFAULT))
-    asm = dpp_text(to_assembly(top))
+    asm = to_assembly(top)
     blob = assemble(asm)
     out = Compiled(asm, blob)
     for k in top.walk():
@@ -52,28 +51,6 @@ def compile_module(module, schedule: bool = False) -> Compiled:
                 if a is not None:
                     dst[name] = {f: a.data[f].value.data for f in "vas"}
     return out
-
-
-_DPP_RE = re.compile(r"dpp_ctrl:(\d+)")
-
-
-def _dpp_spelling(m: re.Match) -> str:
-    v = int(m.group(1))
-    if v <= 0xFF:
-        return "quad_perm:[" + ",".join(str((v >> (2 * i)) & 3) for i in range(4)) + "]"
-    for base, name in ((0x100, "row_shl"), (0x110, "row_shr"), (0x120, "row_ror")):
-        if base < v < base + 16:
-            return f"{name}:{v - base}"
-    named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
-             0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
-    return named.get(v, m.group(0))
-
-
-def dpp_text(asm: str) -> str:
-    """Work around the assembly printer writing DPP controls as the raw ``dpp_ctrl:N`` field,
-    which neither llvm-mc nor gcnforge's assembler reads: print LLVM's spelling
-    (``quad_perm:[1,0,3,2]``, ``row_ror:4``...; AMD MI300 ISA guide, DPP_CTRL enumeration)."""
-    return _DPP_RE.sub(_dpp_spelling, asm)
 
 
 def devices() -> list[str]:
