@@ -182,6 +182,8 @@ class InstructionEmitter:
                     offs.append(i)
                     continue
                 args.append(self._operand_value(v, s))
+            elif s.operand.optional and not mods.get("sc0"):
+                offs.append(i)  # an atomic without sc0 returns nothing: no vdst (write token only)
             else:  # fresh destination
                 args.append(self._fresh(s))
         imms: list[int] = []

@@ -177,8 +177,10 @@ class InstOp(IRDLOperation):
             if s.is_def and j < len(arg_types):
                 out.append(arg_types[j])
             j += 1
-        if inf.token == "read":
+        if inf.token == "read" and not (inf.def_slots and all(d in offs for d in inf.def_slots)):
             out.append(ReadTokenType())
+        elif inf.token == "read":  # an atomic without return (vdst 'off') only writes memory
+            out.append(WriteTokenType())
         elif inf.token == "write":
             out.append(WriteTokenType())
         return out
@@ -197,6 +199,11 @@ class InstOp(IRDLOperation):
         for i in offs:
             if not 0 <= i < len(inf.ssa_slots) or not inf.ssa_slots[i].may_be_off:
                 raise VerifyException(f"{m}: operand #{i} cannot be 'off'")
+        if (od := isa_info.optional_dst(inf)) is not None and (od in offs) == bool(self.modifiers.get("sc0")):
+            raise VerifyException(
+                f"{m}: with sc0 the atomic returns the pre-op value and needs a vdst" if od in offs else
+                f"{m}: an atomic with a vdst returns the pre-op value and must use sc0 "
+                "(or write vdst as 'off' for the non-returning form)")
         present = [s for i, s in enumerate(inf.ssa_slots) if i not in set(offs)]
         if len(self.args) != len(present):
             names = ", ".join(s.name for s in present) or "none"

@@ -102,7 +102,19 @@ def _slot(o: Operand) -> Slot:
     else:
         files = files or "vs"
     const = (const or o.inline_const or o.literal) and (o.inline_const or o.literal)
+    # GLOBAL/FLAT atomics: the table marks vdst optional; it is written only with sc0 (gfx940's
+    # glc: "return the pre-op value", MI300 ISA guide 10.x). The non-returning form is the op
+    # with vdst listed as 'off' (no operand; see ``returns_value``).
+    off = off or (o.optional and is_def)
     return Slot(o, True, files, specials, const, any_int, off, is_def)
+
+
+def optional_dst(inf: "InstInfo") -> int | None:
+    """Index (in ``ssa_slots``) of an atomic's optional vdst, else None."""
+    for i, s in enumerate(inf.ssa_slots):
+        if s.is_def and s.operand.optional:
+            return i
+    return None
 
 
 @dataclass(frozen=True, slots=True)
