@@ -1,30 +1,33 @@
 """Pinned registers of raised code -> SSA values and allocatable storage, then re-allocation.
 
-Each register operand of a raised kernel names a physical tuple (``v[4:5]``). Per tuple,
-reaching definitions over the blocks connect definitions with the uses they reach into
-*webs* (the union of every def-use chain; as in a classic register renamer):
+Each register operand of a raised kernel names a physical tuple (``v[4:5]``). Reaching
+definitions per register (per dword) over the blocks connect each read with the writes it
+may see; the union of those def-use chains gives *webs* (as in a classic register renamer):
 
-* a web with one definition that reaches its uses alone (so it dominates them) becomes an
-  SSA value: the definition writes a fresh value (placeholder ``!amdgcn.vgpr<[? + 2]>``
-  destination) and the uses read that result;
+* a web with one definition (not read-modify-write) becomes an SSA value: the definition
+  writes a fresh value (placeholder ``!amdgcn.vgpr<[? + 2]>`` destination) and the uses
+  read that result;
 * a web with several definitions (a loop-carried register, a join of two branches, a
   read-modify-write slot) becomes one unallocated storage (``!amdgcn.vgpr<[? : ? + 2]>``)
-  that every op of the web writes in place (no block arguments are needed: the dialect's
-  branches carry none, storage is how values cross joins);
-* a web stays pinned when the register is read before any write (an ABI-preloaded
-  register: kernarg pointer, workgroup and workitem ids), when its register is also
-  accessed with another width (``v0`` and ``v[0:1]``: the halves must stay together), when
-  an opaque ``lift.inst`` touches it, or when the kernel has calls (``s_swappc_b64``).
+  that every op of the web writes in place (the dialect's branches carry no block
+  arguments; storage is how a value crosses a join);
+* a web whose tuples differ (``v0`` and ``v1`` written apart, ``v[0:1]`` read) becomes one
+  unallocated range with each tuple a part (``amdgcn.split_range``) at its offset;
+* a web stays pinned when it reads a register's value from kernel entry (ABI-preloaded
+  registers: kernarg pointer, workgroup and workitem ids); pinned tuples that overlap are
+  tied as parts of one pinned range. A kernel with calls (``s_swappc_b64``) or opaque
+  ``lift.inst`` ops (whose registers the allocator cannot see) is left as raised.
 
 Vector writes honour EXEC, so lanes a VALU / memory write skips keep the register's older
-value: a vector definition under a narrowed EXEC (after any EXEC write on some path) is
-treated as also reading the register (it joins the webs that reach it); before the first
-EXEC write, EXEC is the entry mask and lanes off then never turn on, so there a vector
-write is a whole definition. Special registers (exec, vcc, scc,
-m0) are not renamed.
+value: a vector definition under a narrowed EXEC is treated as also reading the register
+(it joins the webs that reach it). EXEC counts as full (covering every lane live at entry,
+since lanes off at entry never turn on) until its first write, and again after
+``s_or_b64 exec, exec, sX`` / ``s_mov_b64 exec, sX`` restores a mask that
+``s_and_saveexec_b64 sX`` saved while full. Special registers (exec, vcc, scc, m0) are not
+renamed.
 
-``reallocate`` then runs ``amdgcn-regalloc`` and marks the kernel ``lift.recount`` so the
-emitter recomputes the descriptor's register counts from the new allocation.
+``reallocate`` then runs the ``amdgcn-regalloc`` allocator on each renamed kernel and marks
+it ``lift.recount`` so the emitter recomputes the descriptor's register counts.
 """
 
 from __future__ import annotations
@@ -193,69 +196,49 @@ class _UF:
             self.p[ra] = rb
 
 
-def lift_kernel(k: KernelOp) -> dict[str, int]:
-    """Rename the kernel's registers in place; returns counts of webs by outcome."""
-    blocks = list(k.body.blocks)
+def _units(key) -> list[tuple[str, int]]:
+    return [(key[0], u) for u in range(key[1], key[1] + key[2])]
+
+
+def _reaching_webs(blocks, per_block, pre) -> tuple[dict, set] | None:
+    """Webs by per-register (per dword) reaching definitions: sites joined with the
+    definitions they read (a ``v[0:1]`` use joins the ``v0`` and ``v1`` definitions).
+    Returns (root -> sites, roots that read a register's value from kernel entry)."""
     index = {id(b): i for i, b in enumerate(blocks)}
-    per_block, opaque, calls = _sites(k)
-    stats = {"ssa": 0, "storage": 0, "pinned": 0}
-    if calls or opaque:
-        # a call's callee, or an opaque lift.inst, touches registers the allocator cannot see
-        stats["pinned"] = -1
-        return stats
-    keys = {s.key for sites in per_block for s in sites}
-    units: dict[tuple[str, int], set] = {}
-    for key in keys:
-        for u in range(key[1], key[1] + key[2]):
-            units.setdefault((key[0], u), set()).add(key)
-    mixed = {key for key in keys if any(len(units[(key[0], u)]) > 1 for u in range(key[1], key[1] + key[2]))}
-    tied: dict = {}
-    if mixed:
-        tied = _tie_overlaps(k, mixed)
-        if tied is None:
-            stats["pinned"] = -1  # overlapping tuples span too far to tie together: keep the kernel as it is
-            return stats
-        per_block, opaque, calls = _sites(k)
-        mixed |= set(tied)
-    pre = _preloaded(k)
     succs = []
     for b in blocks:
         t = b.last_op
         succs.append([index[id(s)] for s in t.dests] if isinstance(t, BranchOp) else [])
-    # reaching definitions per block: key -> frozenset of def sites (or ENTRY)
+    at_entry = frozenset([ENTRY])
     n = len(blocks)
     ins: list[dict | None] = [None] * n
-    ins[0] = {key: frozenset([ENTRY]) for key in keys}
-    work, rounds = [0], 0
-    outs: list[dict | None] = [None] * n
+    ins[0] = {}  # a register not in the map still holds its entry value
 
     def transfer(i: int, state: dict, visit=None) -> dict:
         s = dict(state)
         for site in per_block[i]:
-            if site.is_use or site.partial:
-                if visit is not None:
-                    visit(site, s.get(site.key, frozenset()))
+            us = _units(site.key)
+            if (site.is_use or site.partial) and visit is not None:
+                visit(site, frozenset().union(*(s.get(u, at_entry) for u in us)))
             if site.is_def:
-                s[site.key] = frozenset([site]) | (s.get(site.key, frozenset()) if site.partial else frozenset())
+                for u in us:
+                    s[u] = frozenset([site]) | (s.get(u, at_entry) if site.partial else frozenset())
         return s
 
+    work, rounds = [0], 0
     while work:
         rounds += 1
         if rounds > 64 * (n + 1):
-            return stats  # did not settle: leave the kernel pinned (cannot happen for a finite lattice)
+            return None
         i = work.pop(0)
         out = transfer(i, ins[i] or {})
-        outs[i] = out
         for j in succs[i]:
             cur = ins[j]
-            new = dict(cur) if cur is not None else {}
-            changed = cur is None
-            for key, ds in out.items():
-                merged = new.get(key, frozenset()) | ds
-                if merged != new.get(key):
-                    new[key] = merged
-                    changed = True
-            if changed:
+            if cur is None:
+                new = dict(out)
+            else:
+                new = {u: cur.get(u, at_entry) | out.get(u, at_entry) for u in set(cur) | set(out)}
+            if new != cur:
                 ins[j] = new
                 if j not in work:
                     work.append(j)
@@ -266,39 +249,102 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
         uf.find(site)
         for d in reaching:
             if d == ENTRY:
-                # a partial (EXEC-masked) write only keeps older lanes: at entry those
-                # are meaningful only for preloaded registers
-                if site.is_use or any((site.key[0], u) in pre for u in range(site.key[1], site.key[1] + site.key[2])):
-                    entry_read.add(uf.find(site))
+                # a partial (EXEC-masked) write keeps older lanes: at entry those are
+                # meaningful only for preloaded registers
+                if site.is_use or any(u in pre for u in _units(site.key)):
+                    entry_read.add(site)
                 continue
             uf.union(site, d)
 
     for i in range(n):
         if ins[i] is not None:
             transfer(i, ins[i], visit)
-    all_sites = [s for sites in per_block for s in sites]
-    for s in all_sites:
-        uf.find(s)
     webs: dict = {}
-    for s in all_sites:
-        webs.setdefault(uf.find(s), []).append(s)
-    entry_roots = {uf.find(r) for r in entry_read}
+    for sites in per_block:
+        for s in sites:
+            webs.setdefault(uf.find(s), []).append(s)
+    return webs, {uf.find(r) for r in entry_read}
+
+
+def _range_shape(keys: set) -> tuple[int, int, int] | None:
+    """(first, count, align) of one range holding every tuple of a web, or None."""
+    from gcnforge.dialect.types import VALID_COUNTS, default_align
+
+    f = next(iter(keys))[0]
+    lo = min(k[1] for k in keys)
+    hi = max(k[1] + k[2] for k in keys)
+    count = next((c for c in VALID_COUNTS if c >= hi - lo), None)
+    if count is None:
+        return None
+    if any((k[1] - lo) % default_align(f, k[2]) for k in keys):
+        return None
+    align = max([default_align(f, count)] + [default_align(f, k[2]) for k in keys])
+    return lo, count, align
+
+
+def lift_kernel(k: KernelOp) -> dict[str, int]:
+    """Rename the kernel's registers in place; returns counts of webs by outcome."""
+    from gcnforge.dialect.structure_ops import SplitRangeOp
+    from gcnforge.dialect.types import REGISTER_TYPES
+
+    blocks = list(k.body.blocks)
+    per_block, opaque, calls = _sites(k)
+    stats = {"ssa": 0, "storage": 0, "ranges": 0, "pinned": 0}
+    if calls or opaque:
+        # a call's callee, or an opaque lift.inst, touches registers the allocator cannot see
+        stats["pinned"] = -1
+        return stats
+    found = _reaching_webs(blocks, per_block, _preloaded(k))
+    if found is None:
+        stats["pinned"] = -1
+        return stats
+    webs, entry_roots = found
+    plan = []
+    pinned_keys: set = set()
     for root, sites in webs.items():
-        key = sites[0].key
-        if root in entry_roots or key in mixed or key in opaque:
+        keys = {s.key for s in sites}
+        shape = _range_shape(keys) if len(keys) > 1 else None
+        if root in entry_roots or (len(keys) > 1 and shape is None):
+            pinned_keys |= keys
             stats["pinned"] += 1
-            continue
-        entry = k.body.blocks[0]  # placeholders and storage go to the top of the entry block
+        else:
+            plan.append((sites, keys, shape))
+    # pinned tuples that overlap must be parts of one pinned range (they are the same registers)
+    by_unit: dict = {}
+    for key in pinned_keys:
+        for u in _units(key):
+            by_unit.setdefault(u, set()).add(key)
+    mixed = {key for key in pinned_keys if any(len(by_unit[u]) > 1 for u in _units(key))}
+    if mixed and _spans(mixed) is None:
+        stats["pinned"] = -1  # overlapping pinned tuples span too far to tie together: keep the kernel
+        return stats
+    entry = k.body.blocks[0]  # placeholders and storage go to the top of the entry block
+    for sites, keys, shape in plan:
+        key = sites[0].key
+        ftype = type(sites[0].op.args[sites[0].arg_index].type)
         defs = [s for s in sites if s.is_def]
-        t0 = sites[0].op.args[sites[0].arg_index].type
-        ftype = type(t0)
-        # one definition, not read-modify-write: it alone reaches every use of the web (an
-        # EXEC-masked one too: no older value joins this web, else it would be a second def)
-        if len(defs) == 1 and not defs[0].is_use:
+        if len(keys) > 1:
+            # tuples of different widths sharing values (v0, v1 written, v[0:1] read): one
+            # unallocated range, each tuple a part of it at its offset
+            lo, count, align = shape
+            rt = REGISTER_TYPES[key[0]]
+            whole = AllocaOp(rt.unallocated(count, align))
+            entry.insert_op_before(whole, entry.first_op)
+            part_of = {}
+            for kk in sorted(keys):
+                parts = [rt.unallocated(1) for _ in range(lo, kk[1])] + [rt.unallocated(kk[2])] + \
+                    [rt.unallocated(1) for _ in range(kk[1] + kk[2], lo + count)]
+                sp = SplitRangeOp(whole.result, parts)
+                entry.insert_op_after(sp, whole)
+                part_of[kk] = sp.parts[kk[1] - lo]
+            for s in sites:
+                _set_arg(s.op, s.arg_index, part_of[s.key])
+                if s.is_def and s.result is not None:
+                    s.result._type = part_of[s.key].type  # noqa: SLF001
+            stats["ranges"] += 1
+        elif len(defs) == 1 and not defs[0].is_use and defs[0].result is not None:
+            # one definition, not read-modify-write: it alone reaches every use of the web
             d = defs[0]
-            if d.result is None:
-                stats["pinned"] += 1
-                continue
             ph = AllocaOp(ftype.value(key[2]))
             entry.insert_op_before(ph, entry.first_op)
             _set_arg(d.op, d.arg_index, ph.result)
@@ -315,33 +361,11 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
                 if s.is_def and s.result is not None:
                     s.result._type = st.result.type  # noqa: SLF001
             stats["storage"] += 1
-    stats["ranges"] = _free_ranges(tied, webs, entry_roots)
+    if mixed:
+        _tie_overlaps(k, mixed)
     _refresh_result_types(k)
     _drop_unused_pins(k)
     return stats
-
-
-def _free_ranges(tied: dict, webs: dict, entry_roots: set) -> int:
-    """A range tying overlapping tuples becomes one unallocated storage range (moved as a
-    whole by the allocator) unless one of its registers is read before written."""
-    from gcnforge.dialect.types import default_align
-
-    pinned_keys = {sites[0].key for root, sites in webs.items() if root in entry_roots}
-    by_whole: dict = {}
-    for key, (whole, sp) in tied.items():
-        by_whole.setdefault(whole, []).append((key, sp))
-    freed = 0
-    for whole, parts in by_whole.items():
-        if any(key in pinned_keys for key, _ in parts):
-            continue
-        t = whole.result.type
-        align = max([default_align(t.FILE, t.width)] + [p.type.align.data for _, sp in parts for p in sp.parts])
-        whole.result._type = type(t).unallocated(t.width, align)  # noqa: SLF001
-        for _, sp in parts:
-            for p in sp.parts:
-                p._type = type(p.type).unallocated(p.type.width, p.type.align.data)  # noqa: SLF001
-        freed += 1
-    return freed
 
 
 def _spans(mixed: set) -> list[tuple[str, int, int]] | None:
@@ -472,7 +496,7 @@ def reallocate(module: BuiltinModule) -> list[str]:
             continue
         name = k.sym_name.data
         if stats[name]["pinned"] < 0 or not (stats[name]["ssa"] or stats[name]["storage"]
-                                             or stats[name].get("ranges")):
+                                             or stats[name]["ranges"]):
             lines.append(f"@{name}: kept as raised (calls, opaque lift.inst ops, or overlapping register tuples too wide to tie)")
             continue
         res = allocate_region_op(k, {"v": 256, "a": 256, "s": 96}, True)
@@ -481,8 +505,8 @@ def reallocate(module: BuiltinModule) -> list[str]:
         (orig, c0), c1 = before[name], register_counts(k)
         s = stats[name]
         k.attributes["lift.webs"] = DictionaryAttr({n: IntegerAttr(v, i32) for n, v in s.items()})
-        lines.append(f"@{name}: webs ssa {s['ssa']} storage {s['storage']} pinned {s['pinned']}, "
-                     f"tied ranges freed {s.get('ranges', 0)}; "
+        lines.append(f"@{name}: webs ssa {s['ssa']} storage {s['storage']} pinned {s['pinned']} "
+                     f"ranges {s['ranges']}; "
                      f"VGPRs {c0.vgprs} -> {c1.vgprs}, AGPRs {c0.agprs} -> {c1.agprs}, SGPRs {c0.sgprs} -> {c1.sgprs} "
                      f"(descriptor next_free_vgpr {orig['vgpr']})")
     return lines
