@@ -15,13 +15,23 @@ from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.isa import table
 
 
+_VALU = {"vop1", "vop2", "vopc", "vop3", "vop3p", "mfma"}
+
+
 def _operands(k, inf, with_dsts: bool):
     ops = []
+    shared: dict[int, object] = {}  # VALU: one SGPR per width, so the constant bus holds
     for s in inf.ssa_slots:
         if s.is_def and s.operand.role != "defuse" and not with_dsts:
             continue
-        if s.files:
-            ops.append(k.alloca(s.files[0], None, isa_info.slot_dwords(inf, s, saddr_on=True)))
+        n = isa_info.slot_dwords(inf, s, saddr_on=True)
+        if s.files and inf.family in _VALU and not s.is_def and s.files[0] == "s":
+            if "v" in s.files:
+                ops.append(k.alloca("v", None, n))  # the bus may be taken (implicit VCC, a K literal)
+            else:
+                ops.append(shared.setdefault(n, k.alloca("s", None, n)))
+        elif s.files:
+            ops.append(k.alloca(s.files[0], None, n))
         else:
             ops.append(1)
     return ops

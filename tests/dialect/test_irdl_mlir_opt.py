@@ -17,6 +17,8 @@ from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import SGPRType
 from xdsl.utils.exceptions import VerifyException
 from gcnforge.isa import table
+
+from .test_every_instruction import _operands
 from gcnforge.testing import require_llvm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,11 +61,7 @@ def test_every_instruction_verifies_in_mlir_opt(irdl_file):
             inf = isa_info.info(inst.mnemonic)
             if inf.family == "branch":
                 continue
-            ops = [
-                k.alloca(s.files[0], None, isa_info.slot_dwords(inf, s, True)) if s.files else 1
-                for s in inf.ssa_slots
-                if not s.is_def or s.operand.role == "defuse"
-            ]
+            ops = _operands(k, inf, with_dsts=False)
             k.inst(inst.mnemonic, *ops)
     r = mlir_opt(irdl_file, print_mlir_generic(m.top))
     assert r.returncode == 0, r.stderr[:2000]

@@ -221,6 +221,8 @@ class InstOp(IRDLOperation):
             self._check_operand(m, slot, val, literals, isa_info.slot_dwords(inf, slot, saddr_on))
         if len(literals) > 1:
             raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
+        if inf.family in _VALU_FAMILIES:
+            _check_constant_bus(m, inf, present, self.args, literals, self.imm_values)
         for slot, v in zip(inf.imm_slots, self.imm_values, strict=True):
             lo, hi, bits = _IMM_RANGE.get(slot.operand.kind, (-(1 << 31), 1 << 32, 32))
             if not lo <= v < hi:
@@ -287,6 +289,51 @@ class InstOp(IRDLOperation):
                 literals.add(c if c is not None else id(val))
             return
         raise VerifyException(f"{what} must be {_files_text(slot)}, got {t}")
+
+
+# VALU encodings whose scalar operands share the one constant bus (gfx9: CDNA3 ISA guide,
+# "VALU instruction operands": at most one SGPR, special register or literal per instruction).
+_VALU_FAMILIES = frozenset({"vop1", "vop2", "vopc", "vop3", "vop3p", "mfma"})
+# Implicit scalar reads that go through the bus (LLVM 22 AMDGPUAsmParser counts VCC, M0 and
+# FLAT_SCR among an instruction's implicit uses; EXEC is read by every VALU op and does not).
+_BUS_IMPLICIT = ("vcc", "m0", "flat_scratch")
+
+
+def _check_constant_bus(m: str, inf: isa_info.InstInfo, present, args, literals: set, imms) -> None:
+    """At most one scalar value read: SGPRs and special registers (the same register or SSA
+    value read twice counts once), 32-bit literals (one per distinct value, including a
+    v_fmamk/v_fmaak K), and implicit VCC/M0 reads (v_cndmask_b32_e32, v_addc_co_u32_e32...).
+    Verified against llvm-mc in tests/dialect/test_constant_bus.py."""
+    reads: list[str] = []
+    seen: set = set()
+    for slot, val in zip(present, args, strict=True):
+        if slot.is_def and slot.operand.role != "defuse":
+            continue
+        t = val.type
+        if m == "v_writelane_b32" and slot.name == "src1" and isinstance(t, SpecialRegType) and t.reg.data == "m0":
+            continue  # M0 as the lane select is exempt (LLVM 22 llvm-mc: "v_writelane_b32 v0, s1, m0" is valid)
+        if isinstance(t, RegisterType) and t.FILE == "s":
+            key = ("s", t.begin.data, t.width) if t.is_allocated else val
+        elif isinstance(t, SpecialRegType):
+            key = ("special", t.reg.data)
+        else:
+            continue
+        if key not in seen:
+            seen.add(key)
+            reads.append(f"{slot.name} ({t})")
+    lits = set(literals)
+    for slot, v in zip(inf.imm_slots, imms, strict=True):
+        if slot.operand.kind == "imm":
+            lits.add(v)
+    reads += [f"literal {c}" if isinstance(c, int | float) else "a literal" for c in lits]
+    for r in inf.inst.implicit_uses:
+        if r in _BUS_IMPLICIT and ("special", r) not in seen:
+            reads.append(f"implicit {r}")
+    if len(reads) > 1:
+        raise VerifyException(
+            f"{m}: violates the constant bus limit: a VALU instruction reads at most one scalar "
+            f"value (SGPR, special register or literal), this one reads {len(reads)}: {', '.join(reads)}"
+        )
 
 
 def _files_text(slot: isa_info.Slot) -> str:
