@@ -122,3 +122,24 @@ def test_examples_same_results_after_reallocation(example):
         outs.append([a for a in args if isinstance(a, np.ndarray)])
     for x, y in zip(*outs, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_emulator_suite_on_reallocated_code():
+    """The whole clang emulator suite (43 kernels checked against NumPy) on re-allocated code."""
+    import subprocess
+    import sys
+
+    from gcnforge.testing import require_llvm
+
+    from .conftest import ROOT
+
+    require_llvm("clang", "ld.lld")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                        "tests.lift.realloc_plugin", "integration_test/emulator/test_kernels.py"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout
+    import re
+
+    m = re.search(r"lift: (\d+) code object\(s\) re-allocated", r.stdout)
+    assert m and int(m.group(1)) >= 5, r.stdout[-2000:]

@@ -137,6 +137,25 @@ def _full_exec_ops(k: KernelOp) -> set[int]:
     return out
 
 
+def _keeps_old_value(op: InstOp) -> bool:
+    """Whether a vector write by ``op`` may keep part of the destination's older value even
+    with every lane on: DPP (lanes with an invalid source keep ``old``; ISA guide 12.x DPP),
+    SDWA (``UNUSED_PRESERVE`` / sub-dword destinations), ``v_writelane`` (one lane), D16 loads
+    (one half), 16-bit VALU results and VOP3 ``op_sel`` destination halves."""
+    inst = op.info.inst
+    mods = op.modifiers
+    base = inst.base
+    if inst.encoding.endswith(("_DPP", "_SDWA")) or "dpp_ctrl" in mods:
+        return True
+    if base.startswith("v_writelane") or "d16" in base:
+        return True
+    if isinstance(mods.get("op_sel"), list) and inst.encoding.startswith("VOP3") and any(mods["op_sel"]):
+        return True
+    if inst.encoding != "VOP3P" and any(t in base for t in ("_f16", "_u16", "_i16", "_b16", "16_")):
+        return True
+    return False
+
+
 def _sites(k: KernelOp) -> tuple[list[list[_Site]], set, bool]:
     """Register operand sites per block, the tuples opaque ops touch, whether the kernel calls."""
     per_block, opaque, calls = [], set(), False
@@ -170,7 +189,8 @@ def _sites(k: KernelOp) -> tuple[list[list[_Site]], set, bool]:
                 key = (t.FILE, t.begin.data, t.width)
                 if slot.is_def:
                     # an EXEC-masked vector write keeps the other lanes' older value
-                    partial = t.FILE in "va" and (id(op) not in full_exec or inf.family == "mfma")
+                    partial = t.FILE in "va" and (id(op) not in full_exec or inf.family == "mfma"
+                                                  or _keeps_old_value(op))
                     defs.append(_Site(op, ai, key, True, slot.operand.role == "defuse", partial, res))
                 else:
                     uses.append(_Site(op, ai, key, False, True, False, None))
