@@ -219,8 +219,12 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
         if a == b:
             continue
         if gi > 0:
-            off = _align(off, max(o.align for o in outs[a:b]))
-            va = _align(va, PAGE) + off % PAGE
+            # ld.lld (default -z noseparate-code): the segment's first address is
+            # alignTo(dot, page) + dot % page, then the section's own alignment; its file
+            # offset is the next one congruent to that address modulo the page size.
+            va = _align(va, PAGE) + va % PAGE
+            va = _align(va, max(o.align for o in outs[a:b]))
+            off += (va - off) % PAGE
         for o in outs[a:b]:
             pad = _align(off, o.align) - off
             off += pad
