@@ -73,8 +73,6 @@ def test_atomic_without_sc0_has_no_destination():
     m.verify()
 
 
-@pytest.mark.xfail(strict=True, reason="target/inst_text.py (helper G) prints the 'off' vdst; LLVM "
-                   "syntax omits it (global_atomic_add_f32 v1, v2, s[0:1]). Remove this mark with that fix.")
 def test_atomic_without_sc0_runs():
     m, _ = _atomic_kernel(sc0=False)
     acc = np.zeros(4, np.float32)

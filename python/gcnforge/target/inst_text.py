@@ -149,7 +149,10 @@ def inst_text(op: InstOp, label_of=None) -> str:
             items.append(waitcnt_text(v) if o.kind == "waitcnt" else (hex(v) if o.kind == "imm" else str(v)))
             continue
         if si in offs:
-            items.append("off")
+            # an absent optional destination (a non-returning atomic) has no text in LLVM's
+            # syntax; other 'off' operands (saddr) print as 'off'
+            if not (s.is_def and o.optional):
+                items.append("off")
             si += 1
             continue
         si += 1
