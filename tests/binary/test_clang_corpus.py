@@ -69,23 +69,11 @@ def test_clang_asm_builtin_matches_llvm(name, clang_asm, tmp_path):
     _llvm_tools_silent(p)
 
 
-# Kernels whose round trip needs the disassembler to print a 32-bit literal equal to an
-# inline constant's bit pattern as LLVM 22 does (`s_addc_u32 s3, s3, lit(0xffffffff)`, from
-# sym@rel32@hi); printed as `0xffffffff` it reassembles to the 4-byte inline constant -1.
-_NEEDS_LIT_PRINTING = {"calls", "const_table"}
-
-
-def _disassembler_prints_lit() -> bool:
-    from gcnforge.asm import decode
-
-    return "lit(" in decode(bytes.fromhex("03ff0382ffffffff")).text()
-
-
 @pytest.mark.parametrize("name", sorted(OPENCL_KERNELS))
 def test_roundtrip_clang_object(name, clang_objects):
-    """clang + ld.lld object -> read -> disassemble -> reassemble: same .text and descriptors."""
-    if name in _NEEDS_LIT_PRINTING and not _disassembler_prints_lit():
-        pytest.xfail("waits on gcnforge.asm printing lit(0xffffffff) like llvm-objdump (runs once it does)")
+    """clang + ld.lld object -> read -> disassemble -> reassemble: same .text and descriptors.
+    (``calls`` and ``const_table`` hold ``sym@rel32@hi`` literals that link to 0xffffffff, an
+    inline constant's pattern: they round-trip only through ``lit(0xffffffff)``.)"""
     co = read_code_object(clang_objects[name])
     text = code_object_to_asm(co)
     again = read_code_object(assemble(text, filename=f"{name}.roundtrip.s"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from gcnforge.asm.literal import is_lit_form
 from gcnforge.asm.core import Codec, DecodedInst, EncState, KindHandler, OperandValue, register_kind
 from gcnforge.asm.operands import (
     LITERAL, NUM_SGPRS, TTMP_BASE, VGPR_BASE, SPECIAL32, SPECIAL64, SRC_SPECIAL, Tok, encode_src, encode_vreg,
@@ -90,7 +91,7 @@ class SrcHandler(KindHandler):
 
     def parse(self, codec, st, op, toks):
         tok = toks[0]
-        if "@" in tok.text and op.literal:
+        if "@" in tok.text and op.literal and not is_lit_form(tok.text):
             m = _RELOC.match(tok.text.replace(" ", ""))
             if m is None or m.group(2) != "rel32":
                 raise Diagnostic(f"unsupported symbol reference '{tok.text}': expected sym@rel32@lo[+N] or "

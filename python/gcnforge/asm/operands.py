@@ -16,7 +16,9 @@ Number space of 8/9-bit source fields (AMD Instinct MI300 ISA Reference Guide, 3
 
 Literal rules (LLVM 22, AMDGPUAsmParser/AMDGPUInstPrinter behaviour, probed): at most one
 32-bit literal per instruction; an integer that equals an inline constant (including the
-bit pattern of an inline float) is encoded inline; 32-bit literals print as ``0x%x``;
+bit pattern of an inline float) is encoded inline unless written ``lit(expr)``; 32-bit
+literals print as ``0x%x``, or ``lit(0x%x)`` when an inline constant could have held the
+value (the rule is in ``gcnforge.asm.literal``);
 for 64-bit integer operands the literal must fit in 32 bits (signed or unsigned) and is
 printed as its 32-bit pattern; 64-bit float operands take the literal as the HIGH dword.
 """
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from gcnforge.asm.literal import forces_lit, format_forced, is_lit_form, split_lit, value_class
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 # ---------------------------------------------------------------------------------------
@@ -374,6 +377,8 @@ def format_src(code: int, dwords: int = 1, optype: str = "", literal: int | None
 
 
 def format_literal(lit: int, dwords: int = 1, optype: str = "") -> str:
+    if forces_lit(lit, optype, dwords):
+        return format_forced(lit)  # an inline-able value kept as a literal: lit(0x...)
     if (dwords == 2 or optype.endswith("64")) and optype.startswith("f"):
         return f"0x{(lit << 32) & 0xFFFFFFFFFFFFFFFF:x}"
     return f"0x{lit & 0xFFFFFFFF:x}"
@@ -401,6 +406,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
                 raise _err(f"register {ref} out of range (v0..v255)", tok, base)
             return SrcResult(VGPR_BASE + ref.index)
         return SrcResult(sreg_code(ref, dwords, tok, base, what))
+    if is_lit_form(text):
+        return encode_forced_literal(tok, base, dwords=dwords, optype=optype, literal_ok=literal_ok, what=what)
     low = text.lower()
     if low == "null":
         raise _err("'null' operand is not supported on this GPU", tok, base)
@@ -466,6 +473,49 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
     raise _err(f"invalid {what} '{text}': expected a register, inline constant or literal", tok, base)
 
 
+def encode_forced_literal(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "",
+                          literal_ok: bool = True, what: str = "operand") -> SrcResult:
+    """``lit(expr)``: the value as a literal dword even when an inline constant could hold
+    it (rules and LLVM 22's diagnostics in ``gcnforge.asm.literal``)."""
+    text = tok.text.strip()
+    inner = split_lit(text)
+    if inner is None:
+        raise _err(f"expected closing parentheses in '{text}'", tok, base)
+    if not literal_ok:
+        raise _err(f"literal operands are not supported: {what} accepts only registers and inline constants",
+                   tok, base)
+    cls = value_class(optype, dwords)
+    iv = parse_int(inner)
+    fv = parse_float(inner) if iv is None else None
+    if iv is None and fv is None:
+        if parse_reg(inner) is not None or inner.lower() in _SRC_ALIASES:
+            raise _err(f"not a valid operand: lit() takes a constant, not the register '{inner}'", tok, base)
+        raise _err(f"not a valid operand: lit() takes a constant integer or float expression, got '{inner}'"
+                   + (" (symbols are not allowed)" if inner else ""), tok, base)
+    bad = f"invalid operand for instruction: {text} does not fit the literal of {what}"
+    if iv is not None:
+        hi = 1 << (16 if cls == "f16" else 32)
+        if not -(hi >> 1) <= iv < hi:
+            raise _err(bad, tok, base)
+        return SrcResult(LITERAL, iv & (hi - 1))
+    if cls == "i64":
+        raise _err(f"{bad} (a 64-bit integer operand takes no floating-point literal)", tok, base)
+    if cls == "f64":
+        b = f64_bits(fv)
+        if b & 0xFFFFFFFF:
+            raise _err(f"{bad} (an f64 literal keeps only the high 32 bits)", tok, base)
+        return SrcResult(LITERAL, b >> 32)
+    if cls in ("f16", "v2f16"):
+        try:
+            return SrcResult(LITERAL, struct.unpack("<H", struct.pack("<e", fv))[0])
+        except OverflowError:
+            raise _err(f"{bad} (out of range for f16)", tok, base) from None
+    b = f32_bits(fv)
+    if b is None:
+        raise _err(f"{bad} (out of range for f32)", tok, base)
+    return SrcResult(LITERAL, b)
+
+
 def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v", what: str = "operand") -> tuple[str, int]:
     """A VGPR/AGPR (range) in an 8-bit field: returns (file, index). gfx90a+ requires
     multi-dword VGPR/AGPR tuples to be even-aligned (LLVM: "invalid register alignment")."""
@@ -523,7 +573,18 @@ def _plain_brackets(rest: str) -> bool:
 
 def lex_operands(rest: str, col0: int) -> list[list[Tok]]:
     """Split the operand text into comma-separated segments of whitespace-separated words,
-    keeping ``(...)``, ``[...]`` and ``|...|`` groups whole. Columns are 1-based in the line."""
+    keeping ``(...)``, ``[...]`` and ``|...|`` groups whole. Columns are 1-based in the line.
+    ``lit (x)`` (LLVM allows blanks before the parenthesis) is one word ``lit(x)``."""
+    segs = _lex_words(rest, col0)
+    if "lit" in rest:
+        for seg in segs:
+            for i in range(len(seg) - 2, -1, -1):
+                if seg[i].text == "lit" and seg[i + 1].text.startswith("("):
+                    seg[i:i + 2] = [Tok("lit" + seg[i + 1].text, seg[i].col)]
+    return segs
+
+
+def _lex_words(rest: str, col0: int) -> list[list[Tok]]:
     if "(" not in rest and "|" not in rest and _plain_brackets(rest):
         # fast path: no group can hold a comma or a space, so plain splitting is exact
         segs = []
