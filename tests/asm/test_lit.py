@@ -112,3 +112,42 @@ def test_misuse_is_rejected_by_llvm_too():
              "s_mov_b32 s0, lit(0x100000000)", "s_mov_b64 s[0:1], lit(1.0)", "s_setpc_b64 lit(1)"]
     for line, (enc, err) in zip(lines, common.assemble(lines)):
         assert enc is None, line
+
+
+def test_f64_inline_equivalent_literal_text_matches_llvm():
+    """An f64 operand never prints lit(): LLVM prints the constant the literal stands for."""
+    require_llvm("llvm-mc")
+    from gcnforge.asm.literal import f64_literal_text
+
+    enc, _ = common.assemble(["v_cmp_eq_f64 vcc, 0x12345678, v[0:1]"])[0]
+    vals = SWEEP
+    texts = common.disassemble([enc[:4] + struct.pack("<I", v) for v in vals])
+    bad = []
+    for v, d in zip(vals, texts):
+        shown = d.text.split(",")[1].strip()
+        want = f64_literal_text(v) or f"0x{v:x}"
+        if shown != want:
+            bad.append((hex(v), d.text, want))
+    assert not bad, bad[:5]
+
+
+# lit(expr) conversion for each operand class, against the literal dword llvm-mc encodes
+# (vector instructions included: the conversion is shared by the scalar and vector parsers).
+CONVERT = [("v_add_u16 v0, {}, v1", "i16", 1, ["-1", "0xffff", "-32768", "1.5", "1.0", "0x3c00"]),
+           ("v_add_f16 v0, {}, v1", "f16", 1, ["-1", "0xffff", "1.0", "0.15915494", "64"]),
+           ("v_pk_fmac_f16 v0, {}, v1", "v2f16", 1, ["-1", "0x12345678", "1.0"]),
+           ("v_cmp_eq_f64 vcc, {}, v[0:1]", "f64", 2, ["1.0", "0.15915494", "1.1", "0x3ff00000", "-1"]),
+           ("v_cmp_eq_u64 vcc, {}, v[0:1]", "i64", 2, ["-1", "64", "0xffffffff"]),
+           ("v_add_f32 v0, {}, v1", "f32", 1, ["1.0", "-17", "0.15915494", "0x3e22f983", "1+2"])]
+
+
+def test_lit_conversion_matches_llvm_for_every_operand_class():
+    require_llvm("llvm-mc")
+    from gcnforge.asm.operands import Tok, encode_forced_literal
+
+    cases = [(tmpl.format(f"lit({v})"), optype, dwords) for tmpl, optype, dwords, vs in CONVERT for v in vs]
+    for (line, optype, dwords), (enc, err) in zip(cases, common.assemble([c[0] for c in cases])):
+        assert enc is not None, (line, err)
+        text = line[line.index("lit("):line.index(")", line.index("lit(")) + 1]
+        r = encode_forced_literal(Tok(text, 1), SourceLoc("<t>", 1), dwords=dwords, optype=optype)
+        assert struct.pack("<I", r.literal) == enc[4:8], line

@@ -32,7 +32,9 @@ expression or a float (no symbol, no register), lowercase ``lit`` only, optional
 before ``(``; the value is converted as for a plain operand of the operand's type (float ->
 f32/f16 bits, or the f64 high dword) and always emitted as a literal dword. A value that
 does not fit the operand's literal (more than 32 bits, a float for a 64-bit integer operand,
-more than 16 bits for f16) is "invalid operand for instruction".
+an integer of more than 16 bits for f16/i16 -- i16 keeps negatives sign-extended to 32 bits)
+is "invalid operand for instruction"; an f64 float keeps its high dword (LLVM warns when the
+low dword is not zero).
 """
 
 from __future__ import annotations
@@ -101,3 +103,17 @@ def split_lit(text: str) -> str | None:
 def is_lit_form(text: str) -> bool:
     """Whether ``text`` starts a ``lit(`` form (closed or not)."""
     return re.match(r"^lit\s*\(", text.strip()) is not None
+
+
+# f64 inline floats whose bit pattern has a zero low dword (so a 32-bit f64 literal can equal
+# them): +-0.5, +-1.0, +-2.0, +-4.0 (1/(2*pi) has low bits set and never matches).
+_F64_HIGH_INLINE = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000: "-1.0",
+                    0x40000000: "2.0", 0xC0000000: "-2.0", 0x40100000: "4.0", 0xC0100000: "-4.0"}
+
+
+def f64_literal_text(lit: int) -> str | None:
+    """What LLVM 22 prints for an f64 operand's literal dword (the high half) whose 64-bit
+    value is an inline constant -- the constant itself (``0``, ``1.0``) instead of ``lit()``;
+    None when it is an ordinary literal."""
+    v = lit & 0xFFFFFFFF
+    return "0" if v == 0 else _F64_HIGH_INLINE.get(v)

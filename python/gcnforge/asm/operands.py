@@ -494,17 +494,17 @@ def encode_forced_literal(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype:
                    + (" (symbols are not allowed)" if inner else ""), tok, base)
     bad = f"invalid operand for instruction: {text} does not fit the literal of {what}"
     if iv is not None:
-        hi = 1 << (16 if cls == "f16" else 32)
+        i16 = optype.lower() in ("i16", "u16", "b16")
+        hi = 1 << (16 if cls == "f16" or i16 else 32)
         if not -(hi >> 1) <= iv < hi:
             raise _err(bad, tok, base)
-        return SrcResult(LITERAL, iv & (hi - 1))
+        # a 16-bit integer operand keeps a negative value sign-extended to 32 bits (LLVM 22)
+        return SrcResult(LITERAL, iv & (0xFFFFFFFF if i16 else hi - 1))
     if cls == "i64":
         raise _err(f"{bad} (a 64-bit integer operand takes no floating-point literal)", tok, base)
     if cls == "f64":
-        b = f64_bits(fv)
-        if b & 0xFFFFFFFF:
-            raise _err(f"{bad} (an f64 literal keeps only the high 32 bits)", tok, base)
-        return SrcResult(LITERAL, b >> 32)
+        # only the high dword is encoded; LLVM 22 warns and drops nonzero low bits
+        return SrcResult(LITERAL, f64_bits(fv) >> 32)
     if cls in ("f16", "v2f16"):
         try:
             return SrcResult(LITERAL, struct.unpack("<H", struct.pack("<e", fv))[0])
