@@ -12,9 +12,9 @@ def _run(args) -> int:
     from gcnforge.asm.listing import show_encoding
     from gcnforge.diagnostics import Diagnostic
 
-    path = args.file
-    text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    name = "<stdin>" if path == "-" else path
+    from gcnforge.cli._source import read_text
+
+    text, name = read_text(args.file)
     if args.output:
         try:
             from gcnforge.binary import assemble
@@ -23,6 +23,9 @@ def _run(args) -> int:
         data = assemble(text, target=args.mcpu, toolchain=args.toolchain, filename=name)
         Path(args.output).write_bytes(data)
         return 0
+    if args.mcpu != "gfx942":  # the listing encodes with the gfx942 table; don't ignore the option silently
+        raise Diagnostic(f"--mcpu {args.mcpu}: the encoding listing is gfx942 only "
+                         "(with -o, the code object's target may be another gfx9 processor)")
     sys.stdout.write(show_encoding(text, name))
     return 0
 

@@ -60,7 +60,7 @@ def load_family(path: Path, attr: str):
         spec.loader.exec_module(mod)
     except Diagnostic:
         raise
-    except Exception as e:  # the user's file: report where it failed, no traceback
+    except (Exception, SystemExit) as e:  # the user's file: report where it failed, no traceback
         raise _user_error(e, path) from None
     finally:
         sys.path.remove(str(path.parent))
@@ -81,7 +81,7 @@ def run(args) -> int:
         report = tune(fam, shapes, args.output, device=args.device, e2e=args.e2e, repeat=args.repeat, seed=args.seed)
     except Diagnostic:
         raise
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise _user_error(e, path) from None
     con = Console()
     con.print(results_table(report))

@@ -164,8 +164,24 @@ def _emit_irdl(out_path: str | None) -> int:
     return 0
 
 
+def _input_name(tool) -> str | None:
+    return getattr(getattr(tool, "args", None), "input_file", None)
+
+
+def _located_parse_error(e: ParseError) -> str:
+    """xDSL prints 'file:line:col' on a line of its own and the message last; put them
+    together the way every other gcnforge diagnostic reads, keeping the source context."""
+    try:
+        loc = e.span.get_location()
+        head = f"{loc.file}:{loc.line}:{loc.col}: error: {e.msg}"
+    except AttributeError:
+        return str(e).rstrip()
+    return "\n".join([head, *str(e).rstrip().splitlines()[1:-1]])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    tool = None
     try:
         if "--emit-irdl" in args:
             out = None
@@ -178,7 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool = GcnforgeOptMain(description="gcnforge-opt: the amdgcn dialect's optimizer driver", args=args)
         tool.run()
         return 0
-    except (ParseError, ArgSpecParseError) as e:  # input text, or the -p pipeline text
+    except ParseError as e:  # input text: 'file:line:col: error: message', then the context
+        print(_located_parse_error(e), file=sys.stderr)
+        return 1
+    except ArgSpecParseError as e:  # the -p pipeline text
         print(str(e).rstrip(), file=sys.stderr)
         return 1
     except (DiagnosticException, VerifyException) as e:
@@ -192,8 +211,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"error: {e.strerror}: {e.filename}", file=sys.stderr)
         return 1
+    except OSError as e:  # a directory, an unreadable file
+        print(f"{e.filename}: error: {e.strerror or e}" if e.filename else f"error: {e}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError:  # xDSL reads the input as UTF-8 text
+        name = _input_name(tool)
+        from gcnforge.cli._source import decode_text, read_bytes
+
+        try:
+            decode_text(read_bytes(name), name) if name else None
+        except Diagnostic as d:
+            print(str(d), file=sys.stderr)
+            return 1
+        print(f"{name or '<stdin>'}: error: invalid UTF-8; is this a text file?", file=sys.stderr)
+        return 1
+    except RecursionError:  # xDSL's parser and printer recurse once per nesting level
+        print(f"{_input_name(tool) or '<stdin>'}: error: input nested too deeply to process", file=sys.stderr)
+        return 1
     except ValueError as e:  # unknown pass / file extension / pipeline syntax (xDSL raises ValueError)
-        print(f"error: {e}", file=sys.stderr)
+        name = _input_name(tool)
+        print(f"{name}: error: {e}" if name and "file extension" in str(e) else f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -273,7 +273,12 @@ def load_blocks(path: str | Path, schedule: bool = False) -> list[Block]:
     except OSError as e:
         raise Diagnostic(f"cannot read {p}: {e.strerror}", SourceLoc(str(p), 0)) from None
     if data[:4] == b"\x7fELF":
-        return blocks_from_code_object(data)
+        try:
+            return blocks_from_code_object(data)
+        except Diagnostic as d:  # the reader only sees bytes: name the file
+            raise Diagnostic(d.message, str(p) if d.loc in (None, "<bytes>") else d.loc, d.notes) from None
+    if p.suffix in (".hsaco", ".co", ".o", ".so"):
+        raise Diagnostic("not an ELF code object (bad magic)" if data else "empty code object", str(p))
     text = data.decode("utf-8", errors="replace")
     if p.suffix == ".mlir":
         m = parse_mlir(text, str(p))
@@ -283,6 +288,15 @@ def load_blocks(path: str | Path, schedule: bool = False) -> list[Block]:
             schedule_loops(m)
         return blocks_from_ir(m)
     return blocks_from_asm_text(text, str(p))
+
+
+def _span_line_col(span) -> tuple[int, int]:
+    """1-based line and column of an xDSL ``Span`` (``get_location()`` has .line/.col)."""
+    try:
+        loc = span.get_location()
+        return int(loc.line), int(loc.col)
+    except (AttributeError, TypeError, ValueError):
+        return 1, 1
 
 
 def parse_mlir(text: str, filename: str = "<mlir>"):
@@ -295,8 +309,10 @@ def parse_mlir(text: str, filename: str = "<mlir>"):
         m = Parser(context(), text, filename).parse_module()
         m.verify()
     except ParseError as e:
-        raise Diagnostic(str(e).strip().splitlines()[0] if str(e).strip() else "parse error",
-                         SourceLoc(filename, 0)) from None
+        line, col = _span_line_col(e.span)
+        raise Diagnostic(e.msg or "parse error", SourceLoc(filename, line, col)) from None
+    except RecursionError:  # xDSL's parser recurses per nesting level
+        raise Diagnostic("input nested too deeply to parse", SourceLoc(filename, 1)) from None
     except VerifyException as e:
         raise Diagnostic(str(e), SourceLoc(filename, 0)) from None
     return m
