@@ -79,7 +79,8 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
     + [("co.hsaco", ["dis", "co.hsaco", "--base", "zz"])],
     "info": [(f, ["info", f]) for f in
              ["missing.hsaco", "adir", "empty.hsaco", "garbage.hsaco", "trunc.hsaco", "trunc2.hsaco", "ok.s"]]
-    + [("co.hsaco", ["info", "co.hsaco", "--kernel", "nosuchkernel"])],
+    + [("co.hsaco", ["info", "co.hsaco", "--kernel", "nosuchkernel"]),
+       ("co.hsaco", ["info", "co.hsaco", "--target", "gfx90a"])],
     "compile": [(f, ["compile", f, "-o", "out.hsaco"]) for f in
                 ["missing.py", "adir", "empty.py", "empty.mlir", "garbage.py", "garbage.mlir", "bad.py",
                  "half.mlir", "nonutf8.py", "nonutf8.mlir", "nest.py", "nest.mlir", "co.hsaco", "ok.s", "exit.py"]]
@@ -101,7 +102,7 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
     + [("empty.mlir", ["empty.mlir", "-p", "no-such-pass"])],
 }
 
-BAD_VALUES = ("zz", "gfx9999", "no-such-pass", "nosuchkernel")
+BAD_VALUES = ("zz", "gfx9999", "gfx90a", "no-such-pass", "nosuchkernel")
 
 # Runs inside the child: every case through the CLI's main(), stderr captured per case.
 DRIVER = r"""

@@ -28,6 +28,9 @@ def run(args) -> int:
     from gcnforge.binary.describe import describe
 
     co = read_code_object(args.code_object, target=args.target)
+    if args.target and args.target.split(":")[0] != str(co.target).split(":")[0].rsplit("-", 1)[-1]:
+        # a plain ELF has one target: a --target naming another is a mistake, not a no-op
+        raise Diagnostic(f"--target {args.target}: the code object is for {co.target}", args.code_object)
     if args.metadata and not co.metadata:
         raise Diagnostic("code object has no AMDGPU metadata note", args.code_object)
     kernels = [co.kernel(args.kernel).name] if args.kernel is not None else None
