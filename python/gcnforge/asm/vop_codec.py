@@ -16,6 +16,7 @@ from gcnforge.asm.core import Codec, DecodedInst, EncState, OperandValue, Parsed
 from gcnforge.asm.kinds import reg_value, src_value
 from gcnforge.asm.operands import LITERAL, VGPR_BASE, Tok, format_reg, format_sreg, parse_float, parse_int, \
     parse_reg, sreg_code, sreg_valid, src_code_valid
+from gcnforge.asm.literal import split_lit
 from gcnforge.asm.vop_src import encode_const, encode_reg9, format_src, split_mods
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.encodings import ENCODINGS
@@ -236,6 +237,9 @@ class VopCodec(Codec):
     def parse_k(self, st: EncState, op: Operand, tok: Tok) -> None:
         """The mandatory 32-bit constant of v_fmamk/v_fmaak/v_madmk/v_madak."""
         f16 = st.inst.base.endswith("_f16")
+        inner = split_lit(tok.text)  # lit(K): K is always a literal; LLVM accepts the spelling
+        if inner is not None:
+            tok = Tok(inner, tok.col + tok.text.index("(") + 1)
         iv = parse_int(tok.text)
         if iv is not None:
             lim = 16 if f16 else 32

@@ -24,9 +24,10 @@ from __future__ import annotations
 import math
 import struct
 
+from gcnforge.asm.literal import f64_literal_text, forces_lit, format_forced, is_lit_form
 from gcnforge.asm.operands import (
     INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f32_bits, f64_bits, format_reg,
-    format_sreg, inline_int_code, parse_float, parse_int, parse_reg, sreg_code,
+    encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg, sreg_code,
 )
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -94,6 +95,10 @@ def _err(msg: str, tok: Tok, loc: SourceLoc) -> Diagnostic:
 def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, literal_ok: bool,
                  what: str) -> tuple[int, int | None] | None:
     """(code, literal) of a numeric source, or None if ``core`` is not a number."""
+    if is_lit_form(core):  # lit(expr): always a literal dword (gcnforge.asm.literal)
+        r = encode_forced_literal(Tok(core, tok.col), loc, dwords=dwords, optype=optype, literal_ok=literal_ok,
+                                  what=what)
+        return LITERAL, r.literal
     nb = bits_of(optype, dwords)
     is_float_type = optype.startswith(("f", "v2f", "bf", "v2bf"))
     iv = parse_int(core)
@@ -209,6 +214,10 @@ def format_const(code: int, optype: str, dwords: int, literal: int | None) -> st
         return t[4] if bits_of(optype, dwords) == 64 else t[0]
     if code == LITERAL:
         lit = literal or 0
+        if forces_lit(lit, optype, dwords):
+            return format_forced(lit)
+        if optype == "f64" and f64_literal_text(lit) is not None:
+            return f64_literal_text(lit)
         if bits_of(optype, dwords) == 16:
             lit &= 0xFFFF
         return f"0x{lit:x}"
