@@ -21,17 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Known failures in files owned by other helpers (see the QA report): strict xfail so the
 # test turns red -- and the mark must go -- once they are fixed.
-KNOWN = {
-    ("compile", "garbage.mlir"): "cmd_compile: non-UTF-8 .mlir message does not name the file",
-    ("compile", "nonutf8.mlir"): "cmd_compile: non-UTF-8 .mlir message does not name the file",
-    ("compile", "co.hsaco"): "cmd_compile: a code object given to compile: UTF-8 error without file name",
-    ("compile", "nest.mlir"): "cmd_compile: RecursionError traceback on deeply nested .mlir",
-    ("raise", "nonutf8.mlir"): "cmd_raise: non-UTF-8 .mlir message does not name the file",
-    ("raise", "nest.mlir"): "cmd_raise: RecursionError traceback on deeply nested .mlir",
-    ("raise", "trunc.hsaco"): "cmd_raise: truncated ELF reported at '<bytes>', not the file",
-    ("raise", "trunc2.hsaco"): "cmd_raise: truncated ELF reported at '<bytes>', not the file",
-    ("raise", "empty.hsaco"): "cmd_raise: empty file reported as 'empty: error' (suffix stripped)",
-}
+KNOWN: dict[tuple[str, str], str] = {}  # all cases pass now; add (cli, file): reason for a known gap
 
 
 def _write_inputs(d: Path) -> dict[str, Path]:

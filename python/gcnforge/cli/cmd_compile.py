@@ -33,7 +33,7 @@ def _load_python(path: Path):
         g = {}
     except Exception as e:  # the author's script failed: say where, without our traceback
         tb = e.__traceback__
-        line = 0
+        line = e.lineno or 0 if isinstance(e, SyntaxError) and e.filename == str(path) else 0
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == str(path):
                 line = tb.tb_lineno
@@ -61,24 +61,18 @@ def _load_python(path: Path):
 
 
 def _load_mlir(path: Path):
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError, VerifyException
+    from gcnforge.cli._source import read_text
+    from gcnforge.perfmodel.frontends import parse_mlir  # located parse/verify/nesting errors
 
-    from gcnforge.dialect import context
-
-    try:
-        mod = Parser(context(), path.read_text(), str(path)).parse_module()
-        mod.verify()
-    except ParseError as e:
-        raise Diagnostic(str(e).strip(), str(path)) from None
-    except VerifyException as e:
-        raise Diagnostic(str(e).strip(), str(path)) from None
-    return mod
+    text, name = read_text(str(path))
+    return parse_mlir(text, name)
 
 
 def load(path: Path):
     if not path.exists():
         raise Diagnostic(f"no such file: {path}")
+    if path.suffix not in (".py", ".mlir"):
+        raise Diagnostic("compile takes a kernel written in Python (.py) or amdgcn IR (.mlir)", str(path))
     return _load_python(path) if path.suffix == ".py" else _load_mlir(path)
 
 

@@ -47,11 +47,13 @@ def run(args) -> int:
     try:
         path = Path(args.input)
         if path.suffix == ".mlir":
+            from gcnforge.cli._source import read_text
+
+            text, name = read_text(str(path))
             try:
-                text = path.read_text()
-            except OSError as e:
-                raise Diagnostic(f"cannot read {path}: {e.strerror}", str(path)) from None
-            module = lift.parse_module(text, str(path))
+                module = lift.parse_module(text, name)
+            except RecursionError:  # xDSL's parser recurses per nesting level
+                raise Diagnostic("input nested too deeply to parse", name) from None
             if args.asm:
                 _write(args.output, lift.module_asm(module))
             else:

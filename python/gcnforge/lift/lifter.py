@@ -249,13 +249,16 @@ def raise_file(path: str | Path) -> BuiltinModule:
         data = p.read_bytes()
     except OSError as e:
         raise Diagnostic(f"cannot read {p}: {e.strerror}", str(p)) from None
+    if not data:
+        raise Diagnostic("empty file: neither a code object nor assembly text", str(p))
     lines: dict[int, str] = {}
-    if data[:4] != b"\x7fELF" and not data.startswith(b"__CLANG_OFFLOAD_BUNDLE__"):
+    binary = data[:4] == b"\x7fELF" or data.startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+    if not binary:
         data, lines = _assemble_with_lines(data.decode("utf-8", errors="replace"), str(p))
     name = p.stem.replace("-", "_").replace(".", "_") or "raised"
     if not (name[0].isalpha() or name[0] == "_"):
         name = "m_" + name
-    co = read_code_object(data)
+    co = read_code_object(p if binary else data)  # a file's problems are reported at the file
     module = raise_code_object(co, name)
     if lines:
         for op in module.walk():
