@@ -193,6 +193,10 @@ def parse_operand(tok: str, mnemonic: str, pos: int, wide: int = 1) -> XOp:
         absv, t = True, t[1:-1]
     if t.startswith("abs(") and t.endswith(")"):
         absv, t = True, t[4:-1]
+    if t.startswith("-lit(") and t.endswith(")"):
+        neg, t = True, t[1:]
+    if t.startswith("lit(") and t.endswith(")"):  # a literal forced where an inline constant could be:
+        t = t[4:-1].strip()  # the value is the literal dword, as for any printed literal
     m = _REG.match(t)
     if m:
         if m.group(1):
