@@ -57,10 +57,9 @@ from xdsl.passes import ModulePass
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
-from gcnforge.passes.machine import MInst, minst
+from gcnforge.passes.machine import MInst, MInstCache
 
 _EXEC_LO = ("x", "exec_lo")
-_MISSING = object()
 HISTORY = 20  # the longest rule is 19 wait states (16-pass MFMA + 3)
 VALU = ("valu", "trans", "valu_dp")
 VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic")
@@ -232,18 +231,11 @@ def _merge(a: History, b: History) -> History:
     return tuple(sorted(best.values(), key=lambda x: x[1]))
 
 
-class _Kernel:
-    def _minst(self, op: Operation):
-        """``minst`` once per op for this run (the fixed-point walk revisits blocks)."""
-        k = id(op)
-        m = self._cache.get(k, _MISSING)
-        if m is _MISSING:
-            m = self._cache[k] = minst(op)
-        return m
+class _Kernel(MInstCache):
 
     def __init__(self, region_op: Operation, verify: bool):
+        super().__init__()
         self.op = region_op
-        self._cache: dict = {}
         self.verify = verify
         self.blocks = list(region_op.regions[0].blocks)
         self.findings: list[str] = []

@@ -74,3 +74,21 @@ def minst(op: Operation) -> MInst | None:
     m.all_reads = frozenset(u for us in m.reads.values() for u in us)
     m.all_writes = frozenset(u for us in m.writes.values() for u in us)
     return m
+
+
+_MISSING = object()
+
+
+class MInstCache:
+    """``minst`` computed once per op for one pass run: the waits and hazards passes walk
+    blocks to a fixed point and revisit the same ops many times."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, MInst | None] = {}
+
+    def _minst(self, op: Operation) -> MInst | None:
+        k = id(op)
+        m = self._cache.get(k, _MISSING)
+        if m is _MISSING:
+            m = self._cache[k] = minst(op)
+        return m  # type: ignore[return-value]

@@ -38,14 +38,13 @@ from xdsl.passes import ModulePass
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
-from gcnforge.passes.machine import minst
+from gcnforge.passes.machine import MInstCache
 from gcnforge.target.inst_text import pack_waitcnt, unpack_waitcnt
 
 LIMIT = {"vmcnt": 63, "lgkmcnt": 15, "expcnt": 7}
 COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
 
 
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -113,18 +112,11 @@ def _push(s: State, m, token) -> State:
     return out
 
 
-class _Kernel:
-    def _minst(self, op: Operation):
-        """``minst`` once per op for this run (the fixed-point walk revisits blocks)."""
-        k = id(op)
-        m = self._cache.get(k, _MISSING)
-        if m is _MISSING:
-            m = self._cache[k] = minst(op)
-        return m
+class _Kernel(MInstCache):
 
     def __init__(self, region_op: Operation, mode: str):
+        super().__init__()
         self.op = region_op
-        self._cache: dict = {}
         self.blocks: list[Block] = list(region_op.regions[0].blocks)
         self.mode = mode
         self.tokens = mode in ("auto", "tokens")
