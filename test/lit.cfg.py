@@ -12,7 +12,7 @@ config.excludes = ["lit.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.environ.get("PATH", "")
 config.environment["PYTHONHASHSEED"] = "0"
-for var in ("HOME", "CI", "ROCM_PATH"):
+for var in ("HOME", "CI", "ROCM_PATH", "PYTHONPATH"):  # PYTHONPATH: a git worktree tests its own sources
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
