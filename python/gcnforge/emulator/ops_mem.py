@@ -243,73 +243,147 @@ def flat_atomic(x, ins, w):
 
 
 # ---- MUBUF ---------------------------------------------------------------------------------------
-def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n):
-    r = x.S[w, srsrc.index : srsrc.index + 4].astype(U64)
-    base = r[:, 0] | ((r[:, 1] & U64(0xFFFF)) << U64(32))
-    stride = (r[:, 1] >> U64(16)) & U64(0x3FFF)
-    num = r[:, 2]
-    add_tid = ((r[:, 3] >> U64(23)) & U64(1)) != 0
+# Buffer addressing and range checking follow the AMD Instinct MI300 (CDNA3) ISA guide,
+# "Buffer Addressing" (Tables 44-46), "Range Checking", "Swizzled Buffer Addressing" and
+# "Buffer Resource" (Table 48). On gfx9 it is the instruction's IDXEN bit, not the resource's
+# stride, that says how num_records is read (LLVM review D44401: "On GFX9 IDXEN matters for
+# interpretation of buffer sizes"):
+#   private (scratch): ADD_TID_EN=1, IDXEN=0  -> no range check
+#   raw:               ADD_TID_EN=0, IDXEN=0  -> out of range if offset >= num_records (bytes)
+#   structured:        IDXEN=1                -> out of range if index >= num_records (records)
+# where offset = (OFFEN ? vgpr_offset : 0) + inst_offset. On CDNA the SOFFSET value counts
+# toward the raw check as well (issue 19; the MLIR amdgpu dialect documents the SGPR offset as
+# "may or may not be considered in bounds checks" by chipset, review D129320), so a raw access
+# is out of range when soffset + offset >= num_records. Out-of-range loads return 0, stores and
+# atomics are dropped; dword x2/x3/x4 loads and stores are checked per dword, format loads and
+# atomics all or nothing (guide notes 3-4). The guide lists neither IDXEN with a stride of 0
+# nor IDXEN with ADD_TID_EN: both are checked as structured (index, thread id included).
+_RSRC_SWIZZLE_EN = 31  # word 1 bit 31 (bit 63 of the V#)
+_RSRC_ELEMENT_SIZE = 19  # word 3 bits 20:19: 2, 4, 8, 16 bytes (LLVM SIDefines RSRC_ELEMENT_SIZE_SHIFT)
+_RSRC_INDEX_STRIDE = 21  # word 3 bits 22:21: 8, 16, 32, 64 indices (bits 118:117 of the V#)
+_RSRC_ADD_TID = 23  # word 3 bit 23 (bit 119 of the V#)
+_RSRC_DFMT = 15  # word 3 bits 18:15: data format; stride[17:14] for non-format MUBUF with ADD_TID_EN
+
+
+class _Rsrc:
+    """The fields of a V# (four SGPRs) that addressing reads, one value per wave."""
+
+    def __init__(self, x, w, srsrc: XOp, fmt: bool):
+        r = x.S[w, srsrc.index : srsrc.index + 4].astype(U64)
+        self.base = r[:, 0] | ((r[:, 1] & U64(0xFFFF)) << U64(32))
+        self.num = r[:, 2]
+        self.add_tid = ((r[:, 3] >> U64(_RSRC_ADD_TID)) & U64(1)) != 0
+        self.swizzle = ((r[:, 1] >> U64(_RSRC_SWIZZLE_EN)) & U64(1)) != 0
+        stride = (r[:, 1] >> U64(16)) & U64(0x3FFF)
+        if not fmt:  # 18-bit stride for scratch-style resources (guide Table 45)
+            hi = (r[:, 3] >> U64(_RSRC_DFMT)) & U64(0xF)
+            stride = np.where(self.add_tid, stride | (hi << U64(14)), stride)
+        self.stride = stride
+        self.elem = U64(2) << ((r[:, 3] >> U64(_RSRC_ELEMENT_SIZE)) & U64(3))
+        self.index_stride = U64(8) << ((r[:, 3] >> U64(_RSRC_INDEX_STRIDE)) & U64(3))
+
+
+def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fmt=False):
+    """-> (addr, inb): byte addresses (k, 64, parts) of the ``parts`` pieces of an ``n``-byte
+    access (a dwordx4 is checked as 4 dwords) and whether each is in range."""
+    rs = _Rsrc(x, w, srsrc, fmt)
     soff = x.sread(soffset, w, 1).astype(U64) if soffset.kind != "off" else np.zeros(len(w), U64)
-    inst_off = U64(_mods_offset(ins))
-    voff = np.zeros((len(w), 64), U64)
-    vidx = np.zeros((len(w), 64), U64)
-    if "idxen" in ins.mods and "offen" in ins.mods:
-        vidx = x.vread(vaddr, w, 1).astype(U64)
-        voff = x.vread(XOp(vaddr.kind, vaddr.index + 1), w, 1).astype(U64)
-    elif "idxen" in ins.mods:
-        vidx = x.vread(vaddr, w, 1).astype(U64)
-    elif "offen" in ins.mods:
-        voff = x.vread(vaddr, w, 1).astype(U64)
+    idxen, offen = "idxen" in ins.mods, "offen" in ins.mods
+    zero = np.zeros((len(w), 64), U64)
+    vidx = x.vread(vaddr, w, 1).astype(U64) if idxen else zero
+    if offen:
+        voff = x.vread(XOp(vaddr.kind, vaddr.index + 1) if idxen else vaddr, w, 1).astype(U64)
+    else:
+        voff = zero
     lane = np.arange(64, dtype=U64)[None, :]
-    vidx = vidx + np.where(add_tid[:, None], lane, U64(0))
-    offset = voff + inst_off
-    addr = base[:, None] + soff[:, None] + offset + stride[:, None] * vidx
-    # range check (ISA guide "Buffer addressing"; the scalar offset is not range checked)
-    raw = stride == 0
-    inb = np.where(raw[:, None], offset + U64(n) <= num[:, None], vidx < num[:, None])
-    return addr, inb
+    index = vidx + np.where(rs.add_tid[:, None], lane, U64(0))
+    step = U64(n // parts)
+    offset = (voff + U64(_mods_offset(ins)))[:, :, None] + step * np.arange(parts, dtype=U64)
+    index3 = index[:, :, None]
+    sw = rs.swizzle[:, None, None]
+    if sw.any():
+        ist, el, st = rs.index_stride[:, None, None], rs.elem[:, None, None], rs.stride[:, None, None]
+        swz = ((index3 // ist) * st + (offset // el) * el) * ist + (index3 % ist) * el + offset % el
+    else:
+        swz = U64(0)
+    lin = index3 * rs.stride[:, None, None] + offset
+    addr = rs.base[:, None, None] + soff[:, None, None] + np.where(sw, swz, lin)
+    num = rs.num[:, None, None]
+    if idxen:
+        inb = np.broadcast_to(index3 < num, addr.shape)
+    else:
+        raw = ~rs.add_tid[:, None, None]
+        inb = ~raw | (soff[:, None, None] + offset < num)
+    return addr, np.ascontiguousarray(inb)
+
+
+def _buffer_report(x, lanes, inb, w, ins):
+    if x.sanitizer is not None:
+        x.sanitizer.buffer_bounds(lanes & ~inb.all(axis=2), w, ins)
+
+
+def _buffer_atomic(x, ins, w, lanes):
+    name = ins.base[len("buffer_atomic_"):]
+    fn, dt, n = _atomic_fn(name)
+    data, vaddr, srsrc, soff = ins.ops[:4]
+    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)  # atomics: all or nothing
+    _buffer_report(x, lanes, inb, w, ins)
+    m = lanes & inb[:, :, 0]
+    src = _vals(x, data, w, dt, n)
+    cmpv = np.zeros_like(src)
+    if name.startswith("cmpswap"):
+        cmpv = _vals(x, XOp(data.kind, data.index + n // 4, n // 4), w, dt, n)
+    old = _atomic(x, ins, w, "global", addr[:, :, 0], src, cmpv, m, fn, dt, n)
+    if "sc0" in ins.mods or "glc" in ins.mods:  # dropped lanes return 0
+        x.vwrite(data, w, np.ascontiguousarray(np.where(m, old, 0).astype(dt)).view(np.uint64 if n == 8 else np.uint32),
+                 lanes, n // 4)
+
+
+def _buffer_move(x, ins, w, addr, inb, lanes, n, data=None):
+    """Load (data None -> (k,64,n) bytes, 0 where out of range) or store the pieces of an
+    access; one memory access when every piece of a lane agrees and the pieces are contiguous."""
+    parts = addr.shape[2]
+    step = n // parts
+    contiguous = parts == 1 or bool(np.all(addr[:, :, 1:] - addr[:, :, :-1] == U64(step)))
+    if contiguous and bool(np.all(inb == inb[:, :, :1])):
+        return x.lane_access("global", addr[:, :, 0], n, lanes & inb[:, :, 0], w, ins, data)
+    out = np.zeros((len(w), 64, n), np.uint8) if data is None else None
+    for i in range(parts):
+        sl = slice(i * step, (i + 1) * step)
+        r = x.lane_access("global", addr[:, :, i], step, lanes & inb[:, :, i], w, ins,
+                          None if data is None else np.ascontiguousarray(data[:, :, sl]))
+        if out is not None:
+            out[:, :, sl] = r
+    return out
 
 
 def buffer_op(x, ins, w):
     b = ins.base
     lanes = x.exec_lanes(w)
     if b.startswith("buffer_atomic_"):
-        name = b[len("buffer_atomic_"):]
-        fn, dt, n = _atomic_fn(name)
-        data, vaddr, srsrc, soff = ins.ops[:4]
-        addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)
-        if x.sanitizer is not None:
-            x.sanitizer.buffer_bounds(lanes & ~inb, w, ins)
-        m = lanes & inb
-        src = _vals(x, data, w, dt, n)
-        cmpv = np.zeros_like(src)
-        if name.startswith("cmpswap"):
-            cmpv = _vals(x, XOp(data.kind, data.index + n // 4, n // 4), w, dt, n)
-        old = _atomic(x, ins, w, "global", addr, src, cmpv, m, fn, dt, n)
-        if "sc0" in ins.mods or "glc" in ins.mods:
-            x.vwrite(data, w, np.ascontiguousarray(np.where(m, old, 0).astype(dt)).view(np.uint64 if n == 8 else np.uint32),
-                     lanes, n // 4)
+        _buffer_atomic(x, ins, w, lanes)
         return
     load = b.startswith("buffer_load_")
     n, signed, d16 = _size_kind(b.replace("buffer_load_", "x_").replace("buffer_store_", "x_").replace("format_", ""))
-    if load and "lds" in ins.mods:  # LDS DMA form: no vdata (ISA guide "buffer load to LDS")
+    if load and "lds" in ins.mods:  # LDS DMA form: no vdata (ISA guide "Memory Buffer Load to LDS")
         data, (vaddr, srsrc, soff) = None, ins.ops[:3]
     else:
         data, vaddr, srsrc, soff = ins.ops[:4]
-    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)
-    if x.sanitizer is not None:
-        x.sanitizer.buffer_bounds(lanes & ~inb, w, ins)
-    m = lanes & inb
-    if load:
-        raw = x.lane_access("global", addr, n, m, w, ins)  # out-of-range lanes read 0
-        if "lds" in ins.mods:
-            vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
-            ldsa = (x.S[w, M0].astype(np.int64) & 0xFFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
-            x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
-            return
-        _put_load(x, ins, w, data, raw, n, signed, d16, lanes)
-    else:
-        x.lane_access("global", addr, n, m, w, ins, _store_bytes(x, ins, w, data, n, d16))
+    parts = n // 4 if n > 4 else 1  # dword x2/x3/x4: range-checked per dword
+    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n, parts)
+    _buffer_report(x, lanes, inb, w, ins)
+    if not load:
+        _buffer_move(x, ins, w, addr, inb, lanes, n, _store_bytes(x, ins, w, data, n, d16))
+        return
+    raw = _buffer_move(x, ins, w, addr, inb, lanes, n)
+    if "lds" in ins.mods:
+        # LDS_ADDR = M0[17:0] + inst_offset + TID*4; out-of-range lanes write 0 (the guide's
+        # "Clamping Rules": the memory side follows any other buffer fetch)
+        vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
+        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
+        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+        return
+    _put_load(x, ins, w, data, raw, n, signed, d16, lanes)
 
 
 # ---- DS ------------------------------------------------------------------------------------------

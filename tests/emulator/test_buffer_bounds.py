@@ -1,0 +1,161 @@
+"""MUBUF range checking and addressing on hand-built buffer resources (V#).
+
+Each expected value is worked out here from the AMD Instinct MI300 (CDNA3) ISA guide,
+"Buffer Addressing", "Range Checking" and "Swizzled Buffer Addressing":
+  raw buffer (IDXEN=0, ADD_TID_EN=0): out of range if soffset + offset >= num_records (bytes),
+    offset = (OFFEN ? vgpr_offset : 0) + inst_offset (SOFFSET counts on CDNA, issue 19);
+  structured (IDXEN=1): out of range if index >= num_records (records);
+  private (ADD_TID_EN=1, IDXEN=0): no range check;
+  dword x2/x4 accesses are checked per dword, atomics all or nothing;
+  out-of-range loads return 0 (also into LDS), stores and atomics are dropped.
+The buffer lies inside a larger allocation filled with a known pattern, so an access the
+emulator wrongly lets through reads or changes that pattern instead of faulting.
+The kernels are assembled by llvm-mc (tests/emulator/buffer_kernels.s)."""
+
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gcnforge.emulator import Device
+from gcnforge.testing import require_llvm
+
+L = np.arange(64, dtype=np.uint64)
+ARENA_WORDS = 2048
+PATTERN = (0x10000 + np.arange(ARENA_WORDS)).astype(np.uint32)
+
+
+@pytest.fixture(scope="module")
+def code(tmp_path_factory):
+    t = require_llvm("llvm-mc", "ld.lld")
+    d = tmp_path_factory.mktemp("buf")
+    src = Path(__file__).with_name("buffer_kernels.s")
+    subprocess.run([t["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", str(src), "-o",
+                    str(d / "k.o")], check=True)
+    subprocess.run([t["ld.lld"], "-shared", str(d / "k.o"), "-o", str(d / "k.so")], check=True)
+    return (d / "k.so").read_bytes()
+
+
+def vsharp(base, stride=0, num=0, swizzle=False, add_tid=False, elem_code=0, istride_code=0, dfmt=4):
+    """The four dwords of a V# (guide Table 48; element size / index stride positions from
+    LLVM SIDefines.h RSRC_ELEMENT_SIZE_SHIFT / RSRC_INDEX_STRIDE_SHIFT)."""
+    w1 = ((base >> 32) & 0xFFFF) | (stride << 16) | (int(swizzle) << 31)
+    w3 = (7 << 12) | (dfmt << 15) | (elem_code << 19) | (istride_code << 21) | (int(add_tid) << 23)
+    return [base & 0xFFFFFFFF, w1, num, w3]
+
+
+def run(code, name, v0, v1=None, soffset=0, nout=1, **rsrc):
+    """-> (out (nout, 64) uint32, arena (ARENA_WORDS,) uint32 after the kernel)."""
+    dev = Device()
+    arena = dev.memory.alloc(4 * ARENA_WORDS)
+    dev.memory.write(arena, PATTERN.tobytes())
+    out = dev.memory.alloc(4 * 64 * nout)
+    dev.memory.write(out, b"\0" * (4 * 64 * nout))
+    varr = dev.memory.alloc(512)
+    v1 = np.zeros(64, np.uint32) if v1 is None else v1
+    dev.memory.write(varr, np.concatenate([np.asarray(v0, np.uint32), np.asarray(v1, np.uint32)]).tobytes())
+    ka = struct.pack("<QQ4II", out, varr, *vsharp(arena, **rsrc), soffset) + b"\0" * 4
+    dev.run(code, name, ka, (1, 1, 1), (64, 1, 1))
+    o = np.frombuffer(dev.memory.read(out, 4 * 64 * nout), np.uint32).reshape(nout, 64)
+    a = np.frombuffer(dev.memory.read(arena, 4 * ARENA_WORDS), np.uint32)
+    return o, a
+
+
+def words_at(byte_addr):
+    return PATTERN[(np.asarray(byte_addr) // 4).astype(np.int64)]
+
+
+def test_offen_on_strided_buffer_checks_bytes(code):
+    # production pattern: stride 4 in the V#, OFFEN addressing, num_records in bytes
+    o, _ = run(code, "ld_offen", 4 * L, stride=4, num=100)
+    off = 4 * L + 4  # offset:4
+    np.testing.assert_array_equal(o[0], np.where(off < 100, words_at(off), 0))
+
+
+@pytest.mark.parametrize("stride", [0, 4])
+def test_soffset_counts_toward_raw_check(code, stride):
+    o, _ = run(code, "ld_offen", 4 * L, soffset=64, stride=stride, num=256)
+    off = 4 * L + 4
+    np.testing.assert_array_equal(o[0], np.where(64 + off < 256, words_at(64 + off), 0))
+
+
+def test_idxen_checks_index_against_records(code):
+    o, _ = run(code, "ld_idxen", L, stride=8, num=20)
+    np.testing.assert_array_equal(o[0], np.where(L < 20, words_at(8 * L + 4), 0))
+
+
+def test_idxen_offen_index_check_ignores_offset(code):
+    # the offset may point past the record: only the index is range-checked
+    o, _ = run(code, "ld_idxen_offen", L, np.full(64, 12), stride=8, num=30)
+    np.testing.assert_array_equal(o[0], np.where(L < 30, words_at(8 * L + 12), 0))
+
+
+def test_add_tid_private_buffer_is_not_range_checked(code):
+    # ADD_TID_EN=1, IDXEN=0: scratch-style buffer, index = thread id, no range check at all
+    o, _ = run(code, "ld_off", L, stride=4, num=0, add_tid=True, dfmt=0)
+    np.testing.assert_array_equal(o[0], words_at(4 * L + 8))
+
+
+def test_dwordx4_checked_per_dword(code):
+    o, _ = run(code, "ld_x4_offen", 16 * L, nout=4, num=72)
+    for k in range(4):
+        off = 16 * L + 4 * k
+        np.testing.assert_array_equal(o[k], np.where(off < 72, words_at(off), 0), err_msg=f"dword {k}")
+
+
+def test_ubyte_raw_bounds(code):
+    o, _ = run(code, "ld_ubyte_offen", L, stride=4, num=37)
+    expect = np.where(L < 37, PATTERN.view(np.uint8)[L.astype(np.int64)], 0)
+    np.testing.assert_array_equal(o[0], expect)
+
+
+def test_store_out_of_range_dropped(code):
+    _, a = run(code, "st_offen", 4 * L, soffset=8, stride=4, num=128)
+    expect = PATTERN.copy()
+    inb = 8 + 4 * L < 128
+    expect[((8 + 4 * L) // 4)[inb].astype(np.int64)] = 0x7000 + L[inb]
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_store_x2_per_dword(code):
+    _, a = run(code, "st_x2_offen", 8 * L, num=36)
+    expect = PATTERN.copy()
+    for k, val in ((0, 0x7000 + L), (1, 0x8000 + L)):
+        off = 8 * L + 4 * k
+        inb = off < 36
+        expect[(off // 4)[inb].astype(np.int64)] = val[inb]
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_store_idxen(code):
+    _, a = run(code, "st_idxen", L, stride=16, num=10)
+    expect = PATTERN.copy()
+    inb = L < 10
+    expect[(16 * L // 4)[inb].astype(np.int64)] = 0x7000 + L[inb]
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_atomic_out_of_range_dropped_and_returns_zero(code):
+    o, a = run(code, "atomic_add_offen", 4 * L, stride=4, num=128)
+    inb = 4 * L < 128
+    np.testing.assert_array_equal(o[0], np.where(inb, words_at(4 * L), 0))
+    expect = PATTERN.copy()
+    expect[:64][inb] += 1
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_lds_load_out_of_range_writes_zero(code):
+    o, _ = run(code, "ld_lds_offen", 4 * L, stride=4, num=100)
+    np.testing.assert_array_equal(o[0], np.where(4 * L < 100, words_at(4 * L), 0))
+
+
+def test_swizzled_structured_buffer(code):
+    # element size 4 (code 1), index stride 8 (code 0), record stride 8: the guide's
+    # buffer_offset = (index_msb*stride + offset_msb*elem)*index_stride + index_lsb*elem + offset_lsb
+    voff = (L % 2) * 4
+    o, _ = run(code, "ld_idxen_offen", L, voff, stride=8, num=40, swizzle=True, elem_code=1, istride_code=0)
+    idx, off = L, voff
+    boff = ((idx // 8) * 8 + (off // 4) * 4) * 8 + (idx % 8) * 4 + off % 4
+    np.testing.assert_array_equal(o[0], np.where(idx < 40, words_at(boff), 0))
