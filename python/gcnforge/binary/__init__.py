@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from gcnforge.binary.descriptor import KernelDescriptor
 from gcnforge.binary.model import CodeObject, KernelInfo, Symbol
-from gcnforge.binary.reader import read_code_object
 
 __all__ = ["CodeObject", "KernelInfo", "KernelDescriptor", "Symbol", "read_code_object", "assemble"]
 
@@ -33,3 +32,12 @@ def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", file
     from gcnforge.binary.toolchain import assemble as _assemble
 
     return _assemble(text, target=target, toolchain=toolchain, filename=filename)
+
+
+def __getattr__(name: str):
+    # the reader pulls in pyelftools, which assembling never needs: import it on first use
+    if name == "read_code_object":
+        from gcnforge.binary.reader import read_code_object
+
+        return read_code_object
+    raise AttributeError(f"module 'gcnforge.binary' has no attribute {name!r}")

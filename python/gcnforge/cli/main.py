@@ -17,17 +17,22 @@ import gcnforge.cli as cli_pkg
 from gcnforge.diagnostics import Diagnostic
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or with just ``only`` when it names one: a command
+    imports only its own module (``gcnforge compile`` never loads the runtime's NumPy)."""
     parser = argparse.ArgumentParser(prog="gcnforge", description="AMD GPU kernels at the assembly level (gfx942)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda m: m.name):
-        if info.name.startswith("cmd_"):
-            importlib.import_module(f"gcnforge.cli.{info.name}").register(sub)
+    names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name.startswith("cmd_"))
+    if only is not None and f"cmd_{only}" in names:
+        names = [f"cmd_{only}"]
+    for name in names:
+        importlib.import_module(f"gcnforge.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

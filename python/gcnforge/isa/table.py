@@ -1,6 +1,7 @@
-"""The gfx942 instruction table: loads and merges every ``isa/data/gfx942_*.json`` once
-(lazily, cached) into ``Instruction`` records with lookup dicts built up front, so the
-assembler and disassembler never scan linearly.
+"""The gfx942 instruction table: merges every ``isa/data/gfx942_*.json`` (lazily, once per
+process) into ``Instruction`` records with lookup dicts built up front, so the assembler
+and disassembler never scan linearly. A compact form is cached on disk (see ``cache_dir``)
+and records are built on first lookup, so a process that needs ten instructions pays for ten.
 
 JSON layout (written by ``tools/isa_gen``): ``{"instructions": [ {record}, ... ]}`` where a
 record has the ``Instruction`` fields and ``operands`` is a list of ``Operand`` dicts;
@@ -9,7 +10,11 @@ enum values are their strings; tuples are lists; defaults may be omitted.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
+import os
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -67,20 +72,127 @@ def instruction_to_dict(i: Instruction) -> dict:
     return d
 
 
+# -- the compact cached form -----------------------------------------------------------
+# Parsing 1.4 MB of JSON and building every record takes ~60 ms, more than a small compile
+# needs. On first use the table is also written, as plain tuples, to a marshal file in the
+# user's cache directory; later processes load that (~3 ms) and build an ``Instruction``
+# only when it is looked up. The file name and its contents carry a key made of the
+# package version, this layout's number and a hash of every JSON file's bytes, so an
+# upgraded or regenerated table can never be served from an older cache.
+_LAYOUT = 1  # bump when the tuple layout below changes
+
+
+def cache_dir() -> Path:
+    """``$GCNFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gcnforge``, else ``~/.cache/gcnforge``."""
+    if os.environ.get("GCNFORGE_CACHE_DIR"):
+        return Path(os.environ["GCNFORGE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gcnforge"
+
+
+def _operand_row(o: Operand) -> tuple:
+    return (o.name, str(o.kind), o.field, o.dwords, str(o.role), o.inline_const, o.literal, o.text, o.files,
+            o.optional, o.optype)
+
+
+def _operand_of_row(r: tuple) -> Operand:
+    return Operand(name=r[0], kind=OperandKind(r[1]), field=r[2], dwords=r[3], role=Role(r[4]), inline_const=r[5],
+                   literal=r[6], text=r[7], files=r[8], optional=r[9], optype=r[10])
+
+
+def _compact(insts: list[Instruction], key: str) -> dict:
+    """The marshal-able form: distinct operands once, instructions as tuples naming them by
+    index, and the three lookup dicts (first record wins, as in the JSON order)."""
+    operand_ix: dict[Operand, int] = {}
+    rows = []
+    by_mnemonic: dict[str, int] = {}
+    variants: dict[str, list[int]] = {}
+    by_opcode: dict[tuple[str, int], int] = {}
+    for n, i in enumerate(insts):
+        ops = tuple(operand_ix.setdefault(o, len(operand_ix)) for o in i.operands)
+        rows.append((i.mnemonic, i.base, i.encoding, i.opcode, i.llvm_name, ops, i.modifiers, i.implicit_uses,
+                     i.implicit_defs, tuple(str(c) for c in i.counter), i.sem, i.zero_fields, i.notes))
+        by_mnemonic.setdefault(i.mnemonic, n)
+        variants.setdefault(i.base, []).append(n)
+        by_opcode.setdefault((i.encoding, i.opcode), n)
+    return _shared({"key": key, "operands": [_operand_row(o) for o in operand_ix], "instructions": rows,
+                    "by_mnemonic": by_mnemonic, "variants": {k: tuple(v) for k, v in variants.items()},
+                    "by_opcode": by_opcode}, {})
+
+
+def _shared(x, memo: dict):
+    """``x`` with equal strings and tuples made one object: marshal writes a repeated object
+    once and back-references it, which halves the file and its load time."""
+    if isinstance(x, (str, tuple)):
+        if isinstance(x, tuple):
+            x = tuple(_shared(y, memo) for y in x)
+        return memo.setdefault((type(x), x), x)
+    if isinstance(x, list):
+        return [_shared(y, memo) for y in x]
+    if isinstance(x, dict):
+        return {_shared(k, memo): _shared(v, memo) for k, v in x.items()}
+    return x
+
+
+def _read_sources() -> tuple[list[bytes], str]:
+    from gcnforge import __version__
+
+    blobs = [path.read_bytes() for path in sorted(DATA_DIR.glob(f"{TARGET}_*.json"))]
+    h = hashlib.sha256(f"gcnforge {__version__} layout {_LAYOUT} {TARGET}".encode())
+    for b in blobs:
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return blobs, h.hexdigest()
+
+
+def _load_compact() -> dict:
+    blobs, key = _read_sources()
+    path = cache_dir() / f"isa-{TARGET}-{key[:40]}.marshal"
+    try:
+        data = marshal.loads(path.read_bytes())
+        if isinstance(data, dict) and data.get("key") == key:
+            return data
+    except (OSError, EOFError, ValueError, TypeError):
+        pass  # absent, unreadable or damaged: rebuild below
+    insts = [instruction_from_dict(d) for b in blobs for d in json.loads(b)["instructions"]]
+    data = _compact(insts, key)
+    try:  # best effort: a read-only home only costs the next process the JSON parse again
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(marshal.dumps(data))
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+    except OSError:
+        pass
+    return data
+
+
 class _Table:
     def __init__(self) -> None:
-        insts: list[Instruction] = []
-        for path in sorted(DATA_DIR.glob(f"{TARGET}_*.json")):
-            data = json.loads(path.read_text())
-            insts.extend(instruction_from_dict(d) for d in data["instructions"])
-        self.instructions = tuple(insts)
-        self.by_mnemonic: dict[str, Instruction] = {}
-        self.variants: dict[str, list[Instruction]] = {}
-        self.by_opcode: dict[tuple[str, int], Instruction] = {}
-        for i in insts:
-            self.by_mnemonic.setdefault(i.mnemonic, i)
-            self.variants.setdefault(i.base, []).append(i)
-            self.by_opcode.setdefault((i.encoding, i.opcode), i)
+        data = _load_compact()
+        self._operands = tuple(_operand_of_row(r) for r in data["operands"])
+        self._rows = data["instructions"]
+        self._objs: list[Instruction | None] = [None] * len(self._rows)
+        self.by_mnemonic_ix: dict[str, int] = data["by_mnemonic"]
+        self.variants_ix: dict[str, tuple[int, ...]] = data["variants"]
+        self.by_opcode_ix: dict[tuple[str, int], int] = data["by_opcode"]
+        self._all: tuple[Instruction, ...] | None = None
+
+    def get(self, n: int) -> Instruction:
+        inst = self._objs[n]
+        if inst is None:
+            r = self._rows[n]
+            ops = self._operands
+            inst = self._objs[n] = Instruction(
+                mnemonic=r[0], base=r[1], encoding=r[2], opcode=r[3], llvm_name=r[4],
+                operands=tuple(ops[k] for k in r[5]), modifiers=r[6], implicit_uses=r[7], implicit_defs=r[8],
+                counter=tuple(Counter(c) for c in r[9]), sem=r[10], zero_fields=r[11], notes=r[12])
+        return inst
+
+    def all(self) -> tuple[Instruction, ...]:
+        if self._all is None:
+            self._all = tuple(self.get(n) for n in range(len(self._rows)))
+        return self._all
 
 
 @cache
@@ -94,19 +206,24 @@ def reload() -> None:
 
 
 def instructions() -> tuple[Instruction, ...]:
-    return _table().instructions
+    return _table().all()
 
 
 def by_mnemonic(m: str) -> Instruction | None:
-    return _table().by_mnemonic.get(m)
+    t = _table()
+    n = t.by_mnemonic_ix.get(m)
+    return None if n is None else t.get(n)
 
 
 def variants(base: str) -> tuple[Instruction, ...]:
-    return tuple(_table().variants.get(base, ()))
+    t = _table()
+    return tuple(t.get(n) for n in t.variants_ix.get(base, ()))
 
 
 def by_opcode(encoding: str, opcode: int) -> Instruction | None:
-    return _table().by_opcode.get((encoding, opcode))
+    t = _table()
+    n = t.by_opcode_ix.get((encoding, opcode))
+    return None if n is None else t.get(n)
 
 
 def encodings() -> dict[str, Encoding]:
@@ -114,4 +231,4 @@ def encodings() -> dict[str, Encoding]:
 
 
 def mnemonics() -> tuple[str, ...]:
-    return tuple(_table().by_mnemonic)
+    return tuple(_table().by_mnemonic_ix)
