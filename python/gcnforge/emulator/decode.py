@@ -10,7 +10,7 @@ import hashlib
 
 from gcnforge.emulator.core import WaveFault
 from gcnforge.emulator.program import XInst, XOp, parse_text
-from gcnforge.emulator.timing import cycles_for, sem_of
+from gcnforge.perfmodel.costs import issue_cycles, sem_of
 
 _CACHE: dict = {}
 
@@ -47,7 +47,7 @@ def bind(ins: XInst) -> None:
     ins.handler = h
     if ins.sem == "":
         ins.sem = sem_of(ins.base)
-    ins.cycles = cycles_for(ins)
+    ins.cycles = issue_cycles(ins.sem, ins.base)  # the one cost model (perfmodel.costs)
     if ins.sem == "branch" or ins.base == "s_call_b64":
         imm = [o for o in ins.ops if o.kind == "imm"]
         if imm:

@@ -4,7 +4,10 @@ straight-line region or loop body, from ``.s`` text, code objects or ``amdgcn`` 
     from gcnforge.perfmodel import analyze_file, analyze_ir
     for r in analyze_file("kernel.s"): print(r.text())
 
-* ``costs``      per-class pipes, busy cycles and latencies (with sources)
+* ``costs``      per-class pipes, busy cycles and latencies (with sources): the one cost
+                 model (``stats``, the emulator's run statistics, ``tune``)
+* ``device``     ``DeviceProfile``; ``profiles/`` one cited file per device (MI300X, MI308X, MI325X)
+* ``occupancy``  waves per SIMD / work-groups per CU from VGPR/AGPR/SGPR/LDS use
 * ``issue``      the in-order issue simulation (``Item``, ``simulate``, ``Report``)
 * ``frontends``  decoded code / assembly text / IR -> items
 * ``mca``        the same blocks through ``llvm-mca`` for comparison

@@ -58,9 +58,44 @@ _MFMA_JSON = Path(__file__).resolve().parent.parent / "emulator" / "data" / "mfm
 
 
 @cache
+def _mfma_table() -> dict[str, dict]:
+    return json.loads(_MFMA_JSON.read_text())["instructions"]
+
+
+@cache
 def mfma_cycles_table() -> dict[str, int]:
-    data = json.loads(_MFMA_JSON.read_text())["instructions"]
-    return {name: int(v["cycles"]) for name, v in data.items()}
+    return {name: int(v["cycles"]) for name, v in _mfma_table().items()}
+
+
+def mfma_flops(base: str) -> int:
+    """Floating-point (or integer) operations of one MFMA: 2 * M * N * K * blocks (the
+    calculator's shape; sparse ``v_smfmac`` count the dense K they stand for)."""
+    name = base.removesuffix("_vgprcd").removesuffix("_e64")
+    v = _mfma_table().get(name)
+    if v is None:
+        raise KeyError(f"no MFMA shape for '{base}'")
+    return 2 * int(v["m"]) * int(v["n"]) * int(v["k"]) * int(v.get("blocks", 1))
+
+
+@cache
+def _sem_by_base() -> dict[str, str]:
+    from gcnforge.isa import table
+
+    return {i.base: i.sem for i in table.instructions() if i.sem}
+
+
+def sem_of(base: str) -> str:
+    """The ISA table's semantic class of an instruction (by base mnemonic)."""
+    return _sem_by_base().get(base.removesuffix("_e32").removesuffix("_e64").removesuffix("_sdwa")
+                              .removesuffix("_dpp"), "control")
+
+
+def issue_cycles(sem: str, base: str) -> int:
+    """Cycles one wave's instruction keeps its SIMD's issue busy: the pipe occupancy of
+    ``cost`` (one dword of data per lane for memory instructions). The emulator's run
+    statistics and ``s_memtime`` count these; ``timing`` models the rest (latency,
+    other waves, memory)."""
+    return cost(sem, base, 1)[1]
 
 
 def mfma_cycles(base: str) -> int:

@@ -2,8 +2,9 @@
 protocol.
 
 Times it reports are *modeled*: the emulator's issue model counts cycles, and the runtime
-converts them to seconds at ``CLOCK_HZ`` (the MI300X peak engine clock, 2100 MHz, from
-AMD's Instinct MI300X data sheet). They rank variants; they are not measurements.
+converts them to seconds at ``CLOCK_HZ`` (the MI300X profile's peak engine clock,
+``perfmodel.profiles.mi300x``). They rank variants; they are not measurements. For a
+prediction of MI300 time pass ``timing="mi300x"`` to a launch (``perfmodel.timing``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import inspect
 from typing import Any
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.perfmodel.profiles.mi300x import PROFILE as _MI300X
 from gcnforge.runtime.backend import LaunchResult
 
-CLOCK_HZ = 2.1e9
+CLOCK_HZ = _MI300X.clock_hz
 EMULATED_TARGET = "gfx942"  # no sramecc/xnack setting: code objects built either way run
 
 
