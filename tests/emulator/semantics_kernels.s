@@ -1,6 +1,6 @@
 // Hand-written kernels for instructions clang does not emit for the OpenCL suite:
 // VGPR indexing mode (gfx942 has no v_movrel*), lane access, v_cmpx, DS read2/write2/b96, idxen buffers,
-// SDWA, s_trap. Each stores result k of lane l at out[k*64 + l] (out = kernarg dword 0-1).
+// SDWA, s_setvskip, s_trap. Each stores result k of lane l at out[k*64 + l] (out = kernarg dword 0-1).
 .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 .text
 .macro KERNEL name
@@ -206,6 +206,33 @@ KERNEL half_dst
   global_store_dword v20, v4, s[4:5] offset:512
   s_endpgm
 
+// s_setvskip: while VSKIP is set no vector instruction issues (no VGPR, EXEC/VCC or memory
+// effect); scalar instructions still run. VSKIP = S0[S1[4:0]].
+KERNEL vskip
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_mov_b32_e32 v1, 1
+  v_mov_b32_e32 v2, 0x1234
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s6, 2
+  s_setvskip s6, 0
+  v_mov_b32_e32 v3, 7
+  ds_write_b32 v20, v1
+  s_setvskip s6, 1
+  v_mov_b32_e32 v1, 2
+  v_cmpx_gt_u32_e32 vcc, 32, v0
+  global_store_dword v20, v2, s[4:5] offset:256
+  ds_write_b32 v20, v2
+  s_mov_b32 s7, 5
+  s_setvskip 0, 0
+  v_add_u32_e32 v1, s7, v1
+  ds_read_b32 v4, v20
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v1, s[4:5]
+  global_store_dword v20, v3, s[4:5] offset:512
+  global_store_dword v20, v4, s[4:5] offset:768
+  s_endpgm
+
 KERNEL trap
   s_trap 2
   s_endpgm
@@ -238,4 +265,5 @@ KD lds_dma, 1024
 KD salu_misc
 KD spin_wait, 64
 KD half_dst
+KD vskip, 256
 KD trap

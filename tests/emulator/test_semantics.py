@@ -1,6 +1,6 @@
 """Instruction semantics that the clang-compiled suite does not reach, on hand-written
 kernels assembled by llvm-mc: VGPR indexing mode, lane access and v_cmpx, DS
-read2/write2/read_b96/return atomics, idxen buffer loads with strides and bounds, SDWA,
+read2/write2/read_b96/return atomics, idxen buffer loads with strides and bounds, SDWA, s_setvskip,
 and s_trap (a located Diagnostic)."""
 
 import struct
@@ -103,6 +103,16 @@ def test_salu_mask_ops_and_scalar_atomic(code):
     np.testing.assert_array_equal(o[2], 0x33)  # s_bitreplicate of 0b101
     np.testing.assert_array_equal(o[3], 0)  # old value returned by s_atomic_add ... glc
     assert o[4][0] == 3
+
+
+def test_setvskip_skips_vector_instructions(code):
+    o, _ = run(code, "vskip", 4)
+    # expected from the guide's S_SETVSKIP: the v_mov, v_cmpx (EXEC intact: every lane stores),
+    # global store and ds_write under VSKIP did nothing; the s_mov between them ran (1 + 5)
+    np.testing.assert_array_equal(o[0], 6)
+    np.testing.assert_array_equal(o[1], 0)
+    np.testing.assert_array_equal(o[2], 7)  # s_setvskip s6, 0 selects bit 0 of 2: not set
+    np.testing.assert_array_equal(o[3], 1)  # the ds_write of 1 before VSKIP stands
 
 
 def test_trap_is_a_located_diagnostic(code):

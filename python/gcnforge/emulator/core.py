@@ -55,6 +55,7 @@ class Machine:
         self.SCC = np.zeros(nwaves, dtype=np.uint32)
         self.PC = np.zeros(nwaves, dtype=np.int64)
         self.gpr_idx_mode = np.zeros(nwaves, dtype=np.uint32)  # s_set_gpr_idx_on mode bits, 0 = off
+        self.vskip = np.zeros(nwaves, dtype=bool)  # s_setvskip: vector instructions are not issued
         self.trap_sts = np.zeros(nwaves, dtype=np.uint32)
         self.hwreg_mode = np.zeros(nwaves, dtype=np.uint32)
         self.cycles = np.zeros(nwaves, dtype=np.int64)

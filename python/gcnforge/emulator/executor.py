@@ -26,6 +26,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator.core import LANE, Machine, WaveFault
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from gcnforge.emulator.program import EXEC, M0
+from gcnforge.isa.semantics import VSKIPPED
 
 U64 = np.uint64
 
@@ -222,6 +223,10 @@ class Executor(Machine):
                                       [self.wgs[self.wg_of[i]] for i in w], self))
             self.PC[w] = pc + ins.size
             self.cycles[w] += ins.cycles
+            if ins.sem in VSKIPPED and self.vskip[w].any():  # s_setvskip: not issued, a no-op
+                w = w[~self.vskip[w]]
+                if len(w) == 0:
+                    continue
             try:
                 if self.sanitizer is not None:
                     self.sanitizer.before(ins, w)

@@ -491,6 +491,16 @@ def s_sendmsg(x, ins, w):
     # other messages have no visible effect on compute results
 
 
+@op("s_setvskip")
+def s_setvskip(x, ins, w):
+    """VSKIP = S0.u32[S1.u32[4:0]] (AMD CDNA ISA guide, SOPC S_SETVSKIP). While it is set the
+    executor issues no vector instruction (VALU, MFMA, DS, MUBUF, FLAT) for the wave: they
+    write no register, EXEC or VCC, touch no memory and count toward no wait counter."""
+    s0 = x.sread(ins.ops[0], w, 1).astype(np.uint64)
+    bit = x.sread(ins.ops[1], w, 1).astype(np.uint64) & U64(31)
+    x.vskip[w] = ((s0 >> bit) & U64(1)) != 0
+
+
 @op("s_set_gpr_idx_on")
 def s_set_gpr_idx_on(x, ins, w):
     idx = x.sread(ins.ops[0], w) & np.uint32(0xFF)

@@ -32,6 +32,13 @@ class SemClass(StrEnum):
     FLAT_ATOMIC = "flat_atomic"
 
 
+# The classes S_SETVSKIP's VSKIP mode does not issue: "no VOP*/M*BUF/MIMG/DS/FLAT instructions
+# are issued" (AMD CDNA ISA guide, SOPC S_SETVSKIP); scalar, branch and SMEM ones still run.
+VSKIPPED = frozenset({SemClass.VALU, SemClass.TRANS, SemClass.VALU_DP, SemClass.MFMA, SemClass.LDS, SemClass.GDS,
+                      SemClass.VMEM_LOAD, SemClass.VMEM_STORE, SemClass.VMEM_ATOMIC, SemClass.FLAT_LOAD,
+                      SemClass.FLAT_STORE, SemClass.FLAT_ATOMIC})
+
+
 _BRANCH_PREFIX = ("s_branch", "s_cbranch_", "s_setpc_", "s_swappc_", "s_getpc_", "s_call_",
                   "s_subvector_loop_")
 _CONTROL = {"s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps_done", "s_barrier", "s_nop", "s_sleep",
