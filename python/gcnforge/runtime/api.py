@@ -25,7 +25,7 @@ import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
-from gcnforge.runtime.binding import bind, name_args, normalize_dims
+from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.devices import get_device
 from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims
@@ -33,7 +33,6 @@ from gcnforge.runtime.targets import check_compatible
 
 log = logging.getLogger("gcnforge.runtime")
 
-LDS_BYTES = 65536  # per workgroup on gfx942 (AMD Instinct MI300 ISA, "Local Data Share")
 
 
 def load(source: str | Path | bytes | Any, device: Backend | str | None = None) -> Module:
@@ -60,6 +59,14 @@ class Module:
     @property
     def target(self) -> str:
         return str(self.code_object.target)
+
+    def target_facts(self) -> Any:
+        """The ``gcnforge.isa`` facts of the code object's processor (work-items per
+        workgroup, LDS bytes); gfx942's when the target is not one gcnforge describes (the
+        device check refuses such a launch anyway)."""
+        from gcnforge.isa.target import TARGETS
+
+        return TARGETS.get(self.target.split(":")[0].split("--")[-1], TARGETS["gfx942"])
 
     @property
     def kernel_names(self) -> list[str]:
@@ -150,9 +157,13 @@ class Kernel:
              dynamic_lds: int = 0):
         """Validate and pack (without launching): returns (kernarg bytes, Bound, grid, block,
         total dynamic LDS)."""
-        grid3, block3 = normalize_dims(grid, "grid"), normalize_dims(block, "block")
-        if isinstance(dynamic_lds, bool) or not isinstance(dynamic_lds, (int, np.integer)) or not 0 <= dynamic_lds <= LDS_BYTES:
-            raise Diagnostic(f"dynamic_lds={dynamic_lds!r} must be an int between 0 and {LDS_BYTES} bytes")
+        facts = self.module.target_facts()
+        grid3 = normalize_dims(grid, "grid")
+        block3 = normalize_dims(block, "block", facts.max_flat_workgroup_size)
+        check_dims(self.name, grid3, block3, self.metadata)
+        lds_bytes = facts.lds_bytes
+        if isinstance(dynamic_lds, bool) or not isinstance(dynamic_lds, (int, np.integer)) or not 0 <= dynamic_lds <= lds_bytes:
+            raise Diagnostic(f"dynamic_lds={dynamic_lds!r} must be an int between 0 and {lds_bytes} bytes")
         if self._explicit_layout is None and ".args" not in self.metadata and (args or kwargs):
             raise Diagnostic(
                 f"kernel '{self.name}': its metadata does not describe its arguments (no .args)",

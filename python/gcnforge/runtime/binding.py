@@ -18,6 +18,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import Backend
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.kernargs import ArgField, ArgLayout
+from gcnforge.runtime.types import SCALARS
 
 
 @dataclass
@@ -136,13 +137,11 @@ def _bind_pointer(f: ArgField, v: object, named: Mapping[str, object], backend: 
     else:
         raise Diagnostic(f"argument '{f.name}' is a pointer: pass a NumPy array or a device buffer, "
                          f"got {type(v).__name__}")
-    if f.type is not None and itemsize != f.type.dtype.itemsize * (4 if f.type.lanes == 3 else f.type.lanes):
-        raise Diagnostic(f"argument '{f.name}' points to {f.type} ({f.type.size}-byte elements) "
-                         f"but the array has dtype {dt} ({itemsize}-byte elements)")
+    units = pointee_units(f, dt, elems)
     need = _count(f, named)
-    if need is not None and elems < need:
+    if need is not None and units < need:
         terms = "*".join(str(t) for t in f.count)
-        raise Diagnostic(f"argument '{f.name}': buffer has {elems} element(s), the layout needs "
+        raise Diagnostic(f"argument '{f.name}': buffer has {units} element(s), the layout needs "
                          f"{terms} = {need}")
     if isinstance(v, DeviceBuffer):
         return v.addr
@@ -151,21 +150,115 @@ def _bind_pointer(f: ArgField, v: object, named: Mapping[str, object], backend: 
     b.temporaries.append(buf)
     if nbytes:
         backend.copy_to(buf.addr, np.ascontiguousarray(arr).tobytes())
-    read_only = f.is_const or f.access == "read_only"
-    if not read_only and arr.flags.writeable:
+    if may_write(f):
+        if not arr.flags.writeable:
+            raise Diagnostic(
+                f"argument '{f.name}': the array is read-only, but the kernel may write through "
+                f"this pointer ({_why_writable(f)}), and the results would be lost",
+                notes=("pass a writeable array (arr.copy()); if the kernel only reads it, declare the "
+                       "parameter const (or 'const T*' in a layout)",))
         b.copy_back.append((buf, arr))
     return buf.addr
 
 
-def normalize_dims(d: object, what: str) -> tuple[int, int, int]:
-    t = (d,) if isinstance(d, (int, np.integer)) else tuple(d)  # type: ignore[arg-type]
-    if not 1 <= len(t) <= 3 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in t):
+def may_write(f: ArgField) -> bool:
+    """Whether the kernel may store through pointer ``f``, as far as the metadata says: not if
+    the pointee is const, the access qualifier (``.actual_access``, which the compiler
+    proves, else ``.access``) is read_only, or it points to the constant address space."""
+    return not (f.is_const or f.access == "read_only" or f.address_space == "constant")
+
+
+def _why_writable(f: ArgField) -> str:
+    if f.access:
+        return f"access {f.access}"
+    return f"'{f.type_name}', not const" if f.type_name else "not declared const"
+
+
+_FLOATS = {"f16", "f32", "f64"}
+
+
+def _holds_elements(dt: np.dtype, elem: str) -> bool:
+    """Whether an array of ``dt`` holds elements of scalar type ``elem`` (same width; integers
+    of either signedness, since C lets both views of the bits alias; bf16 as its 16-bit
+    patterns or a 2-byte record dtype such as ml_dtypes.bfloat16)."""
+    size = SCALARS[elem].itemsize
+    if dt.itemsize != size:
+        return False
+    if elem == "bf16":
+        return dt.kind in "iu" or (dt.kind == "V" and dt.names is None)
+    if elem in _FLOATS:
+        return dt.kind == "f"
+    return dt.kind in "iu" or (dt.kind == "b" and size == 1)
+
+
+def pointee_units(f: ArgField, dt: np.dtype, elems: int) -> int:
+    """How many values of the pointee type an array of ``elems`` items of ``dt`` holds; a
+    Diagnostic naming the argument when the metadata's pointee type says the array is the
+    wrong kind (an int32 array for ``float*``) or holds a partial vector. An array of the
+    vector's element type counts whole vectors (a float16 array of 4n items for ``half4*``);
+    a record dtype (np.void) as wide as the pointee is taken as it is."""
+    t = f.type
+    if t is None:
+        return elems
+    lanes = 4 if t.lanes == 3 else t.lanes  # OpenCL 3-vectors are stored as 4
+    spelled = (f.type_name or "").rstrip().rstrip("*").strip()
+    what = f"{t} ('{spelled}')" if spelled and spelled != str(t) else str(t)
+    if _holds_elements(dt, t.name):
+        if elems % lanes:
+            stored = " (a 3-vector is stored as 4)" if t.lanes == 3 else ""
+            raise Diagnostic(f"argument '{f.name}' points to {what}: the {dt} array has {elems} element(s), "
+                             f"not a whole number of {lanes}-element vectors{stored}")
+        return elems // lanes
+    if dt.kind == "V" and dt.itemsize == t.size:
+        return elems
+    want = ("float16" if t.name == "f16" else "bfloat16 bit patterns (uint16)" if t.name == "bf16"
+            else str(SCALARS[t.name]))
+    raise Diagnostic(f"argument '{f.name}' points to {what} but the array has dtype {dt} "
+                     f"({dt.itemsize}-byte elements)",
+                     notes=(f"pass an array of {want}" + (f" ({lanes} per vector)" if lanes > 1 else ""),))
+
+
+# HSA dispatch packets count the grid in work-items in 32-bit fields (HSA Platform System
+# Architecture Specification 1.2, hsa_kernel_dispatch_packet_t grid_size_x/y/z: uint32_t),
+# so blocks * block size must fit in each dimension.
+_GRID_WORK_ITEMS = (1 << 32) - 1
+
+
+def normalize_dims(d: object, what: str, max_workgroup: int | None = None) -> tuple[int, int, int]:
+    """``grid``/``block`` as 3 positive ints. ``max_workgroup``: the target's limit on
+    work-items per workgroup (for ``block``)."""
+    if isinstance(d, (int, np.integer)):
+        t: tuple = (d,)
+    elif isinstance(d, (tuple, list)) or (isinstance(d, np.ndarray) and d.ndim == 1):
+        t = tuple(d)
+    else:
+        t = ()
+    if not 1 <= len(t) <= 3 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in t):
         raise Diagnostic(f"{what} must be an int or a tuple of 1 to 3 ints, got {d!r}")
     t = tuple(int(x) for x in t) + (1,) * (3 - len(t))
     if any(x < 1 for x in t):
         raise Diagnostic(f"{what} {t} has a dimension below 1")
-    if what == "block" and math.prod(t) > 1024:
-        raise Diagnostic(f"block {t} has {math.prod(t)} work-items; gfx9 allows at most 1024")
-    if what == "grid" and any(x >= 1 << 32 for x in t):
-        raise Diagnostic(f"grid {t} exceeds 2^32 workgroups in a dimension")
+    if max_workgroup is not None and math.prod(t) > max_workgroup:
+        raise Diagnostic(f"{what} {t} has {math.prod(t)} work-items; the target allows at most {max_workgroup}")
+    if what == "grid" and any(x > _GRID_WORK_ITEMS for x in t):
+        raise Diagnostic(f"grid {t} exceeds 2^32 - 1 workgroups in a dimension")
     return t  # type: ignore[return-value]
+
+
+def check_dims(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], metadata: Mapping) -> None:
+    """What a kernel's metadata asks of a launch: ``block`` equal to ``.reqd_workgroup_size``,
+    at most ``.max_flat_workgroup_size`` work-items (the code was compiled for no more: its
+    registers and barriers assume it), and a grid of at most 2^32 - 1 work-items per
+    dimension."""
+    reqd = metadata.get(".reqd_workgroup_size")
+    if reqd and tuple(int(x) for x in reqd) != block:
+        raise Diagnostic(f"kernel '{kernel}' was compiled for block={tuple(int(x) for x in reqd)} "
+                         f"(.reqd_workgroup_size); the launch asks for block={block}")
+    mx = metadata.get(".max_flat_workgroup_size")
+    if mx and math.prod(block) > int(mx):
+        raise Diagnostic(f"kernel '{kernel}': block={block} has {math.prod(block)} work-items, more than "
+                         f"its .max_flat_workgroup_size {int(mx)}")
+    for axis, g, b in zip("xyz", grid, block):
+        if g * b > _GRID_WORK_ITEMS:
+            raise Diagnostic(f"kernel '{kernel}': grid {g} x block {b} = {g * b} work-items in {axis}; "
+                             "a dispatch holds at most 2^32 - 1 per dimension")

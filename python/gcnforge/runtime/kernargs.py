@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.runtime.types import ScalarType, encode_scalar, parse_type, require_type
+from gcnforge.runtime.types import ScalarType, encode_scalar, metadata_type, require_type
 
 POINTER_SIZE = 8
 
@@ -136,11 +136,13 @@ def hidden_values(dims: LaunchDims) -> dict[str, int]:
 _POINTEE = re.compile(r"^\s*(?:const\s+)?([A-Za-z_][A-Za-z0-9_ ]*?)\s*(?:const\s*)?\*\s*$")
 
 
-def _pointee_type(type_name: str | None) -> ScalarType | None:
-    if not type_name:
+def _pointee_type(type_name: str | None, value_type: object = None) -> ScalarType | None:
+    """A pointer's pointee from ``float*``, ``const half4*``, ``short4v*`` (and the old
+    ``.value_type``); None for ``void*``, pointers to pointers, structs and unknown typedefs."""
+    m = _POINTEE.match(type_name) if type_name else None
+    if type_name and not m:
         return None
-    m = _POINTEE.match(type_name)
-    return parse_type(m.group(1)) if m else None
+    return metadata_type(m.group(1) if m else None, value_type)  # type: ignore[arg-type]
 
 
 class ArgLayout:
@@ -199,10 +201,11 @@ class ArgLayout:
                           is_const=bool(a.get(".is_const", False)),
                           type_name=str(tn) if tn is not None else None,
                           pointee_align=a.get(".pointee_align"))
+            vt = a.get(".value_type")
             if vk == "global_buffer":
-                fields.append(ArgField(kind="ptr", type=_pointee_type(common["type_name"]), **common))
+                fields.append(ArgField(kind="ptr", type=_pointee_type(common["type_name"], vt), **common))
             elif vk == "by_value":
-                st = parse_type(common["type_name"]) if common["type_name"] else None
+                st = metadata_type(common["type_name"], vt)
                 if st is not None and st.size != size:
                     st = None  # e.g. a struct typedef'd to a scalar name: keep it raw
                 fields.append(ArgField(kind="value", type=st, **common))
@@ -224,8 +227,10 @@ class ArgLayout:
         """The vendor 16-byte-slot convention: argument i occupies bytes [16*i, 16*i+16), its
         value at the start of the slot, zeros after it (a pointer + 8 bytes of padding, a
         32-bit scalar + 12). Each spec is ``name:type`` where type is ``ptr``, a typed
-        pointer ``f32*`` optionally with a minimum element count ``f32*[m*k]`` (names of
-        other arguments and integers), or a scalar type (``u32``, ``i32``, ``f32``...)."""
+        pointer ``f32*`` (``f16x4*`` for vectors) optionally with a minimum element count
+        ``f32*[m*k]`` (names of other arguments and integers), ``const`` before a pointer
+        the kernel only reads (``const f32*``: read-only arrays accepted), or a scalar type
+        (``u32``, ``i32``, ``f32``...)."""
         fields = []
         for i, spec in enumerate(specs):
             f = parse_field_spec(spec, offset=16 * i, where=f"slots16 argument {i} '{spec}'")
@@ -319,6 +324,11 @@ def parse_field_spec(spec: str, offset: int, where: object) -> ArgField:
     if not m:
         raise Diagnostic("expected 'name:type' (type: ptr, T*, T*[count] or a scalar type)", where)
     name, tname, star, count = m.groups()
+    const = tname.startswith("const ")  # a pointer the kernel only reads: read-only arrays welcome
+    if const:
+        tname = tname[len("const "):].strip()
+        if not (star or tname == "ptr"):
+            raise Diagnostic("'const' only applies to pointers (const f32*, const ptr)", where)
     if count is not None and not (star or tname == "ptr"):
         raise Diagnostic("an element count '[...]' only applies to pointers", where)
     cnt: tuple[str | int, ...] = ()
@@ -328,10 +338,10 @@ def parse_field_spec(spec: str, offset: int, where: object) -> ArgField:
             raise Diagnostic(f"element count '{count}' must be a product of argument names and integers", where)
         cnt = tuple(int(p) if p.isdigit() else p for p in parts)
     if tname == "ptr" and not star:
-        return ArgField(name, offset, POINTER_SIZE, "ptr", "global_buffer", None, cnt)
+        return ArgField(name, offset, POINTER_SIZE, "ptr", "global_buffer", None, cnt, is_const=const)
     st = require_type(tname, where)
     if star:
-        return ArgField(name, offset, POINTER_SIZE, "ptr", "global_buffer", st, cnt)
+        return ArgField(name, offset, POINTER_SIZE, "ptr", "global_buffer", st, cnt, is_const=const)
     return ArgField(name, offset, st.size, "value", "by_value", st)
 
 
@@ -358,5 +368,5 @@ def _field_from_mapping(m: Mapping[str, object], where: object) -> ArgField:
         size = int(m["size"])  # type: ignore[call-overload]
         if size < f.size:
             raise Diagnostic(f"argument '{f.name}': size {size} is smaller than its type ({f.size} bytes)", where)
-        f = ArgField(f.name, f.offset, size, f.kind, f.value_kind, f.type, f.count)
+        f = ArgField(f.name, f.offset, size, f.kind, f.value_kind, f.type, f.count, is_const=f.is_const)
     return f

@@ -49,6 +49,25 @@ _ALIASES: dict[str, str] = {
 }
 
 _VECTOR = re.compile(r"^([a-z_ ]+?)(2|3|4|8|16)$")
+_OWN_VECTOR = re.compile(r"^([a-z0-9]+)x(2|3|4|8|16)$")  # our own spelling, str(ScalarType): f16x4
+
+# Element spellings seen in typedef'd vector names, beyond the C names: fp16, float16, f32...
+_ELEMENT_ALIASES: dict[str, str] = {
+    **{k: v for k, v in _ALIASES.items()}, **{k: k for k in SCALARS},
+    "fp16": "f16", "fp32": "f32", "fp64": "f64", "bfloat": "bf16", "bhalf": "bf16",
+    "_float16": "f16",
+}
+# A typedef'd vector name as kernels spell them: element, optional separator, lane count,
+# optional suffix -- short4v, floatx4, half4_t, f16x4, bf16x8_t, fp32_4, float4_vec. The
+# metadata keeps only the source spelling (clang 22 writes `.type_name: 'short4v*'` and no
+# `.value_type`), so this is what "recognise" can mean for a typedef.
+_TYPEDEF_VECTOR = re.compile(r"^(?:__)?([a-z_][a-z0-9_]*?)(?:_?x|_)?(2|3|4|8|16)(?:_t|_vec|vec|v|_)?$")
+_TYPEDEF_SCALAR = re.compile(r"^(?:__)?([a-z_][a-z0-9_]*?)(?:_t|_)$")
+
+# `.value_type` of code objects v2/v3 (LLVM 12 and older; deprecated since, accepted for
+# compatibility by LLVM's metadata verifier): the element type of a scalar, vector or
+# pointee, in lower case for v3 and capitalised for v2 ("F16"); "struct" for anything else.
+_VALUE_TYPES = {"i8", "u8", "i16", "u16", "f16", "i32", "u32", "f32", "i64", "u64", "f64"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +102,40 @@ def parse_type(text: str) -> ScalarType | None:
         return ScalarType(_C_NAMES[t])
     if (m := _VECTOR.match(t)) and m.group(1) in _C_NAMES:
         return ScalarType(_C_NAMES[m.group(1)], int(m.group(2)))
+    if (m := _OWN_VECTOR.match(t)) and m.group(1) in SCALARS:
+        return ScalarType(m.group(1), int(m.group(2)))
     return None
+
+
+def _element(name: str) -> str | None:
+    return _C_NAMES.get(name) or _ELEMENT_ALIASES.get(name)
+
+
+def metadata_type(type_name: str | None, value_type: str | None = None) -> ScalarType | None:
+    """The type a metadata argument entry describes (a by-value argument's type, or with the
+    trailing ``*`` removed by the caller, a pointer's pointee), however it is spelled: C and
+    OpenCL names (``uint``, ``half4``), typedef'd vectors named after their element
+    (``short4v``, ``floatx4``, ``half4_t``, ``bf16x8``), and the ``.value_type`` element of
+    old code objects. None when neither says: a typedef such as ``myint4`` or ``pair``
+    carries nothing the metadata lets anyone resolve."""
+    vt = str(value_type).strip().lower() if value_type is not None else ""
+    elem_vt = vt if vt in _VALUE_TYPES else None
+    st = None
+    if type_name:
+        t = " ".join(w for w in str(type_name).split() if w not in ("const", "volatile", "restrict", "__restrict"))
+        st = parse_type(t)
+        if st is None:
+            low = t.lower()
+            if (m := _TYPEDEF_VECTOR.match(low)) and (e := _element(m.group(1))):
+                st = ScalarType(e, int(m.group(2)))
+            elif (m := _TYPEDEF_SCALAR.match(low)) and (e := _element(m.group(1))):
+                st = ScalarType(e)
+    if elem_vt is None:
+        return st
+    a, b = SCALARS[elem_vt], st.dtype if st is not None else None
+    if b is not None and a.itemsize == b.itemsize and (a.kind == "f") == (b.kind == "f") and st.name != "bf16":
+        return ScalarType(elem_vt, st.lanes)  # the compiler's element, the name's lane count
+    return ScalarType(elem_vt)
 
 
 def require_type(text: str, where: object) -> ScalarType:
