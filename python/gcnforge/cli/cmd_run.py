@@ -43,6 +43,12 @@ def register(subparsers) -> None:
                    help="like --sanitize, but collect every report, print them, and exit 1 if any")
     p.add_argument("--trace", action="store_true",
                    help="print each executed instruction's pc and text (emulator)")
+    p.add_argument("--timing", default=None, metavar="DEVICE",
+                   help="predict the kernel's time on DEVICE (mi300x, mi308x, mi325x) with the emulator's "
+                        "timing mode (runs a sample of work-groups when the grid is large)")
+    p.add_argument("--trace-out", default=None, metavar="FILE",
+                   help="with --timing: write the modelled execution as a Chrome/Perfetto trace (JSON)")
+    p.add_argument("--flops", type=float, default=None, help="with --timing: the launch's FLOP count (for TFLOP/s)")
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
     p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")
     p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
@@ -137,6 +143,15 @@ def run(args) -> int:
         extra["trace"] = lambda ev: print(f"0x{ev.pc:06x}: {ev.text}")
     if args.sanitize_continue:
         extra["sanitize_mode"] = "continue"
+    if (args.trace_out or args.flops is not None) and not args.timing:
+        raise Diagnostic("--trace-out and --flops need --timing DEVICE")
+    if args.timing:
+        if args.trace:
+            raise Diagnostic("--trace and --timing cannot be combined")
+        from gcnforge.perfmodel import profiles
+
+        extra.update(timing=profiles.get(args.timing), flops=args.flops, trace_out=args.trace_out)
+        args.device = args.device or "emulator"
     res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=args.device,
             sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
     timing = ""
@@ -144,6 +159,10 @@ def run(args) -> int:
         timing = (f", {res.cycles} modeled cycles = {res.seconds * 1e6:.3f} us at {res.clock_hz / 1e6:.0f} MHz"
                   if res.modeled and res.cycles is not None else f", {res.seconds * 1e6:.3f} us measured")
     print(f"ran {args.kernel} on {res.backend}{timing}")
+    if res.timing is not None:
+        print(res.timing.text())
+        if args.trace_out:
+            print(f"trace written to {args.trace_out}")
     save = Path(args.save) if args.save else None
     if save:
         save.mkdir(parents=True, exist_ok=True)

@@ -53,13 +53,16 @@ class Device:
     def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
             max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS, dynamic_lds: int = 0,
             lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH,
-            trace=None) -> RunStats:
+            trace=None, workgroups=None, observe=None) -> RunStats:
         """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
         work-items. ``sanitize``: check the execution (see ``sanitizer.py``);
         ``sanitize_mode`` 'stop' raises the first report, 'continue' collects them in
         ``RunStats.reports``. ``trace(event)``: called before every executed instruction
         with a ``TraceEvent`` (pc, text, workgroups and waves executing it) — a debugger's
-        hook (print it, stop with an exception, inspect ``event.state``)."""
+        hook (print it, stop with an exception, inspect ``event.state``). ``workgroups``: run
+        only these work-group ids (x, y, z) of the grid (the timing mode's sample);
+        ``observe(space, addrs, nbytes, mask, waves)``: called for every vector memory access
+        with its lanes' addresses (the timing mode's hook; None costs nothing)."""
         grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
         block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
         if any(g < 1 for g in grid) or any(b < 1 for b in block):
@@ -85,6 +88,10 @@ class Device:
 
             san_kw = {"mode": sanitize_mode}
         wgs = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        if workgroups is not None:
+            wgs = [tuple(int(c) for c in g) for g in workgroups]
+            if any(not all(0 <= c < n for c, n in zip(g, grid)) for g in wgs):
+                raise Diagnostic(f"work-group ids {wgs} outside the grid {grid}")
         nthreads = block[0] * block[1] * block[2]
         wpg = (nthreads + 63) // 64
         per = max(1, waves_per_batch // wpg)
@@ -97,6 +104,7 @@ class Device:
                 ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
                               sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock)
                 ex.trace = trace
+                ex.observe = observe
                 if san is not None:
                     san.attach(ex)
                 with np.errstate(all="ignore"):  # IEEE results (inf/nan) are what the kernel gets

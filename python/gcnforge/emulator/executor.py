@@ -97,6 +97,7 @@ class Executor(Machine):
         self.sanitizer = sanitizer
         self.counts: dict[str, int] = {}
         self.trace = None
+        self.observe = None  # timing mode (emulator/timing_mode.py): observe(space, addrs, n, mask, w)
         self.last_run = np.zeros(nw, dtype=np.int64)
         self._setup(desc, kernarg_addr, dispatch_ptr, queue_ptr, nthreads)
         self.PC[:] = image.entry
@@ -310,6 +311,8 @@ class Executor(Machine):
             return out
         if self.sanitizer is not None:
             mask = self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None)
+        if self.observe is not None:
+            self.observe(space, addrs, n, mask, w)
         if space == "global":
             flat = addrs.reshape(-1)
             fm = mask.reshape(-1)

@@ -8,6 +8,15 @@ straight-line region or loop body, from ``.s`` text, code objects or ``amdgcn`` 
                  model (``stats``, the emulator's run statistics, ``tune``)
 * ``device``     ``DeviceProfile``; ``profiles/`` one cited file per device (MI300X, MI308X, MI325X)
 * ``occupancy``  waves per SIMD / work-groups per CU from VGPR/AGPR/SGPR/LDS use
+* ``engine``     one CU cycle by cycle (SIMDs, pipes, waits, barriers) replaying emulated waves
+* ``memory``     vector L1 / L2 / Infinity Cache-HBM with latencies and bandwidth shares
+* ``timing``     whole-grid prediction (dispatch, rounds, tail) -> ``TimingReport``
+* ``trace_json`` the modelled execution as a Chrome/Perfetto trace
+* ``kernels``    microbenchmark kernels (pointer chase, streaming copy)
+
+The emulator's timing mode (``gcnforge.emulator.timing_mode``; from Python
+``kernel(..., device="emulator", timing="mi300x")``, from the CLI ``gcnforge run ...
+--timing mi308x --trace-out run.json``) drives ``timing.predict`` with real addresses.
 * ``issue``      the in-order issue simulation (``Item``, ``simulate``, ``Report``)
 * ``frontends``  decoded code / assembly text / IR -> items
 * ``mca``        the same blocks through ``llvm-mca`` for comparison

@@ -183,10 +183,14 @@ class Kernel:
 
     def __call__(self, *args: object, grid: object, block: object = None, device: Backend | str | None = None,
                  stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
-                 sanitize_mode: str = "stop", **kwargs: object) -> LaunchResult:
+                 sanitize_mode: str = "stop", timing: Any = None, flops: float | None = None,
+                 trace_out: Any = None, **kwargs: object) -> LaunchResult:
         """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
         ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
-        sanitizer reports in ``result.stats.reports`` instead of raising the first one."""
+        sanitizer reports in ``result.stats.reports`` instead of raising the first one.
+        ``timing='mi300x'`` (a ``perfmodel.profiles`` name or a DeviceProfile) runs the
+        emulator's timing mode: ``result.timing`` is the predicted ``TimingReport`` (``flops``:
+        the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there)."""
         if block is None:
             reqd = self.metadata.get(".reqd_workgroup_size")
             if not reqd:
@@ -204,6 +208,11 @@ class Kernel:
                 extra["trace"] = trace
             if sanitize_mode != "stop":
                 extra["sanitize_mode"] = sanitize_mode
+            if timing is not None:
+                if backend.name != "emulator":
+                    raise Diagnostic(f"timing={timing!r} is the emulator's timing mode; this launch runs on "
+                                     f"{backend.name} (pass device='emulator')")
+                extra.update(timing=timing, flops=flops, trace_out=trace_out)
             result = backend.launch(self.module.code_object, self.name, data, grid3, block3,
                                     dynamic_lds=lds, sanitize=sanitize, **extra)
             ok = True

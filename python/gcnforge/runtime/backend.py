@@ -18,7 +18,8 @@ class LaunchResult:
 
     ``seconds`` is the kernel's time: measured (HIP events) when ``modeled`` is False,
     otherwise ``cycles`` from the emulator's issue model converted at ``clock_hz``.
-    ``stats`` is backend-specific detail (the emulator's RunStats)."""
+    ``stats`` is backend-specific detail (the emulator's RunStats); ``timing`` the
+    ``perfmodel.timing.TimingReport`` of a launch under the emulator's timing mode."""
 
     backend: str
     seconds: float | None = None
@@ -27,6 +28,7 @@ class LaunchResult:
     modeled: bool = False
     stats: Any = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    timing: Any = None
 
 
 @runtime_checkable

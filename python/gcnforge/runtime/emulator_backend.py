@@ -74,7 +74,8 @@ class EmulatorBackend:
 
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
-               stream: Any = None, trace: Any = None, sanitize_mode: str = "stop") -> LaunchResult:
+               stream: Any = None, trace: Any = None, sanitize_mode: str = "stop", timing: Any = None,
+               flops: float | None = None, trace_out: Any = None) -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
         so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
         every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
@@ -97,6 +98,9 @@ class EmulatorBackend:
         # declared end (clang 22 emits s_load_dwordx4 at offset 24 of a 36-byte segment); GPU
         # runtimes hand out kernarg memory in larger aligned blocks, so pad with zeros to 64.
         padded = bytes(kernarg).ljust(max(64, -(-len(kernarg) // 64) * 64), b"\0")
+        if timing is not None:
+            return self._launch_timed(dev, code_object, kernel_name, padded, grid, block, timing, flops,
+                                      trace_out, kw)
         try:
             stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
         except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
@@ -106,6 +110,23 @@ class EmulatorBackend:
         return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=CLOCK_HZ,
                             modeled=True, stats=stats,
                             notes=(f"modeled: emulator cycles at {CLOCK_HZ / 1e6:.0f} MHz",))
+
+    def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw):
+        from gcnforge.emulator.timing_mode import run_timed
+        from gcnforge.perfmodel import profiles
+
+        prof = profiles.get(timing) if isinstance(timing, str) else timing
+        if "trace" in kw:
+            raise Diagnostic("trace= and timing= cannot be combined (the timing mode uses the trace hook)")
+        stats, rep = run_timed(dev, code_object, kernel_name, kernarg, grid, block, prof, flops=flops,
+                               keep_slices=trace_out is not None, **kw)
+        if trace_out is not None:
+            from gcnforge.perfmodel.trace_json import write_trace
+
+            write_trace(rep, trace_out)
+        return LaunchResult(backend=self.name, seconds=rep.seconds, cycles=round(rep.cycles), clock_hz=prof.clock_hz,
+                            modeled=True, stats=stats, timing=rep,
+                            notes=(f"modeled: {prof.name} timing model (perfmodel.timing)",))
 
     def __repr__(self) -> str:
         return f"EmulatorBackend({EMULATED_TARGET})"

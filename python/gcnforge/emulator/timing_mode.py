@@ -1,0 +1,173 @@
+"""The emulator's timing mode: run a sample of work-groups with real data, record what each
+wave executed and the addresses its memory instructions touched, and hand that to
+``gcnforge.perfmodel.timing.predict`` (the one cost/timing model) with a device profile.
+
+Which work-groups run: those the dispatcher puts on CU 0 (ids 0, cus, 2*cus, ...; see
+``perfmodel.timing``), one resident round of them; the whole grid when it has at most
+``max_sample`` work-groups, so small launches also produce complete outputs.
+When only a sample runs, the output buffers hold only the sampled work-groups' results
+(the report says so). Data-dependent kernels are modelled along the paths the sampled
+work-groups took.
+
+What is recorded per executed instruction and wave (through ``Device.run``'s ``trace`` and
+``observe`` hooks, which cost nothing when off): its pc and, for vector memory, the distinct
+128-byte lines its active lanes touched (global) or the LDS passes its addresses need
+(one pass per 128 bytes, times the worst bank's number of distinct dwords: 32 banks of
+4 bytes, AMD CDNA 3 white paper / ISA guide "LDS").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.perfmodel.frontends import item_from_decoded
+from gcnforge.perfmodel.issue import Item
+from gcnforge.perfmodel.occupancy import occupancy
+from gcnforge.perfmodel.timing import TimingReport, predict
+
+MAX_SAMPLE = 16  # work-groups emulated at most (seconds of emulation for typical kernels)
+LINE = 128
+BANKS = 32
+
+
+def static_items(image) -> dict[int, Item]:
+    """The issue-model item of every instruction of the kernel, keyed by pc."""
+    from gcnforge.asm import disassemble
+
+    code = image.text[image.entry - image.text_address : image.end - image.text_address]
+    out: dict[int, Item] = {}
+    for pc, di in disassemble(code, image.entry):
+        it = item_from_decoded(di) if getattr(di, "inst", None) is not None else None
+        out[pc] = it if it is not None else Item("<unknown>", "control", "")
+    return out
+
+
+def lds_passes(addrs: np.ndarray, nbytes: int) -> int:
+    """LDS passes for one wave's access: lanes in chunks moving 128 bytes, each chunk as many
+    passes as the busiest bank has distinct dword addresses (broadcasts are free)."""
+    if addrs.size == 0:
+        return 0
+    dw = max(1, nbytes // 4)
+    per = max(1, BANKS // dw)  # lanes per 128-byte chunk
+    words = (addrs.astype(np.int64) // 4)[:, None] + np.arange(dw)[None, :]
+    total = 0
+    for c in range(0, len(words), per):
+        u = np.unique(words[c : c + per].ravel())
+        total += int(np.bincount(u % BANKS, minlength=BANKS).max())
+    return total
+
+
+class _Recorder:
+    def __init__(self, static: dict[int, Item], lin_of):
+        self.static = static
+        self.lin_of = lin_of
+        self.streams: dict[tuple[int, int], list] = {}
+        self.cur: dict[tuple[int, int], list] = {}
+        self.lines: set[int] = set()
+
+    def on_trace(self, ev) -> None:
+        self.cur = {}
+        for slot, wg in zip(ev.waves, ev.workgroups):
+            key = (self.lin_of(wg), slot)
+            entry = [ev.pc, None]
+            self.streams.setdefault(key, []).append(entry)
+            self.cur[key] = entry
+
+    def on_observe(self, space, addrs, n, mask, w) -> None:
+        ex = self._ex
+        for j, i in enumerate(w):
+            key = (self.lin_of(ex.wgs[ex.wg_of[i]]), int(ex.wave_slot[i]))
+            entry = self.cur.get(key)
+            if entry is None:
+                continue
+            sel = addrs[j][mask[j]]
+            if space == "lds":
+                p = lds_passes(sel, n)
+                m = entry[1]
+                entry[1] = ("lds", p + (m[1] if m else 0))
+            elif space == "global":
+                if sel.size == 0:
+                    continue
+                a = sel.astype(np.uint64)
+                ln = np.union1d(a // np.uint64(LINE), (a + np.uint64(n - 1)) // np.uint64(LINE))
+                lines = tuple(int(x) for x in ln)
+                self.lines.update(lines)
+                sem = self.static[entry[0]].sem
+                kind = "atomic" if "atomic" in sem else "store" if "store" in sem else "load"
+                m = entry[1]
+                if m is None or m[0] == "lds":
+                    entry[1] = (kind, lines, int(sel.size) * n)
+                elif kind != "atomic":  # a second access of the same instruction (read2, x2 halves)
+                    entry[1] = (kind, tuple(sorted(set(m[1]) | set(lines))), m[2] + int(sel.size) * n)
+
+    def bind(self, ex) -> None:
+        self._ex = ex
+
+
+def _footprint(memory, lines: set[int]) -> float:
+    """Bytes of the live allocations the recorded lines fall in."""
+    if not lines:
+        return 0.0
+    arr = np.fromiter((ln * LINE for ln in lines), dtype=np.uint64, count=len(lines))
+    total = 0
+    for a in memory.allocs:
+        if a.live and np.any((arr + np.uint64(LINE) > np.uint64(a.addr)) & (arr < np.uint64(a.addr + a.size))):
+            total += a.size
+    return float(total)
+
+
+def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, profile, *, flops: float | None = None,
+              dynamic_lds: int = 0, keep_slices: bool = False, max_sample: int = MAX_SAMPLE,
+              **run_kw) -> tuple[object, TimingReport]:
+    """Run ``kernel`` under the timing mode on ``device`` (an emulator ``Device``); returns
+    (RunStats of what ran, TimingReport)."""
+    from gcnforge.emulator.launch import kernel_image
+    from gcnforge.perfmodel import profiles
+
+    prof = profiles.get(profile) if isinstance(profile, str) else profile
+    grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
+    block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
+    if any(g < 1 for g in grid) or any(b < 1 for b in block):
+        raise Diagnostic(f"bad launch shape grid={grid} block={block}")
+    image = kernel_image(code_object, kernel)
+    d = image.descriptor
+    static = static_items(image)
+    nthreads = block[0] * block[1] * block[2]
+    occ = occupancy(d.vgpr_count, d.sgpr_count, d.group_segment_fixed_size + int(dynamic_lds), nthreads,
+                    prof.target)
+    n_wg = grid[0] * grid[1] * grid[2]
+    q = -(-n_wg // prof.cus)
+    want = [k * prof.cus for k in range(min(q, max(1, occ.wgs_per_cu), max_sample))]
+    whole = n_wg <= max(len(want), max_sample)
+    if whole:
+        want = list(range(n_wg))
+
+    def coords(lin: int) -> tuple[int, int, int]:
+        return (lin % grid[0], (lin // grid[0]) % grid[1], lin // (grid[0] * grid[1]))
+
+    def lin_of(wg) -> int:
+        return int(wg[0]) + grid[0] * (int(wg[1]) + grid[1] * int(wg[2]))
+
+    rec = _Recorder(static, lin_of)
+
+    def trace(ev):
+        rec.bind(ev.state)
+        rec.on_trace(ev)
+
+    stats = device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds, trace=trace,
+                       observe=rec.on_observe, workgroups=None if whole else [coords(i) for i in want], **run_kw)
+    sample: dict[int, list] = {}
+    for (lin, slot), st in sorted(rec.streams.items()):
+        sample.setdefault(lin, []).append([(pc, m) for pc, m in st])
+    missing = [pc for st in sample.values() for s in st for pc, _ in s if pc not in static]
+    if missing:
+        raise Diagnostic(f"timing mode: executed pc 0x{missing[0]:x} is not an instruction of '{kernel}'")
+    rep = predict(static, sample, n_wg, occ, prof, kernel=kernel, flops=flops,
+                  footprint_bytes=_footprint(device.memory, rec.lines), keep_slices=keep_slices)
+    if not whole:
+        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups: output buffers hold only their results")
+    return stats, rep
+
+
+__all__ = ["run_timed", "static_items", "lds_passes"]

@@ -1,0 +1,116 @@
+"""The emulator's timing mode: LDS bank passes, pointer-chase latency and streaming
+bandwidth against the device profile's cited figures, the Perfetto trace, the CLI."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gcnforge.runtime as rt
+from gcnforge.binary import assemble
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator.timing_mode import lds_passes
+from gcnforge.perfmodel import kernels, profiles
+from gcnforge.runtime.kernargs import ArgLayout
+
+MI300X = profiles.get("mi300x")
+
+
+def _kernel(src, name, slots):
+    return rt.load(assemble(src)).kernel(name, layout=ArgLayout.slots16(slots))
+
+
+@pytest.mark.parametrize("addrs,nbytes,passes", [
+    (np.arange(64) * 4, 4, 2),  # consecutive dwords: 32 banks serve 32 lanes a pass
+    (np.zeros(64, np.int64), 4, 2),  # one address: a broadcast, no conflict
+    (np.arange(64) * 128, 4, 64),  # stride of 32 dwords: every lane in bank 0
+    (np.arange(64) * 8, 4, 4),  # stride 2 dwords: two lanes per bank
+    (np.arange(64) * 16, 16, 8),  # ds_read_b128, consecutive: 1 KiB at 128 B a pass
+])
+def test_lds_bank_passes(addrs, nbytes, passes):
+    # CDNA3 LDS: 32 banks of 4 bytes, 128 bytes per clock (AMD CDNA 3 white paper)
+    assert lds_passes(np.asarray(addrs), nbytes) == passes
+
+
+def _chase(steps, stride, revisit=1):
+    """A chain of ``steps`` byte offsets, ``stride`` apart, walked ``revisit`` times."""
+    n = steps // revisit
+    buf = np.zeros(n * stride // 4 + 1, np.uint32)
+    for i in range(n):
+        buf[i * stride // 4] = ((i + 1) % n) * stride
+    out = np.zeros(1, np.uint32)
+    k = _kernel(kernels.CHASE, "chase", ["buf:u32*", "steps:u32", "out:u32*"])
+    r = k(buf, steps, out, grid=(1,), block=(64,), device="emulator", timing=MI300X)
+    assert out[0] == (steps % n) * stride  # the chase ran on real data
+    return r.timing
+
+
+def test_pointer_chase_reproduces_the_cited_latencies():
+    # every step a new line: the HBM latency of the profile (Chips and Cheese, SC25 MALL paper)
+    t = _chase(64, 4096)
+    (loop,) = t.loops
+    assert MI300X.lat_hbm <= loop["cycles_per_iteration"] <= 1.1 * MI300X.lat_hbm + 16
+    # the same 8 lines walked 8 times: after the first walk they hit in the vector L1
+    t2 = _chase(64, 4096, revisit=8)
+    (loop2,) = t2.loops
+    assert loop2["cycles_per_iteration"] < 0.5 * MI300X.lat_hbm
+
+
+def test_streaming_copy_is_held_to_hbm_bandwidth():
+    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    nwg = 304 * 24
+    n = nwg * 256 * 4
+    a = np.arange(n, dtype=np.uint32)
+    o = np.zeros(n, np.uint32)
+    r = k(o, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x")
+    t = r.timing
+    assert (o[: 256 * 4] == a[: 256 * 4]).all()  # the sampled work-group ran on real data
+    moved = 2 * 4 * n  # read + write
+    # peak 5.3 TB/s (data sheet): the model may not beat it, and this copy is bandwidth bound
+    assert moved / t.seconds <= MI300X.hbm_bytes_per_s * 1.001
+    assert moved / t.seconds >= 0.9 * MI300X.hbm_bytes_per_s
+    assert t.limiter == "HBM bandwidth" and t.sampled < nwg
+    assert t.bytes_hbm == pytest.approx(4 * n, rel=0.01)
+
+
+def test_trace_json_has_wave_tracks_and_memory_counter(tmp_path):
+    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    n = 81 * 256 * 4  # 81 work-groups on 80 CUs: CU 0 (the busiest, the one traced) runs two
+    out = tmp_path / "run.json"
+    k(np.zeros(n, np.uint32), np.arange(n, dtype=np.uint32), grid=(81,), block=(256,), device="emulator",
+      timing="mi308x", trace_out=out)
+    doc = json.loads(out.read_text())
+    ev = doc["traceEvents"]
+    threads = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert sorted(threads.values()) == sorted(f"WG {g} wave {w} / SIMD {w}" for g in range(2) for w in range(4))
+    slices = [e for e in ev if e["ph"] == "X"]
+    assert {e["tid"] for e in slices} == set(threads)
+    assert all(e["dur"] > 0 and e["ts"] >= 0 for e in slices)
+    assert [e["name"] for e in slices if e["tid"] == 1][-1] == "s_endpgm"
+    counters = [e for e in ev if e["ph"] == "C"]
+    assert counters and counters[-1]["args"]["requests"] == 0 and max(c["args"]["requests"] for c in counters) >= 8
+
+
+def test_timing_needs_the_emulator_and_a_known_profile():
+    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    with pytest.raises(Diagnostic, match="unknown device profile"):
+        k(np.zeros(1024, np.uint32), np.zeros(1024, np.uint32), grid=(1,), block=(256,), device="emulator",
+          timing="mi200")
+
+
+def test_cli_run_timing(tmp_path):
+    co = tmp_path / "copy.co"
+    co.write_bytes(assemble(kernels.COPY))
+    base = [sys.executable, "-m", "gcnforge.cli.main", "run", str(co), "copy", "--layout", "out:u32*;inp:u32*",
+            "-a", "out=zeros:4096:u32", "-a", "inp=arange:4096:u32", "--grid", "4", "--block", "256"]
+    r = subprocess.run(base + ["--timing", "mi308x", "--trace-out", str(tmp_path / "t.json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "copy on MI308X (modelled)" in r.stdout and "limited by" in r.stdout
+    assert json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    bad = subprocess.run(base + ["--timing", "mi999"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "unknown device profile" in bad.stderr and "Traceback" not in bad.stderr
+    bad = subprocess.run(base + ["--trace-out", str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--timing" in bad.stderr
