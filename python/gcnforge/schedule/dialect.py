@@ -8,7 +8,9 @@ The loop ops' schedule attribute, ``sched = array<i64: delay, rate[, stage]>`` o
 (``gcnforge.schedule.expr`` has the full rules): ``rate`` r makes the op fire only on the
 logical iterations j with j mod r == 0, and the iterations in between read the result of
 that instance (iteration j uses the clone of j - j mod r); a rate-2 load in a 4-iteration
-loop is emitted twice. This is not ASTER's ``sched.rate`` (iree-org/aster), which emits
+loop is emitted twice. This is not ASTER's ``sched.rate`` (iree-org/aster,
+``lib/Transforms/OpScheduling.cpp``: every op is emitted once per iteration, its n-th
+instance at the n-th global slot g >= delay with (g - delay) mod rate == 0), which emits
 every iteration's instance and places consecutive instances ``rate`` slots apart; an op
 that must run on every iteration keeps rate 1 here. ``test/schedule/rate-semantics.mlir``
 shows the difference.
