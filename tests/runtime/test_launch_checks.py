@@ -262,3 +262,32 @@ def test_max_flat_workgroup_size_enforced(mod, co):
     dev = RecordingBackend()
     mod["dflt"](np.zeros(256, np.float32), grid=1, block=(16, 16), device=dev)
     assert dev.launches[0]["block"] == (16, 16, 1)
+
+
+# -- metadata from mutated or hand-written code objects --------------------------------
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({".reqd_workgroup_size": "x"}, ".reqd_workgroup_size is 'x', not 3 positive integers"),
+    ({".reqd_workgroup_size": [64, 0, 1]}, "not 3 positive integers"),
+    ({".reqd_workgroup_size": [64]}, "not 3 positive integers"),
+    ({".max_flat_workgroup_size": "big"}, ".max_flat_workgroup_size is 'big', not an integer >= 1"),
+    ({".kernarg_segment_align": [8]}, ".kernarg_segment_align is [8], not an integer >= 1"),
+    ({".kernarg_segment_size": -8}, ".kernarg_segment_size is -8, not an integer >= 0"),
+    ({".group_segment_fixed_size": {}}, ".group_segment_fixed_size is {}, not an integer >= 0"),
+    ({".args": "x"}, ".args is str, not a list of argument maps"),
+    ({".args": [{".offset": 0, ".size": 4, ".value_kind": "dynamic_shared_pointer", ".pointee_align": "x"}]},
+     ".pointee_align is 'x', not an integer >= 1"),
+])
+def test_malformed_metadata_is_a_diagnostic(bad, msg):
+    meta = {".kernarg_segment_size": 8, ".args": [
+        {".offset": 0, ".size": 8, ".value_kind": "global_buffer", ".type_name": "float*"}], **bad}
+    k = rt.load(fake_co("gfx942", {"k": meta}))["k"]
+    dev = RecordingBackend()
+    with pytest.raises(Diagnostic, match="kernel 'k' metadata") as e:
+        k(16, grid=1, block=64, device=dev)
+    assert msg in str(e.value)
+    if ".reqd_workgroup_size" in bad:  # also when the launch takes its block from it
+        with pytest.raises(Diagnostic, match="not 3 positive integers"):
+            k(16, grid=1, device=dev)
+    assert dev.launches == []

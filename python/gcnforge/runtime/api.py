@@ -28,7 +28,7 @@ from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
 from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.devices import get_device
-from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims
+from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims, meta_dims, meta_int
 from gcnforge.runtime.targets import check_compatible
 
 log = logging.getLogger("gcnforge.runtime")
@@ -136,7 +136,7 @@ class Kernel:
         """Bytes to pass: the layout's, or more if the code object asks for more."""
         sizes = [self.layout.size]
         if self._explicit_layout is not None:
-            sizes.append(int(self.metadata.get(".kernarg_segment_size", 0) or 0))
+            sizes.append(meta_int(self.metadata, ".kernarg_segment_size", 0, f"kernel '{self.name}' metadata") or 0)
             desc = getattr(self.info, "descriptor", None)
             sizes.append(int(getattr(desc, "kernarg_size", 0) or 0))
         return max(sizes)
@@ -169,7 +169,7 @@ class Kernel:
                 f"kernel '{self.name}': its metadata does not describe its arguments (no .args)",
                 notes=("declare them: module.kernel(name, layout=ArgLayout.slots16(['out:ptr', 'n:u32', ...]))",))
         named = name_args(self.layout, args, kwargs, self.name)
-        static_lds = int(self.metadata.get(".group_segment_fixed_size", 0) or 0)
+        static_lds = meta_int(self.metadata, ".group_segment_fixed_size", 0, f"kernel '{self.name}' metadata") or 0
         bound = bind(self.layout, named, backend, static_lds)
         try:
             lds = int(dynamic_lds) + bound.dynamic_lds
@@ -192,10 +192,9 @@ class Kernel:
         emulator's timing mode: ``result.timing`` is the predicted ``TimingReport`` (``flops``:
         the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there)."""
         if block is None:
-            reqd = self.metadata.get(".reqd_workgroup_size")
-            if not reqd:
+            block = meta_dims(self.metadata, ".reqd_workgroup_size", f"kernel '{self.name}' metadata")
+            if block is None:
                 raise Diagnostic(f"kernel '{self.name}': pass block=(x, y, z) (work-items per workgroup)")
-            block = tuple(reqd)
         backend = self.resolve_device(device, [*args, *kwargs.values()])
         check_compatible(self.module.target, backend.arch, backend.name)
         self.last_device = backend

@@ -17,7 +17,7 @@ import numpy as np
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import Backend
 from gcnforge.runtime.buffers import DeviceBuffer
-from gcnforge.runtime.kernargs import ArgField, ArgLayout
+from gcnforge.runtime.kernargs import ArgField, ArgLayout, meta_dims, meta_int
 from gcnforge.runtime.types import SCALARS
 
 
@@ -250,14 +250,15 @@ def check_dims(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, i
     at most ``.max_flat_workgroup_size`` work-items (the code was compiled for no more: its
     registers and barriers assume it), and a grid of at most 2^32 - 1 work-items per
     dimension."""
-    reqd = metadata.get(".reqd_workgroup_size")
-    if reqd and tuple(int(x) for x in reqd) != block:
-        raise Diagnostic(f"kernel '{kernel}' was compiled for block={tuple(int(x) for x in reqd)} "
+    where = f"kernel '{kernel}' metadata"
+    reqd = meta_dims(metadata, ".reqd_workgroup_size", where)
+    if reqd and reqd != block:
+        raise Diagnostic(f"kernel '{kernel}' was compiled for block={reqd} "
                          f"(.reqd_workgroup_size); the launch asks for block={block}")
-    mx = metadata.get(".max_flat_workgroup_size")
-    if mx and math.prod(block) > int(mx):
+    mx = meta_int(metadata, ".max_flat_workgroup_size", None, where, 1)
+    if mx and math.prod(block) > mx:
         raise Diagnostic(f"kernel '{kernel}': block={block} has {math.prod(block)} work-items, more than "
-                         f"its .max_flat_workgroup_size {int(mx)}")
+                         f"its .max_flat_workgroup_size {mx}")
     for axis, g, b in zip("xyz", grid, block):
         if g * b > _GRID_WORK_ITEMS:
             raise Diagnostic(f"kernel '{kernel}': grid {g} x block {b} = {g * b} work-items in {axis}; "

@@ -133,6 +133,28 @@ def hidden_values(dims: LaunchDims) -> dict[str, int]:
     return v
 
 
+def meta_int(m: Mapping[str, object], key: str, default: int | None, where: object, low: int = 0) -> int | None:
+    """Integer field ``key`` of a metadata map (``default`` when absent); a Diagnostic when it
+    is not an integer >= ``low`` (metadata from a mutated or hand-written code object)."""
+    v = m.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        raise Diagnostic(f"metadata {key} is {v!r}, not an integer >= {low}", where)
+    return v
+
+
+def meta_dims(m: Mapping[str, object], key: str, where: object) -> tuple[int, int, int] | None:
+    """A work-group size field (``.reqd_workgroup_size``): 3 positive integers, or None."""
+    v = m.get(key)
+    if v is None:
+        return None
+    if (not isinstance(v, (list, tuple)) or len(v) != 3
+            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v)):
+        raise Diagnostic(f"metadata {key} is {v!r}, not 3 positive integers", where)
+    return (v[0], v[1], v[2])
+
+
 _POINTEE = re.compile(r"^\s*(?:const\s+)?([A-Za-z_][A-Za-z0-9_ ]*?)\s*(?:const\s*)?\*\s*$")
 
 
@@ -185,7 +207,10 @@ class ArgLayout:
         """Layout from one kernel's metadata map (``amdhsa.kernels[i]``, keys with dots)."""
         where = where or f"kernel '{kmeta.get('.name', '?')}' metadata"
         fields: list[ArgField] = []
-        for i, a in enumerate(kmeta.get(".args", []) or []):
+        args = kmeta.get(".args", []) or []
+        if not isinstance(args, (list, tuple)):
+            raise Diagnostic(f".args is {type(args).__name__}, not a list of argument maps", where)
+        for i, a in enumerate(args):
             if not isinstance(a, Mapping):
                 raise Diagnostic(f".args[{i}] is not a map", where)
             vk = str(a.get(".value_kind", ""))
@@ -200,7 +225,7 @@ class ArgLayout:
                           access=a.get(".actual_access") or a.get(".access"),
                           is_const=bool(a.get(".is_const", False)),
                           type_name=str(tn) if tn is not None else None,
-                          pointee_align=a.get(".pointee_align"))
+                          pointee_align=meta_int(a, ".pointee_align", None, f"{where}, .args[{i}]", 1))
             vt = a.get(".value_type")
             if vk == "global_buffer":
                 fields.append(ArgField(kind="ptr", type=_pointee_type(common["type_name"], vt), **common))
@@ -218,9 +243,9 @@ class ArgLayout:
                                  "cannot launch (no images, samplers, pipes or device queues)", where)
             else:
                 raise Diagnostic(f"argument {i} ('{name}') has unknown value kind '{vk}'", where)
-        size = kmeta.get(".kernarg_segment_size")
-        align = int(kmeta.get(".kernarg_segment_align", 8) or 8)
-        return cls(fields, None if size is None else int(size), align, where)
+        size = meta_int(kmeta, ".kernarg_segment_size", None, where)
+        align = meta_int(kmeta, ".kernarg_segment_align", 8, where, 1) or 8
+        return cls(fields, size, align, where)
 
     @classmethod
     def slots16(cls, specs: Sequence[str]) -> ArgLayout:
