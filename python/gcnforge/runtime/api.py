@@ -13,6 +13,14 @@ arguments take NumPy arrays (copied in, and back unless the argument is const/re
 device buffers (``to_device``/``empty``), ``None`` (null) or a raw device address; scalars
 take numbers converted by the declared type; an OpenCL ``__local`` pointer argument takes
 its size in bytes (the kernel receives its LDS offset, and the launch's dynamic LDS grows).
+
+Before anything is copied, the launch is checked against what the metadata says
+(``binding``): ``grid``/``block`` are 1 to 3 positive ints, ``block`` equals
+``.reqd_workgroup_size`` and stays within ``.max_flat_workgroup_size``; an array's dtype
+matches the pointee type its ``.type_name`` spells (``float*`` takes float32; ``half4*``
+or a typedef'd ``short4v*`` takes float16/int16 arrays holding whole vectors, or records as
+wide as the vector); a read-only array is refused where the kernel may write. Each refusal
+is a Diagnostic naming the argument.
 """
 
 from __future__ import annotations
