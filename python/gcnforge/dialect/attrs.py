@@ -53,6 +53,9 @@ class TargetAttr(ParametrizedAttribute):
             raise VerifyException(f"unsupported target '{self.chip.data}' (supported: {', '.join(TARGETS)})")
 
 
+_INST_ATTRS: dict[str, "InstAttr"] = {}
+
+
 @irdl_attr_definition
 class InstAttr(ParametrizedAttribute):
     """An ISA-table instruction. Which op family may carry it is checked by the op."""
@@ -62,7 +65,12 @@ class InstAttr(ParametrizedAttribute):
 
     @staticmethod
     def get(mnemonic: str) -> InstAttr:
-        return InstAttr(StringAttr(mnemonic))
+        a = _INST_ATTRS.get(mnemonic)
+        if a is None:  # one immutable attribute per mnemonic (bounded by the table)
+            a = InstAttr(StringAttr(mnemonic))
+            if len(_INST_ATTRS) < 8192:
+                _INST_ATTRS[mnemonic] = a
+        return a
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:

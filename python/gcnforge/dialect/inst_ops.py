@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -117,28 +117,35 @@ class InstOp(IRDLOperation):
         m = mods if isinstance(mods, DictionaryAttr) else mods_attr(mods or {}, inf.inst.modifiers if inf else ())
         if m is not None:
             attrs["mods"] = m
-        super().__init__(operands=[list(args)], result_types=[list(result_types)], attributes=attrs)
+        # One variadic operand and one variadic result group, so no segment sizes: xDSL's
+        # generic IRDL builder (several times slower) would produce exactly this operation.
+        Operation.__init__(self, operands=list(args), result_types=list(result_types), attributes=attrs)
 
     # -- accessors ----------------------------------------------------------------------
+    # These read ``self.attributes`` directly: the passes ask for them for every op, many
+    # times, and xDSL's generic IRDL field accessors cost several times more.
     @property
     def mnemonic(self) -> str:
-        return self.inst.mnemonic.data
+        return self.attributes["inst"].mnemonic.data  # type: ignore[attr-defined]
 
     @property
     def info(self) -> isa_info.InstInfo | None:
-        return isa_info.info(self.mnemonic)
+        return isa_info.info(self.attributes["inst"].mnemonic.data)  # type: ignore[attr-defined]
 
     @property
     def imm_values(self) -> tuple[int, ...]:
-        return tuple(self.imms.get_values()) if self.imms is not None else ()  # type: ignore[arg-type]
+        a = self.attributes.get("imms")
+        return tuple(a.get_values()) if a is not None else ()  # type: ignore[attr-defined]
 
     @property
     def off_slots(self) -> tuple[int, ...]:
-        return tuple(self.off.get_values()) if self.off is not None else ()  # type: ignore[arg-type]
+        a = self.attributes.get("off")
+        return tuple(a.get_values()) if a is not None else ()  # type: ignore[attr-defined]
 
     @property
     def modifiers(self) -> dict[str, object]:
-        return {k: mod_value(v) for k, v in self.mods.data.items()} if self.mods is not None else {}
+        a = self.attributes.get("mods")
+        return {k: mod_value(v) for k, v in a.data.items()} if a is not None else {}  # type: ignore[attr-defined]
 
     @property
     def token(self) -> SSAValue | None:

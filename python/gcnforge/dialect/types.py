@@ -53,6 +53,9 @@ FILE_LIMIT = {"v": 256, "a": 256, "s": 102}
 VALID_COUNTS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32)
 
 
+_MADE: dict[tuple, "RegisterType"] = {}  # bounded by the distinct (file, begin, count, align) in use
+
+
 def default_align(file: str, count: int) -> int:
     if file == "s":
         return 1 if count == 1 else (2 if count == 2 else 4)
@@ -84,8 +87,14 @@ class RegisterType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def _make(cls, begin: int, count: int, align: int | None):
-        a = default_align(cls.FILE, count) if align is None else align
-        return cls(IntAttr(begin), IntAttr(count), IntAttr(a))
+        # attributes are immutable values: build each distinct one once (the builder asks
+        # for the same few types thousands of times, and xDSL's constructor verifies each)
+        key = (cls, begin, count, align)
+        t = _MADE.get(key)
+        if t is None:
+            a = default_align(cls.FILE, count) if align is None else align
+            t = _MADE[key] = cls(IntAttr(begin), IntAttr(count), IntAttr(a))
+        return t
 
     # -- queries --------------------------------------------------------------------------
     @property

@@ -46,10 +46,37 @@ class MInst:
     all_writes: frozenset = frozenset()
 
 
+# (mnemonic, 'off' slots, operand types) -> the MInst fields that depend only on them. Ops
+# with the same signature (most of an unrolled kernel) share one set of read-only tuples and
+# dicts. Bounded: cleared when it grows past _SHAPES_MAX.
+_SHAPES: dict[tuple, tuple] = {}
+_SHAPES_MAX = 1 << 16
+
+
 def minst(op: Operation) -> MInst | None:
-    if not isinstance(op, InstOp) or op.info is None:
+    """The op's register units. ``reads``/``writes`` may be shared with other ops of the same
+    signature: treat them as read-only."""
+    if not isinstance(op, InstOp):
         return None
+    attrs = op.attributes
+    key = (attrs["inst"], attrs.get("off"), tuple([v.type for v in op.operands]))
+    shape = _SHAPES.get(key)
+    if shape is None:
+        m = _minst(op)
+        if m is None:
+            return None
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        _SHAPES[key] = (m.mnemonic, m.sem, m.reads, m.writes, m.counters, m.all_reads, m.all_writes)
+        return m
+    mn, sem, reads, writes, counters, all_reads, all_writes = shape
+    return MInst(op, mn, sem, reads, writes, counters, all_reads, all_writes)
+
+
+def _minst(op: InstOp) -> MInst | None:
     inf = op.info
+    if inf is None:
+        return None
     inst = inf.inst
     m = MInst(op, inst.mnemonic, inst.sem, counters=tuple(str(c) for c in inst.counter))
     offs = set(op.off_slots)
