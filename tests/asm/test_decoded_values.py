@@ -51,3 +51,11 @@ def test_memory_operand_values():
     assert di.modifiers == {"offset0": 4, "offset1": 8}
     di = _d("s_load_dwordx4 s[4:7], s[0:1], s8 offset:0x10")
     assert di.operands[2].file == "s" and di.operands[2].index == 8 and di.modifiers["offset"] == 0x10
+
+
+def test_sdwa_compare_to_vcc_is_vcc():
+    # SDWA VOPC with SD=0 writes vcc whatever the SDST field holds (ISA guide "SDWA": SD)
+    di = _d("v_cmp_class_f32_sdwa vcc, v22, v20 src0_sel:WORD_1 src1_sel:DWORD")
+    assert (di.operands[0].file, di.operands[0].index, di.operands[0].dwords) == ("vcc", 106, 2)
+    di = _d("v_cmp_class_f32_sdwa s[4:5], v22, v20 src0_sel:WORD_1 src1_sel:DWORD")
+    assert (di.operands[0].file, di.operands[0].index) == ("s", 4)

@@ -63,7 +63,7 @@ def test_user_and_system_sgprs(tmp_path):
     code = build(tmp_path, 2)
     ex, img = make(code, [(3, 4, 5), (6, 7, 8)], (8, 4, 3))
     d = img.descriptor
-    assert d.accum_offset == 16 and d.vgpr_count == 24 and d.user_sgpr_count == 9
+    assert d.accum_offset == 16 and d.next_free_vgpr == 24 and d.user_sgpr_count == 9
     s = ex.S.astype(np.uint64)
     q = lambda i: s[:, i] | (s[:, i + 1] << np.uint64(32))  # noqa: E731
     assert (q(0) == 0x3333_0000_4444).all()  # dispatch ptr

@@ -7,6 +7,7 @@ syntax, print order and decode validity: LLVM 22 (probed with llvm-mc)."""
 from __future__ import annotations
 
 from gcnforge.asm.core import register_codec, register_resolver
+from gcnforge.asm.kinds import reg_value
 from gcnforge.asm.operands import format_sreg, parse_int, parse_reg, sreg_code
 from gcnforge.asm.vop_codec import VopCodec
 from gcnforge.asm.vop_mods import nsrc, clamp_omod_text, mods_valid, parse_clamp_omod, parse_uint
@@ -217,6 +218,13 @@ class SdwaCodec(VopCodec):
         if not di.fields.get("sd"):
             return "vcc"
         return format_sreg(di.fields.get("sdst", 0), 2)
+
+    def operand_values(self, di):
+        vals = super().operand_values(di)
+        if di.fields.get("sd", 1):
+            return vals
+        vcc = reg_value("sdst", 106, 2)  # SDST field code of vcc; sd=0: the result goes to vcc, whatever the sdst field holds
+        return tuple(vcc if v.name == "sdst" else v for v in vals)
 
     def parse_modifier(self, st, name, val, tok):
         if parse_clamp_omod(self, st, name, val, tok):

@@ -1,7 +1,8 @@
 """Decode a kernel once into ``XInst`` records keyed by pc, with handlers bound.
 
-Decoding goes only through ``gcnforge.asm.disassemble`` (the project's decoder); the
-result is cached per (code bytes, entry) so repeated launches do not decode again.
+Decoding goes only through ``gcnforge.asm.disassemble`` (the project's decoder), and each
+record is built from the decoder's operand values (``program.record``); the result is
+cached per (code bytes, entry) so repeated launches do not decode again.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from gcnforge.emulator.core import WaveFault
-from gcnforge.emulator.program import XInst, XOp, parse_text
+from gcnforge.emulator.program import XInst, XOp, record
 from gcnforge.perfmodel.costs import issue_cycles, sem_of
 
 _CACHE: dict = {}
@@ -55,7 +56,7 @@ def bind(ins: XInst) -> None:
 
 
 def undecodable(pc: int, size: int, text: str) -> XInst:
-    ins = XInst(pc, size, text, ".long", ".long", "", ())
+    ins = XInst(pc, size, ".long", ".long", "", (), text=text)
 
     def h(x, i, w):
         raise WaveFault(f"cannot execute undecodable bytes '{text}'")
@@ -65,43 +66,31 @@ def undecodable(pc: int, size: int, text: str) -> XInst:
     return ins
 
 
-def from_listing(listing, code_key) -> dict[int, XInst]:
-    """``listing``: iterable of (pc, size, text, sem) -> program dict."""
+def from_decoded(decoded) -> dict[int, XInst]:
+    """``decoded``: iterable of (pc, DecodedInst) -> program dict."""
     prog: dict[int, XInst] = {}
-    for pc, size, text, sem in listing:
-        if text.startswith(".long") or text.startswith("<unknown>"):
-            prog[pc] = undecodable(pc, size, text)
+    for pc, di in decoded:
+        if di.inst is None:
+            prog[pc] = undecodable(pc, di.size, di.text(pc))
             continue
         try:
-            ins = parse_text(text, pc, size)
+            ins = record(di, pc)
         except (ValueError, IndexError) as e:
-            prog[pc] = undecodable(pc, size, f"{text} ({e})")
+            prog[pc] = undecodable(pc, di.size, f"{di.text(pc)} ({e})")
             continue
-        ins.sem = sem or ""
         bind(ins)
         prog[pc] = ins
     return prog
 
 
-def gcnforge_listing(code: bytes, base_pc: int):
-    from gcnforge.asm import disassemble
-
-    for pc, di in disassemble(code, base_pc):
-        inst = getattr(di, "inst", None)
-        yield pc, di.size, di.text(pc), (getattr(inst, "sem", "") or "") if inst is not None else ""
-
-
-# The decoder the emulator uses; tests may substitute another listing source, e.g. to
-# cross-check, but the emulator itself only ever calls gcnforge.asm.
-LISTING = gcnforge_listing
-
-
 def decode_kernel(text: bytes, text_address: int, entry: int, end: int) -> dict[int, XInst]:
     code = text[entry - text_address : end - text_address]
-    key = (hashlib.sha1(code).hexdigest(), entry, LISTING)
+    key = (hashlib.sha1(code).hexdigest(), entry)
     prog = _CACHE.get(key)
     if prog is None:
-        prog = from_listing(LISTING(code, entry), key)
+        from gcnforge.asm import disassemble
+
+        prog = from_decoded(disassemble(code, entry))
         _CACHE[key] = prog
     return prog
 

@@ -71,7 +71,7 @@ class Executor(Machine):
         nthreads = block[0] * block[1] * block[2]
         self.waves_per_wg = (nthreads + 63) // 64
         nw = self.waves_per_wg * len(wgs)
-        super().__init__(nw, desc.vgpr_count, min(desc.accum_offset, desc.vgpr_count))
+        super().__init__(nw, desc.next_free_vgpr, min(desc.accum_offset, desc.next_free_vgpr))
         self.kernel = image.name
         self.wgs = wgs
         self.wg_of = np.repeat(np.arange(len(wgs)), self.waves_per_wg)
@@ -91,7 +91,7 @@ class Executor(Machine):
         self.ftz32 = desc.float_denorm_mode_32 == 0
         # MODE register from compute_pgm_rsrc1 (ISA guide "MODE": FP_ROUND[3:0], FP_DENORM[7:4],
         # DX10_CLAMP[8], IEEE[9]); only flush-to-zero of f32 results is modelled, round to nearest even
-        self.hwreg_mode[:] = (desc.float_round_mode_32 | (((desc.rsrc1 >> 14) & 3) << 2)
+        self.hwreg_mode[:] = (desc.float_round_mode_32 | (desc.float_round_mode_16_64 << 2)
                               | (desc.float_denorm_mode_32 << 4) | (desc.float_denorm_mode_16_64 << 6)
                               | (int(desc.dx10_clamp) << 8) | (int(desc.ieee_mode) << 9))
         self.sanitizer = sanitizer
@@ -107,19 +107,19 @@ class Executor(Machine):
         s = 0
         W = self.W
         user = []
-        if d.prop(0):  # private segment buffer: a V# for swizzled scratch (unused on gfx942 code)
+        if d.user_sgpr_private_segment_buffer:  # a V# for swizzled scratch (unused on gfx942 code)
             user += [("psb", 4)]
-        if d.prop(1):
+        if d.user_sgpr_dispatch_ptr:
             user += [("dispatch_ptr", 2)]
-        if d.prop(2):
+        if d.user_sgpr_queue_ptr:
             user += [("queue_ptr", 2)]
-        if d.prop(3):
+        if d.user_sgpr_kernarg_segment_ptr:
             user += [("kernarg", 2)]
-        if d.prop(4):
+        if d.user_sgpr_dispatch_id:
             user += [("dispatch_id", 2)]
-        if d.prop(5):
+        if d.user_sgpr_flat_scratch_init:
             user += [("flat_scratch_init", 2)]
-        if d.prop(6):
+        if d.user_sgpr_private_segment_size:
             user += [("private_segment_size", 1)]
         for name, n in user:
             if name == "dispatch_ptr":
@@ -131,28 +131,30 @@ class Executor(Machine):
             elif name == "private_segment_size":
                 self.S[:, s] = self.priv_bytes
             s += n
-        if d.preload_length:
-            ka = self.mem.read(kernarg_addr + 4 * d.preload_offset, 4 * d.preload_length)
-            self.S[:, s : s + d.preload_length] = np.frombuffer(ka, np.uint32)
-            s += d.preload_length
+        npre = d.user_sgpr_kernarg_preload_length
+        if npre:
+            ka = self.mem.read(kernarg_addr + 4 * d.user_sgpr_kernarg_preload_offset, 4 * npre)
+            self.S[:, s : s + npre] = np.frombuffer(ka, np.uint32)
+            s += npre
         if s != d.user_sgpr_count:
             # the descriptor's count wins (it is what the hardware uses)
             s = d.user_sgpr_count
         wgid = np.array(self.wgs, dtype=np.uint32)[self.wg_of]
-        for i in range(3):
-            if d.workgroup_id[i]:
+        for i, on in enumerate((d.system_sgpr_workgroup_id_x, d.system_sgpr_workgroup_id_y,
+                                d.system_sgpr_workgroup_id_z)):
+            if on:
                 self.S[:, s] = wgid[:, i]
                 s += 1
-        if d.workgroup_info:
+        if d.system_sgpr_workgroup_info:
             self.S[:, s] = 0
             s += 1
         bx, by, bz = self.block
         tid = self.wave_slot[:, None] * 64 + np.arange(64)[None, :]
         x, y, z = tid % bx, (tid // bx) % by, tid // (bx * by)
         v0 = x.astype(np.uint32)
-        if d.vgpr_workitem_id >= 1:
+        if d.system_vgpr_workitem_id >= 1:
             v0 = v0 | (y.astype(np.uint32) << 10)
-        if d.vgpr_workitem_id >= 2:
+        if d.system_vgpr_workitem_id >= 2:
             v0 = v0 | (z.astype(np.uint32) << 20)
         if self.nv < 1:
             raise Diagnostic("kernel descriptor allocates no VGPRs")
@@ -245,8 +247,6 @@ class Executor(Machine):
     def _gpr_indexed(self, ins, w):
         """VGPR indexing mode (s_set_gpr_idx_on): add M0[7:0] to the VGPR operands the mode
         bits select (bit0 src0, bit1 src1, bit2 src2, bit3 dst), one wave at a time."""
-        from dataclasses import replace
-
         for wi in w:
             mode = int(self.gpr_idx_mode[wi])
             if not mode:
@@ -258,8 +258,8 @@ class Executor(Machine):
             for k, o in enumerate(ops):
                 slot = 3 if k < ndst else min(k - ndst, 2)
                 if o.kind == "v" and mode >> slot & 1:
-                    ops[k] = replace(o, index=o.index + off)
-            ins2 = replace(ins, ops=tuple(ops))
+                    ops[k] = o.replace(index=o.index + off)
+            ins2 = ins.with_ops(ops)
             ins.handler(self, ins2, np.array([wi]))
 
     def _error(self, f, wave, ins, lane=None, kind="fault", text=None, pc=None):

@@ -1,8 +1,7 @@
 """What the emulator needs from a code object to launch one kernel.
 
-The kernel descriptor is read from its 64 raw bytes, exactly as the command processor
-does (LLVM AMDGPUUsage, "Kernel Descriptor" for GFX9: field offsets and bit positions
-below are from that table), so a dispatch follows the bits that are in the binary, not an
+The kernel descriptor is read from its 64 raw bytes by ``binary.descriptor`` (the one
+decoder of it), so a dispatch follows the bits that are in the binary, not an
 interpretation of them. Code objects come from ``gcnforge.binary.read_code_object``; the
 ELF image (``CodeObject.data``) gives the ``<kernel>.kd`` and ``<kernel>`` symbols.
 """
@@ -10,110 +9,16 @@ ELF image (``CodeObject.data``) gives the ``<kernel>.kd`` and ``<kernel>`` symbo
 from __future__ import annotations
 
 import io
-import struct
 from dataclasses import dataclass, field
 
+from gcnforge.binary.descriptor import KernelDescriptor
 from gcnforge.diagnostics import Diagnostic
-
-
-def _bits(v: int, lo: int, width: int) -> int:
-    return (v >> lo) & ((1 << width) - 1)
-
-
-@dataclass(frozen=True)
-class Descriptor:
-    group_segment_fixed_size: int
-    private_segment_fixed_size: int
-    kernarg_size: int
-    entry_offset: int  # kernel_code_entry_byte_offset (relative to the descriptor)
-    rsrc1: int
-    rsrc2: int
-    rsrc3: int
-    code_properties: int
-    kernarg_preload: int
-
-    @classmethod
-    def from_bytes(cls, b: bytes) -> "Descriptor":
-        if len(b) != 64:
-            raise Diagnostic(f"kernel descriptor must be 64 bytes, got {len(b)}")
-        gs, ps, ks = struct.unpack_from("<III", b, 0)
-        (entry,) = struct.unpack_from("<q", b, 16)
-        r3, r1, r2 = struct.unpack_from("<III", b, 44)
-        props, preload = struct.unpack_from("<HH", b, 56)
-        return cls(gs, ps, ks, entry, r1, r2, r3, props, preload)
-
-    # compute_pgm_rsrc1
-    @property
-    def vgpr_count(self) -> int:  # gfx90a+: unified file, granule 8
-        return (_bits(self.rsrc1, 0, 6) + 1) * 8
-
-    @property
-    def sgpr_count(self) -> int:
-        return (_bits(self.rsrc1, 6, 4) + 1) * 16
-
-    @property
-    def float_round_mode_32(self) -> int:
-        return _bits(self.rsrc1, 12, 2)
-
-    @property
-    def float_denorm_mode_32(self) -> int:
-        return _bits(self.rsrc1, 16, 2)
-
-    @property
-    def float_denorm_mode_16_64(self) -> int:
-        return _bits(self.rsrc1, 18, 2)
-
-    @property
-    def dx10_clamp(self) -> bool:
-        return bool(_bits(self.rsrc1, 21, 1))
-
-    @property
-    def ieee_mode(self) -> bool:
-        return bool(_bits(self.rsrc1, 23, 1))
-
-    # compute_pgm_rsrc2
-    @property
-    def enable_private_segment(self) -> bool:
-        return bool(_bits(self.rsrc2, 0, 1))
-
-    @property
-    def user_sgpr_count(self) -> int:
-        return _bits(self.rsrc2, 1, 5)
-
-    @property
-    def workgroup_id(self) -> tuple[bool, bool, bool]:
-        return tuple(bool(_bits(self.rsrc2, 7 + i, 1)) for i in range(3))  # type: ignore[return-value]
-
-    @property
-    def workgroup_info(self) -> bool:
-        return bool(_bits(self.rsrc2, 10, 1))
-
-    @property
-    def vgpr_workitem_id(self) -> int:
-        return _bits(self.rsrc2, 11, 2)
-
-    # compute_pgm_rsrc3 (gfx90a+): accum_offset = (bits[5:0] + 1) * 4
-    @property
-    def accum_offset(self) -> int:
-        return (_bits(self.rsrc3, 0, 6) + 1) * 4
-
-    # kernel_code_properties
-    def prop(self, bit: int) -> bool:
-        return bool(_bits(self.code_properties, bit, 1))
-
-    @property
-    def preload_length(self) -> int:
-        return _bits(self.kernarg_preload, 0, 7)
-
-    @property
-    def preload_offset(self) -> int:
-        return _bits(self.kernarg_preload, 7, 9)
 
 
 @dataclass
 class KernelImage:
     name: str
-    descriptor: Descriptor
+    descriptor: KernelDescriptor
     text: bytes  # the whole .text section
     text_address: int
     entry: int  # address of the first instruction
@@ -168,8 +73,8 @@ def kernel_image(code_object, name: str) -> KernelImage:
             raise Diagnostic(f"descriptor '{name}.kd' lies in no section")
     except ELFError as e:
         raise Diagnostic(f"not an ELF code object: {e}") from None
-    desc = Descriptor.from_bytes(kd)
-    entry = kd_addr + desc.entry_offset
+    desc = KernelDescriptor.from_bytes(kd)
+    entry = kd_addr + desc.kernel_code_entry_byte_offset
     ksym = syms.get(name)
     end = text_addr + len(text)
     if ksym is not None and ksym["st_value"] == entry and ksym["st_size"]:

@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from gcnforge.asm.families import swizzle
 from gcnforge.emulator.core import WaveFault
 from gcnforge.emulator.program import M0, XOp
 
@@ -387,52 +388,15 @@ def buffer_op(x, ins, w):
 
 
 # ---- DS ------------------------------------------------------------------------------------------
-_SWZ = re.compile(r"swizzle\((\w+)(?:,([^)]*))?\)")
-
-
-def _swizzle_offset(v) -> int:
-    """Decode LLVM's ``offset:swizzle(...)`` macro text to the 16-bit offset field
-    (ISA guide DS_SWIZZLE_B32; LLVM AMDGPU "swizzle" syntax)."""
-    if isinstance(v, int):
-        return v
-    m = _SWZ.fullmatch(v)
-    if not m:
-        raise WaveFault(f"cannot parse swizzle offset '{v}'")
-    kind, args = m.group(1), [a.strip() for a in (m.group(2) or "").split(",") if a.strip()]
-    if kind == "QUAD_PERM":
-        a = [int(t) for t in args]
-        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
-    if kind == "BITMASK_PERM":
-        pat = args[0].strip('"')
-        and_m = or_m = xor_m = 0
-        for i, c in enumerate(pat):
-            bit = 1 << (4 - i)
-            if c == "0":
-                pass
-            elif c == "1":
-                or_m |= bit
-            elif c == "p":
-                and_m |= bit
-            elif c == "i":
-                and_m |= bit
-                xor_m |= bit
-        return and_m | or_m << 5 | xor_m << 10
-    if kind == "SWAP":
-        return 0x1F | int(args[0]) << 10
-    if kind == "REVERSE":
-        return 0x1F | (int(args[0]) - 1) << 10
-    if kind == "BROADCAST":
-        size, lane = int(args[0]), int(args[1])
-        return (0x1F & ~(size - 1)) | lane << 5
-    raise WaveFault(f"unknown swizzle mode {kind}")
-
-
 def ds_swizzle(x, ins, w):
-    off = _swizzle_offset(ins.mods.get("offset", 0))
+    """DS_SWIZZLE_B32 offset modes (ISA guide; encodings in ``asm.families.swizzle``)."""
+    off = ins.mods.get("offset", 0)
+    if off >= swizzle.ROTATE_LO:
+        raise WaveFault(f"ds_swizzle_b32 offset 0x{off:x} (rotate/FFT mode) is not supported by the emulator")
     lanes = x.exec_lanes(w)
     src = x.vread(ins.ops[2] if len(ins.ops) > 2 else ins.ops[1], w, 1)
     lane = np.arange(64)
-    if off & 0x8000:
+    if off & swizzle.QUAD_PERM_ENC:  # offset[15]: quad-permute mode
         sel = [(off >> (2 * i)) & 3 for i in range(4)]
         s = (lane & ~3) + np.array(sel)[lane & 3]
     else:

@@ -386,17 +386,10 @@ def s_bitcmp(x, ins, w):
     x.SCC[w] = (v == (1 if "bitcmp1" in ins.base else 0)).astype(np.uint32)
 
 
-# hwreg ids (ISA guide "Hardware Registers"): MODE=1, STATUS=2, TRAPSTS=3, HW_ID=4, ...
-_HWREG_IDS = {"HW_REG_MODE": 1, "HW_REG_STATUS": 2, "HW_REG_TRAPSTS": 3, "HW_REG_HW_ID": 4,
-              "HW_REG_GPR_ALLOC": 5, "HW_REG_LDS_ALLOC": 6, "HW_REG_IB_STS": 7, "HW_REG_SH_MEM_BASES": 15}
-
-
+# hwreg ids (ISA guide "Hardware Registers"): MODE=1, STATUS=2, TRAPSTS=3, HW_ID=4, SH_MEM_BASES=15
 def _hwreg(ins):
-    args = ins.mods.get("hwreg") or ["1"]
-    rid = _HWREG_IDS.get(args[0]) if not args[0].isdigit() else int(args[0])
-    off = int(args[1], 0) if len(args) > 1 else 0
-    size = int(args[2], 0) if len(args) > 2 else 32
-    return rid, off, size
+    """(id, bit offset, size) of the instruction's hwreg operand."""
+    return ins.mods.get("hwreg", (1, 0, 32))
 
 
 @op("s_getreg_b32")
@@ -483,12 +476,7 @@ def s_trap(x, ins, w):
 
 @op("s_sendmsg", "s_sendmsghalt")
 def s_sendmsg(x, ins, w):
-    txt = ins.mods.get("sendmsg", "")
-    if "MSG_DEALLOC_VGPRS" in txt or "MSG_GS" in txt or "MSG_SAVEWAVE" in txt or not txt:
-        return
-    if "MSG_INTERRUPT" in txt:
-        return
-    # other messages have no visible effect on compute results
+    pass  # no message has a visible effect on compute results
 
 
 @op("s_setvskip")

@@ -65,8 +65,7 @@ def s_buffer_load(x, ins, w):
     rsrc = x.S[w, ins.ops[1].index : ins.ops[1].index + 4].astype(U64)
     base = (rsrc[:, 0] | ((rsrc[:, 1] & U64(0xFFFF)) << U64(32)))
     num = rsrc[:, 2]
-    _, off = _smem_addr(x, type(ins)(ins.pc, ins.size, ins.text, ins.mnemonic, ins.base, ins.enc,
-                                     (ins.ops[0], ins.ops[1]) + tuple(ins.ops[2:]), ins.mods), w)
+    _, off = _smem_addr(x, ins, w)
     n = ins.ops[0].dwords
     off = off & ~U64(3)
     vals = np.zeros((len(w), n), dtype=np.uint32)

@@ -177,9 +177,7 @@ def _accum(t, fn):
     inner = vop(t, (t, t, t), fn)
 
     def h(x, ins, w):
-        ins2 = ins.__class__(ins.pc, ins.size, ins.text, ins.mnemonic, ins.base, ins.enc,
-                             tuple(ins.ops[:3]) + (ins.ops[0],), ins.mods)
-        inner(x, ins2, w)
+        inner(x, ins.with_ops(tuple(ins.ops[:3]) + (ins.ops[0],)), w)
 
     return h
 
