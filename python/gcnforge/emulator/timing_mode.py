@@ -134,7 +134,7 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
     d = image.descriptor
     static = static_items(image)
     nthreads = block[0] * block[1] * block[2]
-    occ = occupancy(d.vgpr_count, d.sgpr_count, d.group_segment_fixed_size + int(dynamic_lds), nthreads,
+    occ = occupancy(d.next_free_vgpr, d.next_free_sgpr, d.group_segment_fixed_size + int(dynamic_lds), nthreads,
                     prof.target)
     n_wg = grid[0] * grid[1] * grid[2]
     q = -(-n_wg // prof.cus)
