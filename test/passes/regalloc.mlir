@@ -73,3 +73,28 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// Pins name registers: a pinned pair and a pinned sub-register of it (s[2:3] and s2, as
+// raised clang code has them) are the same storage, never a conflict. %x lives while the
+// pair is still to be read, so it cannot take s2 or s3.
+// CHECK-LABEL: amdgcn.kernel @alias
+// CHECK: s_add_u32 %{{.*}} : !amdgcn.sgpr<0>, !amdgcn.sgpr<2>, i32
+// CHECK: s_load_dwordx2 %{{.*}}, !amdgcn.sgpr<[2 : 4]>, i32
+builtin.module {
+  amdgcn.module @m #amdgcn.target<gfx942> {
+    amdgcn.kernel @alias {
+      %c0 = arith.constant 0 : i32
+      %k = amdgcn.alloca : !amdgcn.sgpr<[2 : 4]>
+      %lo = amdgcn.alloca : !amdgcn.sgpr<2>
+      %d = amdgcn.alloca : !amdgcn.sgpr
+      %x = amdgcn.sop2 s_add_u32 %d, %lo, %c0 : !amdgcn.sgpr, !amdgcn.sgpr<2>, i32
+      %q = amdgcn.alloca : !amdgcn.sgpr<[? + 2]>
+      %qq, %t = amdgcn.smem s_load_dwordx2 %q, %k, %c0 : !amdgcn.sgpr<[? + 2]>, !amdgcn.sgpr<[2 : 4]>, i32
+      %e = amdgcn.alloca : !amdgcn.sgpr
+      %y = amdgcn.sop2 s_add_u32 %e, %x, %c0 : !amdgcn.sgpr, !amdgcn.sgpr, i32
+      amdgcn.end
+    }
+  }
+}

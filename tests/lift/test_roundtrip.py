@@ -8,7 +8,7 @@ import pytest
 from gcnforge.binary import assemble, read_code_object
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.lift import module_code_object, parse_module, print_module, raise_code_object
-from gcnforge.lift.ops import RawInstOp
+from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.lift.roundtrip import differences
 
 from .conftest import CLANG_NAMES, EXAMPLES, compile_example

@@ -84,10 +84,25 @@ def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain
 
     mod = load(path)
     pl.run(mod, pl.parse(pipeline), print_after, print_all)
-    text = to_assembly(mod, kernels)
+    if _raised(mod):
+        # raised code (gcnforge raise) keeps its descriptors, metadata and the bytes between
+        # kernels: its own emitter gives the original code object back when nothing changed
+        from gcnforge.lift import module_asm
+
+        if kernels:
+            raise Diagnostic("--kernel does not apply to a raised module (it is emitted whole)", str(path))
+        text = module_asm(mod)
+    else:
+        text = to_assembly(mod, kernels)
     if asm_only:
         return text
     return assemble(text, toolchain=toolchain, filename=str(path))
+
+
+def _raised(module) -> bool:
+    from gcnforge.dialect.structure_ops import ModuleOp
+
+    return any(isinstance(op, ModuleOp) and "lift.target" in op.attributes for op in module.walk())
 
 
 def _run(args: argparse.Namespace) -> int:

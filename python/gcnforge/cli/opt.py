@@ -123,9 +123,10 @@ class GcnforgeOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         super().register_all_dialects()
-        from gcnforge.dialect import AMDGCN
+        from gcnforge.dialect import AMDGCN, LIFT
 
         self.ctx.register_dialect("amdgcn", lambda: AMDGCN)
+        self.ctx.register_dialect("lift", lambda: LIFT)
 
     def register_all_passes(self):
         super().register_all_passes()

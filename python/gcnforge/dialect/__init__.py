@@ -7,10 +7,11 @@
 * ``structure_ops``  module, kernel, func/call/return, end, branch, alloca, ranges,
                      kernel arguments, ids, LDS, wait
 * ``loop_ops``       counted ``amdgcn.loop`` / ``amdgcn.yield`` (written for the schedule pass)
+* ``raw_ops``        ``lift.inst``: an instruction kept as text (raised code the ops cannot describe)
 * ``irdl_export``    the dialect as IRDL for LLVM's ``mlir-opt --irdl-file``
 
 ``AMDGCN`` is the ``xdsl.ir.Dialect``; ``context()`` gives an ``xdsl.context.Context`` with
-it, ``builtin``, ``arith`` and ``func`` loaded.
+it, ``builtin``, ``arith``, ``func`` and ``lift`` loaded.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from xdsl.ir import Dialect
 from gcnforge.dialect.attrs import FloatModeAttr, InstAttr, KernelArgAttr, TargetAttr
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.loop_ops import LOOP_OPS, LoopOp, YieldOp
+from gcnforge.dialect.raw_ops import LIFT, RawInstOp
 from gcnforge.dialect.structure_ops import (
     STRUCTURE_OPS,
     AllocaOp,
@@ -61,7 +63,7 @@ def context() -> Context:
     from xdsl.dialects.func import Func
 
     ctx = Context()
-    for d in (Builtin, Arith, Func, AMDGCN):
+    for d in (Builtin, Arith, Func, AMDGCN, LIFT):
         ctx.load_dialect(d)
     return ctx
 
@@ -71,4 +73,5 @@ __all__ = [
     "SpecialRegType", "ReadTokenType", "WriteTokenType", "TargetAttr", "InstAttr", "KernelArgAttr",
     "FloatModeAttr", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
     "AllocaOp", "LoopOp", "YieldOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
+    "LIFT", "RawInstOp",
 ]

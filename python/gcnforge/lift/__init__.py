@@ -3,7 +3,7 @@
 * ``lifter``   code object -> allocated IR (blocks and branches, pinned registers, ABI and
                the descriptor kept as kernel attributes, pc on every op)
 * ``convert``  one decoded instruction -> one instruction op (checked to re-encode exactly)
-* ``ops``      ``lift.inst``: an instruction the dialect cannot describe, kept as its text
+* ``lift.inst`` (``gcnforge.dialect.raw_ops``): an instruction the ops cannot describe, kept as text
 * ``emit``     raised IR -> ``.s`` -> code object, byte-identical when nothing was changed
 * ``ssa``      pinned registers -> SSA values where the data flow allows, for re-allocation
 * ``verify``   the wait / hazard verifiers on raised code, findings named by original pc
@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.lift.emit import module_asm, module_code_object
 from gcnforge.lift.lifter import raise_code_object, raise_file
-from gcnforge.lift.ops import context
+from gcnforge.dialect import context
 
 
 def print_module(module: BuiltinModule) -> str:

@@ -10,7 +10,7 @@ Modifiers map from the codec's field values to the table's modifier names.
 
 Every op is checked: the dialect verifier, and the op printed back (``target.inst_text``)
 and re-encoded at its pc must give the original bytes. Anything that fails stays exact as a
-``lift.inst`` (its LLVM text), see ``lift.ops``.
+``lift.inst`` (its LLVM text), see ``gcnforge.dialect.raw_ops``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import FILE_LIMIT, REGISTER_TYPES, SPECIAL_WIDTH, SpecialRegType
-from gcnforge.lift.ops import RawInstOp
+from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.target.inst_text import inst_text
 
 # Float inline-constant source codes (ISA guide 12.x): 240..247 = 0.5, -0.5, 1, -1, 2, -2, 4, -4;
@@ -178,6 +178,10 @@ def instruction_op(di: DecodedInst, pc: int, pins: Pins) -> Operation | None:
     off: list[int] = []
     for i, s in enumerate(inf.ssa_slots):
         v = by_name.get(s.name)
+        if v is None and s.may_be_off and s.operand.optional:
+            # an optional operand the encoding leaves out (a non-returning atomic's vdst)
+            off.append(i)
+            continue
         if v is None:
             return None
         if v.file == "off":

@@ -22,7 +22,7 @@ from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
 from gcnforge.lift.lifter import DESCRIPTOR_MARK
-from gcnforge.lift.ops import RawInstOp
+from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.target.asm import descriptor_text, register_counts
 from gcnforge.target.inst_text import inst_text
 

@@ -38,7 +38,7 @@ from xdsl.ir import Operation, SSAValue
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, KernelOp
 from gcnforge.dialect.types import RegisterType
-from gcnforge.lift.ops import RawInstOp
+from gcnforge.dialect.raw_ops import RawInstOp
 
 ENTRY = "entry"
 CALLS = ("s_swappc_b64", "s_setpc_b64", "s_call_b64")

@@ -39,11 +39,7 @@ def amdgcn() -> Dialect:
 
 
 def context() -> Context:
-    from xdsl.dialects.arith import Arith
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
+    """The dialect's own context (``amdgcn`` with the loop ops, ``lift``, builtin/arith/func)."""
+    from gcnforge.dialect import context as dialect_context
 
-    ctx = Context()
-    for d in (Builtin, Arith, Func, amdgcn()):
-        ctx.load_dialect(d)
-    return ctx
+    return dialect_context()

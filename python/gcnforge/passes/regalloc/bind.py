@@ -27,6 +27,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
     BlockIdOp,
@@ -97,6 +98,36 @@ class Binding:
                 self._leaf(a, a.type, "a block argument", None)
             for op in block.ops:
                 self._visit(op)
+        self._alias_pins()
+
+    def _alias_pins(self) -> None:
+        """Pinned storage names physical registers: every pinned range and pinned
+        sub-register of it (``s[2:3]`` and ``s2``, ``v[0:15]`` and ``v0``) are the same
+        registers, so overlapping pins of one file join one node spanning them all."""
+        roots: dict[int, Node] = {}
+        for node, _off, _w in self.where.values():
+            root, _ = node.find()
+            if root.pin is not None:
+                roots[id(root)] = root
+        by_file: dict[str, list[Node]] = {}
+        for r in roots.values():
+            by_file.setdefault(r.file, []).append(r)
+        for file, rs in by_file.items():
+            rs.sort(key=lambda r: (r.pin, -r.width))
+            span: list[Node] = []
+            hi = -1
+            for r in [*rs, None]:
+                if r is not None and r.pin < hi:
+                    span.append(r)
+                    hi = max(hi, r.pin + r.width)
+                    continue
+                if len(span) > 1:
+                    lo = span[0].pin
+                    whole = Node(file, hi - lo, 1, lo, span[0].name, span[0].origin, span[0].loc)
+                    for s in span:
+                        s.parent, s.offset = whole, s.pin - lo
+                if r is not None:
+                    span, hi = [r], r.pin + r.width
 
     # -- union-find construction ------------------------------------------------------------
     def _leaf(self, v: SSAValue, t, origin: str, loc) -> None:
@@ -271,6 +302,10 @@ class Binding:
         return p, by_op
 
     def _model_op(self, op: Operation, ref) -> Op | None:
+        if isinstance(op, RawInstOp):
+            # an instruction kept as text: every register it names may be read and written
+            regs = tuple(r for r in (ref(v) for v in op.regs) if r is not None)
+            return Op(regs, regs, op.text.data, False, _loc(op))
         if not isinstance(op, InstOp) or op.info is None:
             return None
         inf = op.info

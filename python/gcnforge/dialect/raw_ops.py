@@ -1,11 +1,12 @@
-"""The one op raising adds: ``lift.inst``, an instruction kept as its LLVM text.
+"""``lift.inst``: an instruction kept as its LLVM text (what raising cannot describe).
 
-Raising turns every instruction it can describe exactly into an ``amdgcn`` instruction op.
-An instruction the dialect has no faithful form for (an operand such as
-``src_shared_base``, an atomic without return, a literal that LLVM would re-encode as an
-inline constant) stays a ``lift.inst`` carrying its text, its pc and, as operands, the
-pinned registers it reads and writes, so liveness still sees them. It is emitted verbatim;
-it is opaque to the wait and hazard analyses.
+Raising (``gcnforge.lift``) turns every instruction it can describe exactly into an
+``amdgcn`` instruction op. An instruction the dialect has no faithful form for (an operand
+such as ``src_shared_base``, a forced literal ``lit(0x0)``) stays a ``lift.inst`` carrying
+its text, its pc and, as operands, the pinned registers it reads and writes, so the
+register allocator treats them as read and written. It is emitted verbatim; it is opaque
+to the wait and hazard analyses. It lives beside the dialect (loaded by ``context()``) so
+that raised IR parses and compiles wherever ``amdgcn`` IR does.
 
     lift.inst "s_mov_b64 s[6:7], src_shared_base" (%s6_7) {pc = 40 : i64} : !amdgcn.sgpr<[6 : 8]>
 """
@@ -65,12 +66,3 @@ class RawInstOp(IRDLOperation):
 
 
 LIFT = Dialect("lift", [RawInstOp], [])
-
-
-def context():
-    """The ``amdgcn`` context with the ``lift`` dialect loaded (to parse raised files)."""
-    from gcnforge.dialect import context as amdgcn_context
-
-    ctx = amdgcn_context()
-    ctx.load_dialect(LIFT)
-    return ctx
