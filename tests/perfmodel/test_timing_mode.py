@@ -114,3 +114,47 @@ def test_cli_run_timing(tmp_path):
     assert bad.returncode != 0 and "unknown device profile" in bad.stderr and "Traceback" not in bad.stderr
     bad = subprocess.run(base + ["--trace-out", str(tmp_path / "x.json")], capture_output=True, text=True)
     assert bad.returncode != 0 and "--timing" in bad.stderr
+
+
+def test_tune_ranks_by_the_timing_model(tmp_path):
+    from gcnforge.runtime.tuning import KernelFamily, Variant, tune
+
+    class Copy(KernelFamily):
+        name = "copy"
+        dtype = "u32"
+
+        def variants(self):
+            return [Variant("copy16", "copy", {"block": 256})]
+
+        def build(self, v):
+            return assemble(kernels.COPY)
+
+        def make_inputs(self, shape, rng):
+            return {"x": np.arange(shape[0], dtype=np.uint32)}
+
+        def reference(self, shape, inputs):
+            return inputs["x"]
+
+        def call(self, kernel, v, shape, inputs, device):
+            k = kernel.with_layout(ArgLayout.slots16(["out:u32*", "inp:u32*"]))
+            out = np.zeros(shape[0], np.uint32)
+            kernel.results.append(k(out, inputs["x"], grid=(shape[0] // 1024,), block=(256,), device=device,
+                                    timing=kernel.timing))
+            return out
+
+    rep = tune(Copy(), [(4096, 1, 1)], tmp_path / "t.csv", device="emulator", timing="mi300x",
+               progress=lambda s: None)
+    (t,) = rep.trials
+    assert t.status == "ok" and t.time_kind == "modeled"
+    with pytest.raises(Diagnostic, match="timing mode"):
+        tune(Copy(), [(4096, 1, 1)], device=type("Gpu", (), {"name": "hip", "arch": "gfx942"})(), timing="mi300x")
+
+
+def test_cli_stats_timing_prints_occupancy(tmp_path):
+    co = tmp_path / "copy.co"
+    co.write_bytes(assemble(kernels.COPY))
+    r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "stats", str(co), "--timing", "mi300x"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # 8 VGPRs, 16 SGPRs: neither limits; gfx942 holds 8 waves per SIMD
+    assert "8 waves/SIMD" in r.stdout and "MI300X's 2100 MHz" in r.stdout

@@ -6,6 +6,11 @@
     gcnforge stats kernel.mlir          # amdgcn IR: blocks and amdgcn.loop bodies
     gcnforge stats gemm.s --mca         # also llvm-mca's figures for the same blocks
     gcnforge stats loop.mlir --schedule # expand scheduled loops first, then model
+    gcnforge stats kernel.co --timing mi300x  # also occupancy and times at the device's clock
+
+The model is ``perfmodel`` (the same cost table the emulator's timing mode and ``tune`` use);
+this static view is one wave in isolation. For a whole-kernel prediction with real
+addresses, caches and other waves run it: ``gcnforge run ... --timing mi300x``.
 """
 
 from __future__ import annotations
@@ -20,7 +25,29 @@ def register(subparsers) -> None:
     p.add_argument("--block", default=None, help="only blocks whose name contains this")
     p.add_argument("--schedule", action="store_true",
                    help=".mlir: expand scheduled amdgcn.loop ops first (amdgcn-schedule), model what is emitted")
+    p.add_argument("--timing", default=None, metavar="DEVICE",
+                   help="device profile (mi300x, mi308x, mi325x): code objects also print each kernel's occupancy, "
+                        "and cycles are converted to microseconds at its clock")
     p.set_defaults(func=run)
+
+
+def _occupancy_lines(path, prof) -> list[str]:
+    from pathlib import Path
+
+    from gcnforge.binary import read_code_object
+    from gcnforge.perfmodel.occupancy import occupancy
+
+    co = read_code_object(Path(path).read_bytes())
+    out = []
+    for name, k in co.kernels.items():
+        d = k.descriptor
+        wg = k.metadata.get(".reqd_workgroup_size") or [k.metadata.get(".max_flat_workgroup_size", 256), 1, 1]
+        threads = int(wg[0]) * int(wg[1]) * int(wg[2])
+        o = occupancy(d.next_free_vgpr, d.next_free_sgpr, d.group_segment_fixed_size, threads, prof.target)
+        out.append(f"{name} on {prof.name}: {d.next_free_vgpr} VGPRs (unified), {d.next_free_sgpr} SGPRs, "
+                   f"{d.group_segment_fixed_size} B LDS, {threads} work-items -> {o.waves_per_simd} waves/SIMD, "
+                   f"{o.wgs_per_cu} work-groups/CU (limit: {o.limiter})")
+    return out
 
 
 def run(args) -> int:
@@ -44,9 +71,21 @@ def run(args) -> int:
             mca = dict(zip(req, run_mca(list(req.values())), strict=True))
         except (RuntimeError, ValueError) as e:
             raise Diagnostic(f"llvm-mca: {e}") from None
+    prof = None
+    if args.timing:
+        from gcnforge.perfmodel import profiles
+
+        prof = profiles.get(args.timing)
+        if str(args.file).endswith((".co", ".hsaco", ".so", ".o")):
+            for line in _occupancy_lines(args.file, prof):
+                print(line)
     for i, b in enumerate(blocks):
         r = b.report()
         print(r.text())
+        if prof is not None:
+            us = 1e6 / prof.clock_hz
+            it = f", {r.per_iteration * us:.4f} us per iteration" if r.per_iteration is not None else ""
+            print(f"  at {prof.name}'s {prof.clock_hz / 1e6:.0f} MHz: {r.cycles * us:.4f} us{it}")
         if mca is not None and i in mca:
             m = mca[i]
             print(f"  llvm-mca: {m.total_cycles} cycles (x{MCA_CYCLE} = {m.total_cycles * MCA_CYCLE} shader clocks), "

@@ -26,6 +26,8 @@ def register(subparsers) -> None:
     p.add_argument("--shapes", nargs="+", required=True, metavar="MxNxK", help="problem shapes")
     p.add_argument("-o", "--output", required=True, help="tuned CSV to write")
     p.add_argument("--device", choices=("hip", "emulator"), default=None, help="default: HIP if a matching GPU is present")
+    p.add_argument("--timing", default=None, metavar="DEVICE",
+                   help="emulator: rank by the timing model's predicted time on DEVICE (mi300x, mi308x, mi325x)")
     p.add_argument("--e2e", action="store_true", help="time the whole operation (pre/post-processing included)")
     p.add_argument("--repeat", type=int, default=None, help="timed runs per trial (default: 5 on GPU, 1 on the emulator)")
     p.add_argument("--seed", type=int, default=0, help="seed for the family's random inputs")
@@ -78,7 +80,8 @@ def run(args) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     fam = load_family(path, args.family)
     try:
-        report = tune(fam, shapes, args.output, device=args.device, e2e=args.e2e, repeat=args.repeat, seed=args.seed)
+        report = tune(fam, shapes, args.output, device=args.device, e2e=args.e2e, repeat=args.repeat, seed=args.seed,
+                      timing=args.timing)
     except Diagnostic:
         raise
     except (Exception, SystemExit) as e:

@@ -83,9 +83,10 @@ class _Recorder:
                 continue
             sel = addrs[j][mask[j]]
             if space == "lds":
-                p = lds_passes(sel, n)
                 m = entry[1]
-                entry[1] = ("lds", p + (m[1] if m else 0))
+                if m is not None and m[0] != "lds":
+                    continue  # a global load into LDS (LDS DMA): its global side governs
+                entry[1] = ("lds", lds_passes(sel, n) + (m[1] if m else 0))
             elif space == "global":
                 if sel.size == 0:
                     continue

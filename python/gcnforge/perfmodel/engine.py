@@ -87,7 +87,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
     mem = MemoryModel(prof, active_cus)
     busy: dict[str, float] = {}
     counts: dict[str, int] = {}
-    stall = {"dependency": 0.0, "waitcnt": 0.0, "barrier": 0.0}
+    stall = {"dependency/pipe": 0.0, "waitcnt": 0.0, "barrier": 0.0}
     first: list[_Wave] = []
     pipe_free: dict[tuple, float] = {}
     queue = list(range(len(wgs)))
@@ -157,7 +157,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
         if it.nop:
             t += it.nop + 1
         if t > w.t_next:
-            stall["waitcnt" if it.waitcnt is not None else "dependency"] += t - w.t_next
+            stall["waitcnt" if it.waitcnt is not None else "dependency/pipe"] += t - w.t_next
         # memory: occupancy of the shared pipes and completion from the hierarchy
         done = t + lat
         if m is not None:

@@ -101,12 +101,15 @@ class _TimedKernel:
     """Forwards launches to a Kernel and keeps their LaunchResults, so a family's ``call``
     can launch however it likes while the engine sees the kernel times."""
 
-    def __init__(self, kernel: Kernel):
+    def __init__(self, kernel: Kernel, timing: Any = None):
         self._k = kernel
+        self.timing = timing  # a device profile: launches run the emulator's timing mode
         self.results: list = []
         self.launch_walls: list[float] = []  # host time spent inside each launch
 
     def __call__(self, *a, **kw):
+        if self.timing is not None:
+            kw.setdefault("timing", self.timing)
         t0 = time.perf_counter()
         r = self._k(*a, **kw)
         self.launch_walls.append(time.perf_counter() - t0)
@@ -141,8 +144,10 @@ def _stage_code_object(family: Any, v: Variant, co_dir: Path) -> Path:
 
 def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | None = None, *,
          device: Any = None, e2e: bool = False, repeat: int | None = None, seed: int = 0,
-         progress: Callable[[str], None] | None = None, console: Any = None) -> TuneReport:
-    """Run the search; write winners (one tuned row per shape) to ``out_csv`` if given."""
+         progress: Callable[[str], None] | None = None, console: Any = None, timing: Any = None) -> TuneReport:
+    """Run the search; write winners (one tuned row per shape) to ``out_csv`` if given.
+    ``timing``: a device profile name (``mi300x``...) -- on the emulator, rank variants by the
+    timing model's predicted time on that device instead of the emulator's issue cycles."""
     variants = list(family.variants())
     if not variants:
         raise Diagnostic(f"family '{family.name}' has no variants")
@@ -150,6 +155,13 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
     if len(set(names)) != len(names):
         raise Diagnostic(f"family '{family.name}': variant names must be unique")
     backend = get_device(device, family.target)
+    if timing is not None:
+        if backend.name != "emulator":
+            raise Diagnostic(f"timing={timing!r} predicts with the emulator's timing mode; the trials run on "
+                             f"{backend.name} (pass device='emulator')")
+        from gcnforge.perfmodel import profiles
+
+        timing = profiles.get(timing) if isinstance(timing, str) else timing
     # the emulator is deterministic: one timed run per trial unless asked otherwise
     repeat = (1 if backend.name == "emulator" else 5) if repeat is None else max(1, repeat)
     co_dir = (Path(out_csv).parent if out_csv else Path.cwd()) / f"{family.name}_co"
@@ -181,7 +193,7 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
                 if not family.supports(v, tuple(shape)):
                     trials.append(Trial(tuple(shape), v, "unsupported"))
                     continue
-                trials.append(_trial(family, k, v, tuple(shape), inputs0, expect, backend, e2e, repeat))
+                trials.append(_trial(family, k, v, tuple(shape), inputs0, expect, backend, e2e, repeat, timing))
     finally:
         if bar:
             bar.close()
@@ -201,12 +213,12 @@ def _copy_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
     return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
 
 
-def _trial(family, kernel, v, shape, inputs0, expect, backend, e2e, repeat) -> Trial:
+def _trial(family, kernel, v, shape, inputs0, expect, backend, e2e, repeat, timing=None) -> Trial:
     times = []
     err = None
     modeled = False
     for i in range(repeat):
-        tk = _TimedKernel(kernel)
+        tk = _TimedKernel(kernel, timing)
         inputs = _copy_inputs(inputs0)
         try:
             t0 = time.perf_counter()

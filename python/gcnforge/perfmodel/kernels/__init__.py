@@ -4,6 +4,8 @@
 * ``COPY`` ``copy(out: u32*, inp: u32*)``: each work-item copies 16 bytes (one
   ``global_load_dwordx4`` / ``global_store_dwordx4``), 256 work-items per work-group:
   a streaming copy, limited by HBM bandwidth when the grid is large.
+* ``FILL`` ``fill(out: u32*)``: each work-item stores 16 zero bytes (64 work-items per
+  work-group, 1 KiB each): what ``torch.zero_`` does before a split-K GEMM accumulates.
 * ``CHASE`` ``chase(buf: u32*, steps: u32, out: u32*)``: one wave follows a chain of byte
   offsets (``off = buf[off]``) ``steps`` times, each load waiting for the previous one: a
   pointer chase whose time per step is the latency of wherever the chain's lines live.
@@ -40,6 +42,19 @@ COPY = _HEAD.format(name="copy") + """  s_load_dwordx2 s[4:5], s[0:1], 0x0
   global_store_dwordx4 v1, v[4:7], s[4:5]
   s_endpgm
 """ + _DESC.format(name="copy", kernarg=32)
+
+FILL = _HEAD.format(name="fill") + """  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 4, v0
+  s_lshl_b32 s10, s2, 10
+  v_add_u32_e32 v1, s10, v1
+  v_mov_b32_e32 v4, 0
+  v_mov_b32_e32 v5, 0
+  v_mov_b32_e32 v6, 0
+  v_mov_b32_e32 v7, 0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v1, v[4:7], s[4:5]
+  s_endpgm
+""" + _DESC.format(name="fill", kernarg=16)
 
 CHASE = _HEAD.format(name="chase") + """  s_load_dwordx2 s[4:5], s[0:1], 0x0
   s_load_dword s6, s[0:1], 0x10
