@@ -14,7 +14,7 @@ from gcnforge.builder import Module
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import KernelOp
 from gcnforge.passes import pipeline as pl
-from gcnforge.target.inst_text import unpack_waitcnt
+from gcnforge.isa import waitcnt
 
 KINDS = ("global", "ds", "smem", "valu")
 LIMIT = {"vmcnt": 63, "lgkmcnt": 15}
@@ -45,7 +45,7 @@ def simulate(ops, override=None):
     pending = {"vmcnt": [], "lgkmcnt": []}  # oldest first: (writes, is_smem)
     for i, op in enumerate(ops):
         if op.mnemonic == "s_waitcnt":
-            vm, _exp, lgkm = unpack_waitcnt(op.imm_values[0])
+            vm, _exp, lgkm = waitcnt.unpack(op.imm_values[0]).values()
             n = {"vmcnt": vm, "lgkmcnt": lgkm}
             if override and override[0] == i:
                 n[override[1]] = override[2]
@@ -102,7 +102,7 @@ def test_waits_are_safe_and_minimal(seq):
     for i, op in enumerate(ops):
         if op.mnemonic != "s_waitcnt":
             continue
-        vm, _exp, lgkm = unpack_waitcnt(op.imm_values[0])
+        vm, _exp, lgkm = waitcnt.unpack(op.imm_values[0]).values()
         for c, n in (("vmcnt", vm), ("lgkmcnt", lgkm)):
             if n < LIMIT[c] - 1:
                 assert simulate(ops, (i, c, n + 1)) is not None, f"{c}({n}) at {i} is stronger than needed"

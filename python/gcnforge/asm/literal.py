@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import re
 
-# f32 and f16 bit patterns of the inline floats (AMD Instinct MI300 ISA guide 3.7.1; the
-# 1/(2*pi) patterns are the hardware's, not rounded decimals).
-F32_INLINE_BITS = frozenset({0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000,
-                             0x40800000, 0xC0800000, 0x3E22F983})
-F16_INLINE_BITS = frozenset({0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118})
+from gcnforge.isa import inline
+
+# f32 and f16 bit patterns of the inline floats (gcnforge.isa.inline)
+F32_INLINE_BITS = inline.F32_BITS
+F16_INLINE_BITS = inline.F16_BITS
 
 _LIT = re.compile(r"^lit\s*\((.*)\)$", re.S)
 

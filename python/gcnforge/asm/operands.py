@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from gcnforge.asm.literal import forces_lit, format_forced, is_lit_form, split_lit, value_class
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa import inline
 
 # ---------------------------------------------------------------------------------------
 # The number space
@@ -62,14 +63,12 @@ _SRC_ALIASES["scc"] = 253
 _SRC_ALIASES["src_flat_scratch_base_lo"] = 230
 _SRC_ALIASES["src_flat_scratch_base_hi"] = 231
 
-# code -> (text32, f32 bits, f16 bits, f64 bits, text64)
-INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {}
-for _code, _v in zip(range(240, 248), (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)):
-    INLINE_FLOATS[_code] = (
-        repr(_v), struct.unpack("<I", struct.pack("<f", _v))[0], struct.unpack("<H", struct.pack("<e", _v))[0],
-        struct.unpack("<Q", struct.pack("<d", _v))[0], repr(_v))
-# 1/(2*pi): the hardware's bit patterns (ISA guide 3.7.1), not rounded decimals.
-INLINE_FLOATS[248] = ("0.15915494", 0x3E22F983, 0x3118, 0x3FC45F306DC9C882, "0.15915494309189532")
+# code -> (text32, f32 bits, f16 bits, f64 bits, text64), from gcnforge.isa.inline
+INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {
+    c: (inline.INV_2PI_TEXT[32] if c == inline.INV_2PI_CODE else repr(v), inline.float_bits(c, 32),
+        inline.float_bits(c, 16), inline.float_bits(c, 64),
+        inline.INV_2PI_TEXT[64] if c == inline.INV_2PI_CODE else repr(v))
+    for c, v in inline.FLOAT_CODES.items()}
 _FLOAT_TEXT_TO_CODE = {v[0]: c for c, v in INLINE_FLOATS.items()}
 
 
@@ -78,12 +77,7 @@ def is_special_src(text: str) -> bool:
     return text.lower() in _SRC_ALIASES
 
 
-def inline_int_code(v: int) -> int | None:
-    if 0 <= v <= 64:
-        return 128 + v
-    if -16 <= v <= -1:
-        return 192 - v
-    return None
+inline_int_code = inline.int_code
 
 
 def inline_value(code: int, optype: str = "", dwords: int = 1) -> int | None:

@@ -5,9 +5,8 @@
   ``row_shr=n``, ``row_ror=n`` (n in 1..15), ``wave_shl=1``, ``wave_rol=1``, ``wave_shr=1``,
   ``wave_ror=1``, ``row_mirror=True``, ``row_half_mirror=True``, ``row_bcast=15|31``
   -> ``dpp_ctrl``.
-* ``s_waitcnt`` counters (ISA guide, S_WAITCNT on gfx9/CDNA: vmcnt[3:0] and [15:14],
-  expcnt[6:4], lgkmcnt[11:8]; a counter not given waits for nothing: its maximum)
-  -> the ``simm16`` immediate.
+* ``s_waitcnt`` counters (packed by ``gcnforge.isa.waitcnt``; a counter not given waits
+  for nothing: its maximum) -> the ``simm16`` immediate.
 
 Both are checked against ``llvm-mc`` encodings in ``tests/builder/test_modifiers.py``.
 """
@@ -15,7 +14,7 @@ Both are checked against ``llvm-mc`` encodings in ``tests/builder/test_modifiers
 from __future__ import annotations
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.dialect import isa_info
+from gcnforge.isa import waitcnt as _waitcnt
 
 _ROW_SHIFTS = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}
 _WAVE = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}
@@ -54,7 +53,7 @@ def dpp_ctrl(mods: dict) -> int | None:
     return _BCAST[v]
 
 
-WAITCNT_MAX = isa_info.WAITCNT_MAX
+WAITCNT_MAX = _waitcnt.MAX
 
 
 def waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | None = None) -> int:
@@ -63,4 +62,4 @@ def waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | 
     for name, v in vals.items():
         if v is not None and not (isinstance(v, int) and 0 <= v <= WAITCNT_MAX[name]):
             raise Diagnostic(f"s_waitcnt {name} must be in 0..{WAITCNT_MAX[name]}, got {v!r}")
-    return isa_info.pack_waitcnt(vmcnt, expcnt, lgkmcnt)
+    return _waitcnt.pack(vmcnt, expcnt, lgkmcnt)

@@ -18,6 +18,7 @@ from xdsl.printer import Printer
 
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import InstAttr
+from gcnforge.isa import waitcnt
 
 
 def mods_attr(mods: dict[str, object], order: Sequence[str] = ()) -> DictionaryAttr | None:
@@ -77,7 +78,7 @@ def print_inst(op, printer: Printer) -> None:
                 si += 1
             else:
                 v = imms[ii]
-                # (isa_info.waitcnt_text would print s_waitcnt as vmcnt(0) lgkmcnt(0); the parser
+                # (isa.waitcnt.text would print s_waitcnt as vmcnt(0) lgkmcnt(0); the parser
                 # accepts that spelling, the printer keeps the integer that existing tests expect)
                 items.append(str(v))
                 ii += 1
@@ -131,7 +132,7 @@ def parse_inst(cls, parser: Parser):
             ssa_index += 1
         elif (v := parser.parse_optional_integer(allow_boolean=False, allow_negative=True)) is not None:
             imms.append(v)
-        elif (c := parser.parse_optional_keyword_in(isa_info.WAITCNT_MAX)) is not None:
+        elif (c := parser.parse_optional_keyword_in(waitcnt.MAX)) is not None:
             counters: dict[str, int] = {}
             while c is not None:  # s_waitcnt vmcnt(0) lgkmcnt(0)
                 if c in counters:
@@ -139,11 +140,11 @@ def parse_inst(cls, parser: Parser):
                 parser.parse_punctuation("(")
                 cpos = parser.pos
                 counters[c] = parser.parse_integer(allow_negative=False)
-                if counters[c] > isa_info.WAITCNT_MAX[c]:
-                    parser.raise_error(f"{c} must be in 0..{isa_info.WAITCNT_MAX[c]}", cpos, parser.pos)
+                if counters[c] > waitcnt.MAX[c]:
+                    parser.raise_error(f"{c} must be in 0..{waitcnt.MAX[c]}", cpos, parser.pos)
                 parser.parse_punctuation(")")
-                c = parser.parse_optional_keyword_in(isa_info.WAITCNT_MAX)
-            imms.append(isa_info.pack_waitcnt(**counters))
+                c = parser.parse_optional_keyword_in(waitcnt.MAX)
+            imms.append(waitcnt.pack(**counters))
         else:
             parser.raise_error(f"expected an operand, 'off' or an integer immediate ({mnemonic} takes {n_items})")
     mods: dict[str, object] = {}

@@ -17,12 +17,11 @@ says ``literal`` and at most once per instruction (ISA guide 12.x "Literal const
 
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass
 from functools import cache
 
-from gcnforge.isa import table
+from gcnforge.isa import inline, table
 from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
 
 # Encoding -> op family. DPP/SDWA forms belong to their base family (they are modifiers).
@@ -170,15 +169,12 @@ def slot_dwords(inf: InstInfo, slot: Slot, saddr_on: bool) -> int:
 
 
 # -- constants ---------------------------------------------------------------------------
-INLINE_INTS = range(-16, 65)
-_INV_2PI = 0.15915494309189535
-INLINE_FLOATS = (0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
-_F32_INLINE_BITS = {struct.unpack("<I", struct.pack("<f", v))[0] for v in (*INLINE_FLOATS, _INV_2PI)}
+# (codes, values and bit patterns: gcnforge.isa.inline)
 
 
 def classify_int(v: int) -> str:
     """'inline', 'literal' or 'bad' for an integer operand value."""
-    if v in INLINE_INTS or v in _F32_INLINE_BITS:
+    if inline.int_code(v) is not None or v in inline.F32_BITS:
         return "inline"
     if -(1 << 31) <= v < (1 << 32):
         return "literal"
@@ -186,41 +182,10 @@ def classify_int(v: int) -> str:
 
 
 def classify_float(v: float, width: int) -> str:
-    if v in INLINE_FLOATS or math.isclose(v, _INV_2PI, rel_tol=1e-6 if width < 64 else 1e-15):
+    if inline.is_inline_float(v, width):
         return "inline"
     if width == 64:
         # a 64-bit float literal is the high dword; the low dword must be zero
         bits = struct.unpack("<Q", struct.pack("<d", v))[0]
         return "literal" if bits & 0xFFFF_FFFF == 0 else "bad"
     return "literal"
-
-
-# -- s_waitcnt's packed counters ----------------------------------------------------------
-# ISA guide, S_WAITCNT on gfx9/CDNA: vmcnt[3:0] and [15:14], expcnt[6:4], lgkmcnt[11:8];
-# a counter left out waits for nothing (its maximum).
-WAITCNT_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
-_WAITCNT_USED = 0xCFFF & ~0x80  # bits 7, 12 and 13 are unused
-
-
-def pack_waitcnt(vmcnt: int | None = None, expcnt: int | None = None, lgkmcnt: int | None = None) -> int:
-    vm = WAITCNT_MAX["vmcnt"] if vmcnt is None else vmcnt
-    ex = WAITCNT_MAX["expcnt"] if expcnt is None else expcnt
-    lgkm = WAITCNT_MAX["lgkmcnt"] if lgkmcnt is None else lgkmcnt
-    return (vm & 0xF) | (ex << 4) | (lgkm << 8) | ((vm >> 4) << 14)
-
-
-def unpack_waitcnt(v: int) -> dict[str, int] | None:
-    """The counters of an ``s_waitcnt`` immediate, or None if it sets unused bits."""
-    if v & ~_WAITCNT_USED & 0xFFFF or not 0 <= v <= 0xFFFF:
-        return None
-    return {"vmcnt": (v & 0xF) | ((v >> 14) & 3) << 4, "expcnt": (v >> 4) & 7, "lgkmcnt": (v >> 8) & 0xF}
-
-
-def waitcnt_text(v: int) -> str:
-    """``vmcnt(0) lgkmcnt(0)`` (counters at their maximum left out, as LLVM prints), or the
-    integer when the value does not decompose."""
-    c = unpack_waitcnt(v)
-    if c is None:
-        return str(v)
-    parts = [f"{k}({n})" for k, n in c.items() if n != WAITCNT_MAX[k]]
-    return " ".join(parts) if parts else f"vmcnt({c['vmcnt']}) expcnt({c['expcnt']}) lgkmcnt({c['lgkmcnt']})"

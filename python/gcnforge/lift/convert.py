@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.asm import DecodedInst, parse_instruction
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa import inline
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp
@@ -29,10 +30,6 @@ from gcnforge.dialect.types import FILE_LIMIT, REGISTER_TYPES, SPECIAL_WIDTH, Sp
 from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.target.inst_text import inst_text
 
-# Float inline-constant source codes (ISA guide 12.x): 240..247 = 0.5, -0.5, 1, -1, 2, -2, 4, -4;
-# 248 = 1/(2*pi).
-_FLOAT_CODES = {240: 0.5, 241: -0.5, 242: 1.0, 243: -1.0, 244: 2.0, 245: -2.0, 246: 4.0, 247: -4.0,
-                248: 0.15915494309189535}
 # SDWA selects (ISA guide 12.x "SDWA"): SEL and DST_UNUSED enumerations, LLVM's names.
 _SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
 _UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE")
@@ -157,12 +154,10 @@ def _const_operand(di: DecodedInst, o, v) -> int | float | None:
     code = di.fields.get(o.field or o.name) if (o.field or o.name) in di.fields else None
     if code is None:
         return v.value
-    if 128 <= code <= 192:
-        return code - 128
-    if 193 <= code <= 208:
-        return 192 - code
-    if code in _FLOAT_CODES:
-        return _FLOAT_CODES[code]
+    if inline.code_int(code) is not None:
+        return inline.code_int(code)
+    if code in inline.FLOAT_CODES:
+        return inline.FLOAT_CODES[code]
     return v.value
 
 

@@ -39,9 +39,9 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
 from gcnforge.passes.machine import MInstCache
-from gcnforge.target.inst_text import pack_waitcnt, unpack_waitcnt
+from gcnforge.isa import waitcnt
 
-LIMIT = {"vmcnt": 63, "lgkmcnt": 15, "expcnt": 7}
+LIMIT = waitcnt.MAX
 COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
 
 
@@ -171,9 +171,7 @@ class _Kernel(MInstCache):
             if m is None:
                 continue
             if m.mnemonic == "s_waitcnt":
-                vm, exp, lgkm = unpack_waitcnt(op.imm_values[0] if op.imm_values else pack_waitcnt())
-                s = _apply_wait(s, {c: v for c, v in (("vmcnt", vm), ("lgkmcnt", lgkm), ("expcnt", exp))
-                                    if v < LIMIT[c]})
+                s = _apply_wait(s, waitcnt.waits(op.imm_values[0]) if op.imm_values else {})
                 continue
             touched = m.all_reads | m.all_writes
             reads = m.all_reads
@@ -203,7 +201,7 @@ class _Kernel(MInstCache):
 
     @staticmethod
     def _waitcnt(need: dict[str, int]) -> Operation:
-        imm = pack_waitcnt(need.get("vmcnt", 63), need.get("expcnt", 7), need.get("lgkmcnt", 15))
+        imm = waitcnt.pack(need.get("vmcnt"), need.get("expcnt"), need.get("lgkmcnt"))
         return FAMILY_OPS["sopp"]("s_waitcnt", [], imms=[imm])
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from gcnforge.isa import waitcnt
 from gcnforge.perfmodel.costs import ISSUE, PIPES, cost
 
 VM_CLASSES = {"vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic"}
@@ -137,11 +138,9 @@ def simulate(items: Iterable[Item], name: str = "block") -> Report:
 
 
 def decode_waitcnt(simm16: int) -> tuple[int | None, int | None]:
-    """gfx9 ``s_waitcnt`` simm16: vmcnt = [3:0] | [15:14] << 4, lgkmcnt = [11:8]
-    (ISA guide 4.4 / LLVM AMDGPUBaseInfo); the all-ones values mean "don't wait"."""
-    vmc = (simm16 & 0xF) | ((simm16 >> 14) & 0x3) << 4
-    lgk = (simm16 >> 8) & 0xF
-    return (None if vmc == 63 else vmc, None if lgk == 15 else lgk)
+    """(vmcnt, lgkmcnt) an ``s_waitcnt`` immediate waits for; None = that counter not waited on."""
+    w = waitcnt.waits(simm16)
+    return w.get("vmcnt"), w.get("lgkmcnt")
 
 
 def simulate_loop(iteration: Callable[[int], list[Item]], name: str = "loop", iters: int = 4) -> Report:

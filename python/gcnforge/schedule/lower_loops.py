@@ -36,6 +36,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect import AllocaOp, BranchOp, FuncOp, KernelOp, WaitOp  # re-exported by the package
+from gcnforge.isa import waitcnt
 from gcnforge.dialect.types import UNALLOCATED, VALUE, AGPRType, ReadTokenType, RegisterType, SGPRType, VGPRType, WriteTokenType
 from gcnforge.schedule.expr import SCHED_ATTR
 
@@ -78,11 +79,8 @@ def _insert_before(op: Operation, anchor: Operation) -> None:
 
 
 def _waitcnt(vm: int | None, lgkm: int | None) -> InstOp:
-    """``s_waitcnt`` simm16 (gfx9: vmcnt [3:0] + [15:14], expcnt [6:4], lgkmcnt [11:8];
-    ISA guide 4.4); None = don't wait on that counter."""
-    v = 63 if vm is None else min(vm, 63)
-    g = 15 if lgkm is None else min(lgkm, 15)
-    return _inst("s_waitcnt", imms=((v & 0xF) | (0x7 << 4) | (g << 8) | ((v >> 4) << 14),))
+    """``s_waitcnt`` for these counts; None = don't wait on that counter."""
+    return _inst("s_waitcnt", imms=(waitcnt.pack(vmcnt=vm, lgkmcnt=lgkm),))
 
 
 def _counters(op: Operation) -> tuple[str, ...]:

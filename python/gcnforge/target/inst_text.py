@@ -21,27 +21,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import InstOp, constant_of
 from gcnforge.dialect.types import RegisterType, SpecialRegType
-
-# s_waitcnt simm16 on gfx9 (ISA guide 4.4): vmcnt[3:0] bits 3:0, expcnt bits 6:4,
-# lgkmcnt bits 11:8, vmcnt[5:4] bits 15:14.
-VM_MAX, EXP_MAX, LGKM_MAX = 63, 7, 15
-
-
-def pack_waitcnt(vm: int = VM_MAX, exp: int = EXP_MAX, lgkm: int = LGKM_MAX) -> int:
-    return (vm & 0xF) | ((vm >> 4) & 3) << 14 | (exp & 7) << 4 | (lgkm & 0xF) << 8
-
-
-def unpack_waitcnt(v: int) -> tuple[int, int, int]:
-    return (v & 0xF) | ((v >> 14) & 3) << 4, (v >> 4) & 7, (v >> 8) & 0xF
-
-
-def waitcnt_text(v: int) -> str:
-    vm, exp, lgkm = unpack_waitcnt(v)
-    parts = [f"vmcnt({vm})" if vm != VM_MAX else "", f"expcnt({exp})" if exp != EXP_MAX else "",
-             f"lgkmcnt({lgkm})" if lgkm != LGKM_MAX else ""]
-    parts = [p for p in parts if p]
-    return " ".join(parts) if parts else "vmcnt(63) expcnt(7) lgkmcnt(15)"
-
+from gcnforge.isa import inline, waitcnt
 
 def _const_text(v: SSAValue, optype: str, hexa: bool = False) -> str:
     c = constant_of(v)
@@ -50,10 +30,11 @@ def _const_text(v: SSAValue, optype: str, hexa: bool = False) -> str:
         raise Diagnostic("constant operand without a value (an unlowered amdgcn.lds_alloc?)", _where(v))
     if isinstance(c, float) or isinstance(t, AnyFloat):
         c = float(c)
-        cls = isa_info.classify_float(c, 64 if optype.endswith("64") else 32)
+        width = 64 if optype.endswith("64") else 32
+        cls = isa_info.classify_float(c, width)
         if cls == "inline":
-            if abs(c - 0.15915494309189535) < 1e-6:
-                return "0.15915494"
+            if c != 0.0 and c not in inline.PLAIN_FLOATS:  # 1/(2*pi), however it was written
+                return inline.INV_2PI_TEXT[width]
             return repr(c)
         if optype.endswith("16"):
             return hex(struct.unpack("<H", struct.pack("<e", c))[0])
@@ -146,7 +127,7 @@ def inst_text(op: InstOp, label_of=None) -> str:
         if not s.ssa:
             v = imms[ii] if ii < len(imms) else 0
             ii += 1
-            items.append(waitcnt_text(v) if o.kind == "waitcnt" else (hex(v) if o.kind == "imm" else str(v)))
+            items.append(waitcnt.text(v) if o.kind == "waitcnt" else (hex(v) if o.kind == "imm" else str(v)))
             continue
         if si in offs:
             # an absent optional destination (a non-returning atomic) has no text in LLVM's

@@ -10,33 +10,8 @@ import re
 from gcnforge.asm.core import Codec, KindHandler, OperandValue, register_codec, register_kind
 from gcnforge.asm.operands import Tok, parse_int, src_code_valid
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa import waitcnt
 from gcnforge.isa.schema import OperandKind
-
-# -- s_waitcnt (gfx9: vmcnt[3:0]+[15:14], expcnt[6:4], lgkmcnt[11:8]; ISA guide 4.4) ----
-VMCNT_MAX, EXPCNT_MAX, LGKMCNT_MAX = 63, 7, 15
-
-
-def waitcnt_decode(v: int) -> tuple[int, int, int]:
-    return (v & 0xF) | ((v >> 14) & 3) << 4, (v >> 4) & 7, (v >> 8) & 0xF
-
-
-def waitcnt_encode(vm: int, exp: int, lgkm: int) -> int:
-    # Unused bits (7, 12, 13) are left 0, as LLVM encodes them.
-    return (vm & 0xF) | ((vm >> 4) & 3) << 14 | (exp & 7) << 4 | (lgkm & 0xF) << 8
-
-
-def waitcnt_text(v: int) -> str:
-    vm, exp, lgkm = waitcnt_decode(v)
-    all_default = vm == VMCNT_MAX and exp == EXPCNT_MAX and lgkm == LGKMCNT_MAX
-    parts = []
-    if vm != VMCNT_MAX or all_default:
-        parts.append(f"vmcnt({vm})")
-    if exp != EXPCNT_MAX or all_default:
-        parts.append(f"expcnt({exp})")
-    if lgkm != LGKMCNT_MAX or all_default:
-        parts.append(f"lgkmcnt({lgkm})")
-    return " ".join(parts)
-
 
 _WAIT_RE = re.compile(r"\s*(vmcnt|expcnt|lgkmcnt)(_sat)?\s*\(\s*([^)]*?)\s*\)\s*[&,]?\s*", re.I)
 
@@ -53,7 +28,7 @@ class WaitcntHandler(KindHandler):
                 raise Diagnostic(f"s_waitcnt immediate {text} out of range (16 bits)", tok.loc(st.loc))
             st.fields[op.field] = iv & 0xFFFF
             return
-        vm, exp, lgkm = VMCNT_MAX, EXPCNT_MAX, LGKMCNT_MAX
+        vm, exp, lgkm = waitcnt.MAX["vmcnt"], waitcnt.MAX["expcnt"], waitcnt.MAX["lgkmcnt"]
         seen = set()
         for tok in toks:
             if tok.text == "&":
@@ -66,7 +41,7 @@ class WaitcntHandler(KindHandler):
                     raise Diagnostic(f"invalid s_waitcnt operand '{text[pos:]}': expected vmcnt(N), expcnt(N) or "
                                      "lgkmcnt(N)", Tok(text, tok.col + pos).loc(st.loc))
                 name, sat, val = m.group(1).lower(), m.group(2), parse_int(m.group(3))
-                mx = {"vmcnt": VMCNT_MAX, "expcnt": EXPCNT_MAX, "lgkmcnt": LGKMCNT_MAX}[name]
+                mx = waitcnt.MAX[name]
                 at = Tok(m.group(3), tok.col + m.start(3)).loc(st.loc)
                 if val is None or val < 0 or (val > mx and not sat):
                     raise Diagnostic(f"{name} value '{m.group(3)}' out of range: expected 0..{mx}", at)
@@ -81,10 +56,10 @@ class WaitcntHandler(KindHandler):
                     exp = val
                 else:
                     lgkm = val
-        st.fields[op.field] = waitcnt_encode(vm, exp, lgkm)
+        st.fields[op.field] = waitcnt.pack(vm, exp, lgkm)
 
     def text(self, codec, di, op, pc, symbolize):
-        return waitcnt_text(di.fields[op.field])
+        return waitcnt.text(di.fields[op.field])
 
     def value(self, codec, di, op):
         return OperandValue(op.name, value=di.fields[op.field])
