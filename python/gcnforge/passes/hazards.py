@@ -6,7 +6,7 @@ GCNHazardRecognizer (gfx940 paths) and ROCm rocRoller's gfx94x wait-state observ
 Each rule: a first instruction, a later one, the registers that connect them, and the
 wait states required between them. One wait state is one issued instruction; ``s_nop N``
 provides N+1. Pass counts of MFMAs are cycles / 4, from AMD's Matrix Instruction
-Calculator (``emulator/data/mfma_layouts.json``).
+Calculator (``gcnforge.isa.mfma``).
 
 Rules (wait states):
   VALU writes SGPR            -> VMEM/FLAT reads that SGPR                 5
@@ -44,10 +44,7 @@ and changes nothing. Pre: registers allocated. Post: every rule above is satisfi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -57,6 +54,7 @@ from xdsl.passes import ModulePass
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
+from gcnforge.isa import mfma as isa_mfma
 from gcnforge.passes.machine import MInst, MInstCache
 
 _EXEC_LO = ("x", "exec_lo")
@@ -68,22 +66,7 @@ LANE_SELECT = ("v_readlane_b32", "v_writelane_b32")
 READS_EXEC_LANE = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
 
 
-@cache
-def _passes_table() -> dict[str, int]:
-    p = Path(__file__).resolve().parents[1] / "emulator" / "data" / "mfma_layouts.json"
-    try:
-        d = json.loads(p.read_text())["instructions"]
-        return {k: max(2, v["cycles"] // 4) for k, v in d.items()}
-    except (OSError, KeyError, ValueError):
-        return {}
-
-
-def mfma_passes(mnemonic: str) -> int:
-    base = mnemonic.removesuffix("_e64")
-    p = _passes_table().get(base)
-    if p is not None:
-        return p
-    return 16  # unknown (e.g. v_smfmac): assume the longest, which is always safe
+mfma_passes = isa_mfma.passes
 
 
 def _sgprs(units) -> set:

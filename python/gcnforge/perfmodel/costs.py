@@ -8,10 +8,7 @@ Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers 
   emulator uses the same 4-cycle VALU cost).
 * MFMA: the matrix core is busy for the instruction's cycle count, which AMD's Matrix
   Instruction Calculator (ROCm/amd_matrix_instruction_calculator, ``-a CDNA3``, "Execution
-  cycles") prints for every dense CDNA3 MFMA; those figures are committed in
-  ``gcnforge/emulator/data/mfma_layouts.json`` and read from there (pass count = cycles / 4).
-  Sparse ``v_smfmac_*`` are not in that table: they take the cycles of the dense MFMA with
-  the same M x N and input type and twice K (same work per pass; an approximation).
+  cycles") prints for every CDNA3 MFMA and SMFMAC; ``gcnforge.isa.mfma`` holds them.
   Independent MFMAs queue on the one matrix pipe; a dependent MFMA (srcC = previous vdst)
   issues when the previous one has finished (the ISA guide's hazard table needs no extra
   wait states for an exactly overlapping srcC), so ``latency == busy``.
@@ -26,9 +23,9 @@ Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers 
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from pathlib import Path
+
+from gcnforge.isa import mfma as isa_mfma
 
 ISSUE = 4
 
@@ -54,27 +51,13 @@ LATENCY = {
 LDS_BYTES_PER_CLK = 128
 VMEM_BYTES_PER_CLK = 64
 
-_MFMA_JSON = Path(__file__).resolve().parent.parent / "emulator" / "data" / "mfma_layouts.json"
-
-
-@cache
-def _mfma_table() -> dict[str, dict]:
-    return json.loads(_MFMA_JSON.read_text())["instructions"]
-
-
-@cache
-def mfma_cycles_table() -> dict[str, int]:
-    return {name: int(v["cycles"]) for name, v in _mfma_table().items()}
-
-
 def mfma_flops(base: str) -> int:
     """Floating-point (or integer) operations of one MFMA: 2 * M * N * K * blocks (the
     calculator's shape; sparse ``v_smfmac`` count the dense K they stand for)."""
-    name = base.removesuffix("_vgprcd").removesuffix("_e64")
-    v = _mfma_table().get(name)
+    v = isa_mfma.info(base)
     if v is None:
         raise KeyError(f"no MFMA shape for '{base}'")
-    return 2 * int(v["m"]) * int(v["n"]) * int(v["k"]) * int(v.get("blocks", 1))
+    return v.flops
 
 
 @cache
@@ -99,24 +82,8 @@ def issue_cycles(sem: str, base: str) -> int:
 
 
 def mfma_cycles(base: str) -> int:
-    """Matrix-core cycles of one MFMA (``base`` without ``_e64``/``_vgprcd`` suffixes)."""
-    tab = mfma_cycles_table()
-    name = base.removesuffix("_vgprcd").removesuffix("_e64")
-    if name in tab:
-        return tab[name]
-    if name.startswith("v_smfmac_"):
-        # v_smfmac_f32_32x32x16_f16 ~ v_mfma_f32_32x32x8_f16 (K halved: the sparse half)
-        parts = name.removeprefix("v_smfmac_").split("_")
-        if len(parts) >= 3 and "x" in parts[1]:
-            m, n, k = parts[1].split("x")[:3]
-            dense = f"v_mfma_{parts[0]}_{m}x{n}x{int(k) // 2}_{'_'.join(parts[2:])}"
-            if dense in tab:
-                return tab[dense]
-    # unknown shape: by block size (32x32: 32, 16x16: 16, 4x4: 8 cycles, the common case)
-    for tag, cyc in (("32x32", 32), ("16x16", 16), ("4x4", 8)):
-        if tag in name:
-            return cyc
-    return 16
+    """Matrix-core cycles of one MFMA (``gcnforge.isa.mfma``; an unknown one as the longest)."""
+    return isa_mfma.cycles(base)
 
 
 def cost(sem: str, base: str, data_dwords: int) -> tuple[str | None, int, int]:
