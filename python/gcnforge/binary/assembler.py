@@ -334,6 +334,7 @@ class Assembler:
         addrs = section_addresses(self.target, self.cov, placeholders, symbols, kernel_records, self.metadata,
                                   len(relocs))
         datas: dict[str, bytearray] = {}
+        encoded: dict[int, bytes] = {}  # id(ParsedInst) -> bytes, for the shared label-free ones
         for sec in self.sections.values():
             out_name, base = self._placement.get(sec.name, (sec.name, 0))
             buf = bytearray(sec.size if not sec.nobits else 0)
@@ -343,7 +344,17 @@ class Assembler:
                     if kind not in ("pad", "fill") or (kind == "fill" and payload[2]):
                         raise Diagnostic(f"cannot put data in NOBITS section {sec.name}", loc)
                     continue
-                if kind == "inst":
+                if kind == "inst" and not payload.fixups:
+                    # no label or symbol: the bytes do not depend on the address, and pass 1
+                    # shares one ParsedInst among all lines with the same text
+                    enc = encoded.get(id(payload))
+                    if enc is None:
+                        enc = encoded[id(payload)] = payload.encode(base + off)
+                        if len(enc) != payload.size:
+                            raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected "
+                                             f"{payload.size}", loc)
+                    buf[off:off + len(enc)] = enc
+                elif kind == "inst":
                     def resolve(name: str, _loc=loc, _out=out_name) -> int:
                         # Addresses are offsets in the output section, so code may refer to labels in
                         # other input sections that ld.lld would merge into the same one (.text.*).
