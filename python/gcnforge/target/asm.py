@@ -66,11 +66,16 @@ class Counts:
 
 def register_counts(k: Operation) -> Counts:
     top = {"v": 0, "a": 0, "s": 0}
+    seen: set[int] = set()  # types are shared objects: look at each one once
     for op in k.walk():
-        for v in (*op.results, *op.operands):
-            t = v.type
-            if isinstance(t, RegisterType) and t.is_allocated:
-                top[t.FILE] = max(top[t.FILE], t.begin.data + t.width)
+        for vals in (op.results, op.operands):
+            for v in vals:
+                t = v.type
+                if id(t) in seen:
+                    continue
+                seen.add(id(t))
+                if isinstance(t, RegisterType) and t.is_allocated:
+                    top[t.FILE] = max(top[t.FILE], t.begin.data + t.width)
     return Counts(top["v"], top["a"], top["s"])
 
 

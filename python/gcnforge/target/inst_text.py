@@ -105,7 +105,38 @@ def _plan(mnemonic: str):
     return tuple((o, None if o.kind == "special" else isa_info._slot(o)) for o in inf.inst.operands)  # noqa: SLF001
 
 
+# (inst, off, imms, mods, operand types) -> text, for ops whose operands are all registers:
+# their text is a function of those attributes alone, and unrolled kernels repeat them.
+_TEXT: dict[tuple, str] = {}
+_TEXT_MAX = 1 << 16
+
+
 def inst_text(op: InstOp, label_of=None) -> str:
+    attrs = op.attributes
+    types = tuple([v.type for v in op.operands])
+    key = None
+    for t in types:
+        if not isinstance(t, RegisterType | SpecialRegType):
+            break
+    else:
+        key = (attrs.get("inst"), attrs.get("off"), attrs.get("imms"), attrs.get("mods"), types)
+        text = _TEXT.get(key)
+        if text is not None:
+            return text
+    text = _inst_text(op, label_of)
+    if key is not None and not _has_label(op.mnemonic):
+        if len(_TEXT) >= _TEXT_MAX:
+            _TEXT.clear()
+        _TEXT[key] = text
+    return text
+
+
+@cache
+def _has_label(mnemonic: str) -> bool:
+    return any(o.kind == "label" for o, _ in _plan(mnemonic))
+
+
+def _inst_text(op: InstOp, label_of=None) -> str:
     inf = op.info
     if inf is None:
         raise Diagnostic(f"unknown instruction '{op.mnemonic}'", f"'{op.name}'")
