@@ -55,9 +55,12 @@ def fetch_wheel(cache: Path) -> Path | str:
     have = sorted(cache.glob("amd_aiter-*.whl"))
     if have:
         return have[-1]
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", AITER, "-d", str(cache)],
-                       capture_output=True, text=True)
-    have = sorted(cache.glob("amd_aiter-*.whl"))
+    for spec in (AITER, AITER.split("==")[0]):  # the pinned wheel, else the newest (rows may differ)
+        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", spec, "-d", str(cache)],
+                           capture_output=True, text=True)
+        have = sorted(cache.glob("amd_aiter-*.whl"))
+        if have:
+            break
     if r.returncode != 0 or not have:
         return f"pip download {AITER} failed: {(r.stderr or r.stdout).strip().splitlines()[-1:]}"
     return have[-1]

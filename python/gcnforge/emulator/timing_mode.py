@@ -93,9 +93,10 @@ class _Recorder:
                 a = sel.astype(np.uint64)
                 ln = np.union1d(a // np.uint64(LINE), (a + np.uint64(n - 1)) // np.uint64(LINE))
                 lines = tuple(int(x) for x in ln)
-                self.lines.update(lines)
                 sem = self.static[entry[0]].sem
                 kind = "atomic" if "atomic" in sem else "store" if "store" in sem else "load"
+                if kind != "store":
+                    self.lines.update(lines)  # read footprint (caps the HBM read estimate)
                 m = entry[1]
                 if m is None or m[0] == "lds":
                     entry[1] = (kind, lines, int(sel.size) * n)
@@ -107,7 +108,7 @@ class _Recorder:
 
 
 def _footprint(memory, lines: set[int]) -> float:
-    """Bytes of the live allocations the recorded lines fall in."""
+    """Bytes of the live allocations the recorded read lines fall in."""
     if not lines:
         return 0.0
     arr = np.fromiter((ln * LINE for ln in lines), dtype=np.uint64, count=len(lines))
