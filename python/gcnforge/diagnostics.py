@@ -30,9 +30,27 @@ class Diagnostic(Exception):
     def __init__(self, message: str, loc: object | None = None, notes: tuple[str, ...] = ()):
         super().__init__(message)
         self.message = message
-        self.loc = loc
+        self.op = loc if _is_op(loc) else None
+        self.loc = op_place(loc) if self.op is not None else loc
         self.notes = tuple(notes)
 
     def __str__(self) -> str:
         head = f"{self.loc}: error: {self.message}" if self.loc is not None else f"error: {self.message}"
         return "\n".join([head, *(f"note: {n}" for n in self.notes)])
+
+
+def _is_op(x: object) -> bool:
+    return hasattr(x, "parent_op") and hasattr(x, "location") and hasattr(x, "regions")
+
+
+def op_place(op) -> SourceLoc | str:
+    """Where an IR op (an xDSL ``Operation``; duck-typed, this module imports nothing) was
+    written: the ``file:line:col`` in its ``location`` (text) or the author's Python line
+    (builder), else its nearest located ancestor's; ``'op.name'`` when nothing is known."""
+    cur = op
+    while cur is not None:
+        loc = cur.location
+        if hasattr(loc, "filename") and hasattr(loc, "line") and hasattr(loc, "column"):
+            return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+        cur = cur.parent_op()
+    return f"'{op.name}'"

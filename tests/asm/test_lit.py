@@ -92,9 +92,10 @@ def test_without_lit_the_value_goes_inline():
     ("s_mov_b32 s0, lit(sym)", 15, "symbols"),
     ("s_addc_u32 s1, s1, lit(sym@rel32@hi+12)", 20, "symbols"),
     ("s_mov_b32 s0, lit()", 15, "not a valid operand"),
-    ("s_mov_b32 s0, lit(0x100000000)", 15, "invalid operand for instruction"),
-    ("s_mov_b64 s[0:1], lit(0x100000000)", 19, "invalid operand for instruction"),
-    ("s_mov_b64 s[0:1], lit(1.0)", 19, "floating-point"),
+    # a value that does not fit: LLVM 22 points at the value inside lit(
+    ("s_mov_b32 s0, lit(0x100000000)", 19, "invalid operand for instruction"),
+    ("s_mov_b64 s[0:1], lit(0x100000000)", 23, "invalid operand for instruction"),
+    ("s_mov_b64 s[0:1], lit(1.0)", 23, "floating-point"),
     # LLVM 22 silently encodes this with ONE literal (2) for both sources; we refuse it
     ("s_add_u32 s0, lit(2), 0x1234", 23, "only one 32-bit literal"),
     ("s_setpc_b64 lit(1)", 13, "must be a 2-dword scalar register"),

@@ -90,7 +90,7 @@ BAD = [
     ("\t.text\n\t.byte 256\n", "does not fit in 1 bytes"),
     ("\t.text\n\t.p2align 3, 0, 1, 2\n\t.p2align 40\n", "alignment exponent out of range"),
     ("\t.text\n\t.fill -1, 4, 0\n", "invalid .fill"),
-    ("\t.set a, b\n\t.set b, a\n\t.long a\n", "recursive definition"),
+    ("\t.set a, b\n\t.set b, a\n\t.long a\n", "cyclic dependency detected"),
     ("\t.text\n\t.globl missing\n", "declared but never defined"),
     ("\t.amdhsa_kernel k\n\t.amdhsa_next_free_vgpr 1\n", "expected .end_amdhsa_kernel"),
     ("\t.end_amdhsa_kernel\n", "without a matching start"),

@@ -49,9 +49,16 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
     labels: dict[str, int] = {}
     pc = 0
     errors: list[Diagnostic] = []
+    in_metadata = False  # the .amdgpu_metadata YAML block is data, not instructions
     for n, raw in enumerate(text.splitlines(), 1):
         if n > MAX_LINES:
             raise Diagnostic(f"input too large (more than {MAX_LINES} lines)", SourceLoc(filename, n, 1))
+        word = raw.split(None, 1)[0] if raw.strip() else ""
+        if in_metadata or word == ".amdgpu_metadata":
+            in_metadata = word != ".end_amdgpu_metadata"
+            if raw.strip():
+                lines.append(Line(SourceLoc(filename, n, 1), raw.rstrip() if in_metadata else word, None, pc))
+            continue
         body = _strip_comment(raw)
         col0 = 1
         # leading labels "name:" (several may share a line)

@@ -72,6 +72,15 @@ INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {
 _FLOAT_TEXT_TO_CODE = {v[0]: c for c, v in INLINE_FLOATS.items()}
 
 
+def reject_lds_direct(tok: "Tok", base: SourceLoc) -> None:
+    """Source code 254 (``lds_direct``) where the target has none (gfx942: see
+    ``gcnforge.isa.target.Target.has_lds_direct``)."""
+    from gcnforge.isa.target import TARGETS
+
+    if not TARGETS["gfx942"].has_lds_direct:
+        raise _err("lds_direct is not supported on this GPU", tok, base)
+
+
 def is_special_src(text: str) -> bool:
     """``src_shared_base``, ``vccz``, ``scc``... (registers in LLVM's sense, not constants)."""
     return text.lower() in _SRC_ALIASES
@@ -255,11 +264,29 @@ def parse_float(text: str) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def f32_bits(v: float) -> int | None:
+def _lossless(v: float, fmt: str, min_normal: float) -> int | None:
+    """IEEE bits of ``v`` in a narrower float format, or None where LLVM's assembler rejects
+    the literal: overflow, or underflow that loses precision (AMDGPUAsmParser's
+    ``canLosslesslyConvertToFPType`` allows rounding, not overflow or inexact tininess:
+    ``1.5e-50`` or ``1e-40`` for f32 are errors, the exact denormal ``2**-140`` is not)."""
     try:
-        return struct.unpack("<I", struct.pack("<f", v))[0]
+        b = struct.pack("<" + fmt, v)
     except OverflowError:
         return None
+    r = struct.unpack("<" + fmt, b)[0]
+    if r != v and abs(v) < min_normal:
+        return None
+    return int.from_bytes(b, "little")
+
+
+def f32_bits(v: float) -> int | None:
+    """binary32 bits of ``v`` (None: not representable without overflow/underflow)."""
+    return _lossless(v, "f", 2.0 ** -126)
+
+
+def f16_bits(v: float) -> int | None:
+    """binary16 bits of ``v`` (None: not representable without overflow/underflow)."""
+    return _lossless(v, "e", 2.0 ** -14)
 
 
 def f64_bits(v: float) -> int:
@@ -408,6 +435,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
     if low in _SRC_ALIASES:
         if _SRC_ALIASES[low] == 254 and not vgpr:
             raise _err(f"invalid operand for instruction: {what} cannot be lds_direct (vector ALU only)", tok, base)
+        if _SRC_ALIASES[low] == 254:
+            reject_lds_direct(tok, base)
         return SrcResult(_SRC_ALIASES[low])
     iv = parse_int(text)
     if iv is not None:
@@ -463,6 +492,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
         b = f32_bits(fv)
         if b is None:
             raise _err(f"floating-point literal {text} out of range for f32", tok, base)
+        if b <= 64:  # an exact denormal whose bits are an inline integer (LLVM 22)
+            return SrcResult(inline_int_code(b))
         return SrcResult(LITERAL, b)
     raise _err(f"invalid {what} '{text}': expected a register, inline constant or literal", tok, base)
 
@@ -487,6 +518,9 @@ def encode_forced_literal(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype:
         raise _err(f"not a valid operand: lit() takes a constant integer or float expression, got '{inner}'"
                    + (" (symbols are not allowed)" if inner else ""), tok, base)
     bad = f"invalid operand for instruction: {text} does not fit the literal of {what}"
+    raw = tok.text
+    tok = Tok(raw, tok.col + raw.index("(") + 1 + len(raw[raw.index("(") + 1:]) - len(raw[raw.index("(") + 1:].lstrip()))
+    # (LLVM 22 reports a value that does not fit at the value inside ``lit(``)
     if iv is not None:
         i16 = optype.lower() in ("i16", "u16", "b16")
         hi = 1 << (16 if cls == "f16" or i16 else 32)
@@ -500,10 +534,10 @@ def encode_forced_literal(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype:
         # only the high dword is encoded; LLVM 22 warns and drops nonzero low bits
         return SrcResult(LITERAL, f64_bits(fv) >> 32)
     if cls in ("f16", "v2f16"):
-        try:
-            return SrcResult(LITERAL, struct.unpack("<H", struct.pack("<e", fv))[0])
-        except OverflowError:
-            raise _err(f"{bad} (out of range for f16)", tok, base) from None
+        h = f16_bits(fv)
+        if h is None:
+            raise _err(f"{bad} (out of range for f16)", tok, base)
+        return SrcResult(LITERAL, h)
     b = f32_bits(fv)
     if b is None:
         raise _err(f"{bad} (out of range for f32)", tok, base)

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from gcnforge.asm.core import Codec, DecodedInst, EncState, OperandValue, ParsedInst
 from gcnforge.asm.kinds import reg_value, src_value
-from gcnforge.asm.operands import LITERAL, VGPR_BASE, Tok, format_reg, format_sreg, parse_float, parse_int, \
+from gcnforge.asm.operands import LITERAL, VGPR_BASE, Tok, f16_bits, f32_bits, format_reg, format_sreg, parse_float, \
+    parse_int, \
     parse_reg, sreg_code, sreg_valid, src_code_valid
 from gcnforge.asm.literal import split_lit
 from gcnforge.asm.vop_src import encode_const, encode_reg9, format_src, split_mods
@@ -250,8 +251,10 @@ class VopCodec(Codec):
         fv = parse_float(tok.text)
         if fv is None:
             raise Diagnostic(f"invalid constant '{tok.text}' for {op.name}: expected a number", tok.loc(st.loc))
-        import struct
-        b = struct.unpack("<H", struct.pack("<e", fv))[0] if f16 else struct.unpack("<I", struct.pack("<f", fv))[0]
+        b = f16_bits(fv) if f16 else f32_bits(fv)
+        if b is None:
+            raise Diagnostic(f"invalid operand for instruction: {tok.text} is out of range for "
+                             f"{'f16' if f16 else 'f32'}", tok.loc(st.loc))
         st.set_literal(b, tok)
 
     def has_literal(self, inst: Instruction, fields: dict[str, int]) -> bool:

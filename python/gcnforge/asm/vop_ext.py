@@ -107,6 +107,10 @@ class DppCodec(VopCodec):
         super().finish(st, toks)
         if _dp_alu(st.inst) and "dpp_ctrl" not in st.extra:
             raise Diagnostic(f"'{st.inst.mnemonic}' needs a DPP control (row_newbcast:N on the DP ALU)", st.loc)
+        if "dpp_ctrl" not in st.extra:  # LLVM 22 has no default control: "too few operands"
+            raise Diagnostic(f"too few operands for instruction: '{st.inst.mnemonic}' needs a DPP control "
+                             "(quad_perm:[...], row_shl:N, row_shr:N, row_ror:N, wave_*, row_mirror, "
+                             "row_half_mirror, row_bcast:N)", st.loc)
 
     def modifier_text(self, di):
         f = di.fields

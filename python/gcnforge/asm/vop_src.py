@@ -26,8 +26,9 @@ import struct
 
 from gcnforge.asm.literal import f64_literal_text, forces_lit, format_forced, is_lit_form
 from gcnforge.asm.operands import (
-    INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f32_bits, f64_bits, format_reg,
-    encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg, sreg_code,
+    INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f16_bits, f32_bits, f64_bits, format_reg,
+    encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg, reject_lds_direct,
+    sreg_code,
 )
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -81,11 +82,7 @@ def split_mods(text: str) -> tuple[str, bool, bool, bool]:
     return t.strip(), neg, absm, sext
 
 
-def _f16_bits(v: float) -> int | None:
-    try:
-        return struct.unpack("<H", struct.pack("<e", v))[0]
-    except OverflowError:
-        return None
+_f16_bits = f16_bits
 
 
 def _err(msg: str, tok: Tok, loc: SourceLoc) -> Diagnostic:
@@ -160,16 +157,22 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
         h = _f16_bits(fv)
         if h is not None and h in _F16_INLINE:
             return _F16_INLINE[h], None
+        if h is not None and h <= 64:  # an exact denormal whose bits are an inline integer (LLVM 22)
+            return inline_int_code(h), None
         if not literal_ok:
             raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
         if h is None:
             raise _err(f"floating-point literal {core} out of range for f16", tok, loc)
         return LITERAL, h
     b = f32_bits(fv)
+    if nb == 16 and f16_bits(fv) is None:  # LLVM checks a float for a 16-bit integer operand as f16
+        raise _err(f"floating-point literal {core} out of range for a 16-bit operand", tok, loc)
     if b is None:
         raise _err(f"floating-point literal {core} out of range for f32", tok, loc)
     if b in _F32_INLINE and (abs(fv - 1 / (2 * math.pi)) < 1e-7 or _F32_INLINE[b] != 248):
         return _F32_INLINE[b], None
+    if b <= 64:  # an exact denormal whose bits are an inline integer (LLVM 22)
+        return inline_int_code(b), None
     if not literal_ok:
         raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
     return LITERAL, b
@@ -183,6 +186,8 @@ def encode_reg9(core: str, tok: Tok, loc: SourceLoc, dwords: int, *, sgpr: bool,
     low = core.lower()
     if ref is None:
         if low in _SRC_NAMES and sgpr:
+            if _SRC_NAMES[low] == 254:
+                reject_lds_direct(tok, loc)
             return _SRC_NAMES[low], low
         return None
     if ref.file in ("v", "a"):

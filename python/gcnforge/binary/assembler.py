@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass, field
 
 from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, KernelRecord, link, section_addresses
-from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr
+from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr, symbols_in
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
 from gcnforge.binary.metadata import parse_metadata_yaml
 from gcnforge.binary.statements import Statement, split_statements
@@ -60,6 +60,7 @@ class _SymAttr:
     visibility: str = "DEFAULT"
     type: str = "NOTYPE"
     size: tuple[Node, SourceLoc] | None = None
+    loc: SourceLoc | None = None  # first directive naming the symbol (for "never defined")
 
 
 class Assembler:
@@ -80,8 +81,33 @@ class Assembler:
         self._placement: dict[str, tuple[str, int]] = {}
 
     # -- symbols ------------------------------------------------------------------------
-    def _attr(self, name: str) -> _SymAttr:
-        return self.attrs.setdefault(name, _SymAttr())
+    def _attr(self, name: str, loc: SourceLoc | None = None) -> _SymAttr:
+        a = self.attrs.setdefault(name, _SymAttr())
+        if a.loc is None:
+            a.loc = loc
+        return a
+
+    def _assign(self, name: str, node: Node, loc: SourceLoc) -> None:
+        """``.set name, expr`` / ``name = expr``. As in LLVM MC, a redefinition may use the
+        old value (``.set x, 1`` then ``.set x, x+1``), but a symbol that reaches itself
+        through not-yet-defined symbols is a cycle (``.set x, x+1``; ``.set y, x`` then
+        ``.set x, y``): an error where LLVM reports it, not a symbol that never evaluates."""
+        if name in self.sets and name in symbols_in(node):
+            node = _substitute(node, name, self.sets[name][0])
+        seen: set[str] = set()
+        todo = list(symbols_in(node))
+        while todo:
+            s = todo.pop()
+            if s == name:
+                raise Diagnostic(f"cyclic dependency detected for symbol '{name}'",
+                                 SourceLoc(loc.file, loc.line, loc.col + node.col))
+            if s in seen:
+                continue
+            seen.add(s)
+            if s in self.sets and s not in self.labels:
+                todo.extend(symbols_in(self.sets[s][0]))
+        self.sets[name] = (node, loc)
+        self._memo.clear()
 
     def lookup(self, name: str) -> Value:
         if name in self.labels:
@@ -164,8 +190,7 @@ class Assembler:
                 self._emit("inst", parsed.size, parsed, st.loc)
                 continue
             if st.kind == "assign":
-                self.sets[st.name] = (parse_expr(st.args, st.args_loc), st.args_loc)
-                self._memo.clear()
+                self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
                 continue
             d = st.name
             if d == ".amdhsa_kernel":
@@ -255,7 +280,7 @@ class Assembler:
             self.cov = v
         elif d in (".globl", ".global", ".weak", ".local"):
             for name in names(args, loc):
-                self._attr(name).binding = {".weak": "WEAK", ".local": "LOCAL"}.get(d, "GLOBAL")
+                self._attr(name, loc).binding = {".weak": "WEAK", ".local": "LOCAL"}.get(d, "GLOBAL")
         elif d in (".protected", ".hidden", ".internal"):
             for name in names(args, loc):
                 self._attr(name).visibility = d[1:].upper()
@@ -278,8 +303,8 @@ class Assembler:
             parts = args.split(",", 1)
             if len(parts) != 2 or not is_ident(parts[0].strip()):
                 raise Diagnostic(f"expected '{d} name, expression'", loc)
-            self.sets[parts[0].strip()] = (parse_expr(parts[1], shift(loc, len(parts[0]) + 1)), loc)
-            self._memo.clear()
+            vloc = shift(loc, len(parts[0]) + 1)
+            self._assign(parts[0].strip(), parse_expr(parts[1], vloc), vloc)
         elif d in (".p2align", ".p2alignl", ".p2alignw", ".balign", ".balignl", ".balignw", ".align"):
             vals = [self._now(a, loc) if a.strip() else None for a in split_args(args)]
             if not vals or vals[0] is None:
@@ -488,7 +513,7 @@ class Assembler:
             if name not in self.labels and name not in self.sets:
                 if attr.binding != "LOCAL" or attr.size is not None:
                     raise Diagnostic(f"symbol '{name}' is declared but never defined (undefined symbols need a "
-                                     "linker with dynamic relocations; define it in this file)")
+                                     "linker with dynamic relocations; define it in this file)", attr.loc)
         all_names = list(self.labels) + [n for n in self.sets if n not in self.labels]
         for name in all_names:
             if name.startswith(".L"):
@@ -515,6 +540,15 @@ class Assembler:
                 else:
                     out.append(InputSymbol(name, None, v & 0xFFFFFFFFFFFFFFFF, size, attr.type, attr.binding, attr.visibility))
         return out
+
+
+def _substitute(node: Node, name: str, by: Node) -> Node:
+    """``node`` with every use of symbol ``name`` replaced by the tree ``by``."""
+    if node.kind == "sym":
+        return by if node.value == name else node
+    if not node.args:
+        return node
+    return Node(node.kind, node.value, tuple(_substitute(a, name, by) for a in node.args), node.col)
 
 
 def _align_up(x: int, a: int) -> int:

@@ -62,10 +62,11 @@ def _load_python(path: Path):
 
 def _load_mlir(path: Path):
     from gcnforge.cli._source import read_text
-    from gcnforge.perfmodel.frontends import parse_mlir  # located parse/verify/nesting errors
+    from gcnforge.dialect.source import parse_module  # every op located; located parse/verify errors
+    from gcnforge.schedule.dialect import context  # the loop ops too
 
     text, name = read_text(str(path))
-    return parse_mlir(text, name)
+    return parse_module(text, name, context())
 
 
 def load(path: Path):

@@ -56,32 +56,18 @@ class LocatedError(DiagnosticException):
     """A verifier error at the ``file:line:col`` of the op that failed."""
 
 
-class _LocatingParser(Parser):
-    """Records where each operation starts, so verifier errors can point at the text."""
-
-    def __init__(self, *args, locs: dict[int, Span], **kw):
-        super().__init__(*args, **kw)
-        self._locs = locs
-
-    def parse_operation(self) -> Operation:
-        span = self._current_token.span
-        op = super().parse_operation()
-        self._locs[id(op)] = span
-        return op
-
-
 class GcnforgeOptMain(xDSLOptMain):
     version_format = "gcnforge-opt (xdsl {xdsl_version})"
 
     def register_all_frontends(self):
         super().register_all_frontends()
-        self._locs: dict[int, Span] = {}
         self._line_offset = 0
 
         def parse_mlir(io):
-            self._locs = {}
-            return _LocatingParser(
-                self.ctx, io.read(), self.get_input_name(), locs=self._locs
+            from gcnforge.dialect.source import LocatingParser
+
+            return LocatingParser(
+                self.ctx, io.read(), self.get_input_name(), line_offset=self._line_offset
             ).parse_module(not self.args.no_implicit_module)
 
         self.available_frontends["mlir"] = parse_mlir
@@ -93,33 +79,39 @@ class GcnforgeOptMain(xDSLOptMain):
     def apply_passes(self, prog):
         if not self.args.disable_verify:
             self._verify_located(prog)
-        super().apply_passes(prog)
+        try:
+            super().apply_passes(prog)
+        except (VerifyException, DiagnosticException) as e:  # xDSL's checks inside/after a pass
+            if isinstance(e, Diagnostic):
+                raise
+            raise LocatedError(self._after_pass(prog, str(e))) from None
+
+    def _after_pass(self, prog: Operation, msg: str) -> str:
+        """An xDSL error escaping a pass names no op: find the first op that does not
+        verify now and report there (else the message as it is, marked as an error)."""
+        try:
+            self._verify_located(prog)
+        except LocatedError as located:
+            return str(located)
+        first = msg.splitlines()[0] if msg else "pass failed"
+        return first if first.lstrip().startswith(("error:",)) or ": error:" in first else f"error: {first}"
 
     def _verify_located(self, prog: Operation) -> None:
         """Verify op by op (outermost first) and report the first failure at its text."""
         for op in prog.walk():
             try:
-                try:
-                    op.verify_()
-                except VerifyException:
-                    raise
                 op.verify(verify_nested_ops=False)
             except (VerifyException, DiagnosticException) as e:
-                msg = str(e).splitlines()[0] if isinstance(e, VerifyException) else "operation does not verify"
+                msg = str(e).splitlines()[0] if str(e) else "operation does not verify"
                 raise LocatedError(self._where(op, msg)) from None
 
     def _where(self, op: Operation, msg: str) -> str:
-        span = self._locs.get(id(op))
-        if span is None:
-            return f"error: {op.name}: {msg}"
-        loc = span.get_location()
-        start = span.input.get_start_of_line(span.start)
-        line = span.input.content[start : span.input.get_end_of_line(span.start)]
-        if isinstance(line, bytes):
-            line = line.decode("utf-8", "replace")
-        where = f"{self.get_input_name()}:{loc.line + self._line_offset}:{loc.col}"
-        return f"{where}: error: {msg}\n{line}\n{' ' * (loc.col - 1)}^"
+        from gcnforge.dialect.source import loc_of
 
+        loc = loc_of(op)
+        if loc is None:
+            return f"'{op.name}': error: {msg}"
+        return f"{loc}: error: {msg}"
 
     def register_all_dialects(self):
         super().register_all_dialects()

@@ -241,7 +241,9 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(
                     f"workgroup_size must be 3 positive sizes with at most 1024 work-items, got {list(dims)}"
                 )
-        if self.body.blocks and self.body.blocks[0].args:
+        if not self.body.blocks:  # the passes and the emitter need an entry block
+            raise VerifyException("a kernel needs a body: at least a block ending in amdgcn.end")
+        if self.body.blocks[0].args:
             raise VerifyException("a kernel's entry block takes no arguments (use amdgcn.load_arg)")
         _check_terminated(self, "a kernel")
 

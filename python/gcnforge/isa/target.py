@@ -37,6 +37,9 @@ class Target:
     has_agprs: bool = True
     has_packed_fp32: bool = True
     max_flat_workgroup_size: int = 1024
+    # LDS-direct source operand (code 254): LLVM 22 rejects it on gfx90a and later
+    # ("lds_direct is not supported on this GPU"); the CDNA3 ISA guide lists no LDS-direct reads.
+    has_lds_direct: bool = False
 
 
 TARGETS: dict[str, Target] = {

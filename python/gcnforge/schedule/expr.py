@@ -53,19 +53,24 @@ def op_label(op: Operation, pos: int | None = None) -> str:
     return f"'{head}{text}'{where}"
 
 
+MAX_SCHED_VALUE = 1 << 16
+
+
 def explicit_sched(op: Operation) -> Sched | None:
     a = op.attributes.get(SCHED_ATTR)
     if a is None:
         return None
     if not isinstance(a, DenseArrayBase):
-        raise Diagnostic(f"{op_label(op)}: sched must be array<i64: delay, rate[, stage]>, got {a}", op.name)
+        raise Diagnostic(f"{op_label(op)}: sched must be array<i64: delay, rate[, stage]>, got {a}", op)
     v = [int(x) for x in a.get_values()]  # type: ignore[union-attr]
     if len(v) not in (2, 3):
-        raise Diagnostic(f"{op_label(op)}: sched takes (delay, rate[, stage]), got {v}", op.name)
+        raise Diagnostic(f"{op_label(op)}: sched takes (delay, rate[, stage]), got {v}", op)
     d, r = v[0], v[1]
     s = v[2] if len(v) == 3 else 0
     if d < 0 or r < 1 or s < 0:
-        raise Diagnostic(f"{op_label(op)}: sched needs delay >= 0, rate >= 1, stage >= 0; got {v}", op.name)
+        raise Diagnostic(f"{op_label(op)}: sched needs delay >= 0, rate >= 1, stage >= 0; got {v}", op)
+    if max(d, r, s) > MAX_SCHED_VALUE:  # expansion time grows with them (bounded work on any input)
+        raise Diagnostic(f"{op_label(op)}: sched values must be at most {MAX_SCHED_VALUE}; got {v}", op)
     return Sched(s, d, r)
 
 

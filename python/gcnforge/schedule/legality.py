@@ -102,7 +102,7 @@ def _bufs(op: Operation) -> tuple[int, int] | None:
         v = [int(x) for x in a.get_values()]  # type: ignore[union-attr]
         if len(v) == 2 and v[0] > 0:
             return v[0], v[1]
-        raise Diagnostic(f"bufs must be array<i64: count, shift> with count > 0, got {v}", op.name)
+        raise Diagnostic(f"bufs must be array<i64: count, shift> with count > 0, got {v}", op)
     return None
 
 

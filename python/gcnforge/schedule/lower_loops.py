@@ -202,7 +202,7 @@ def lower_loop(loop: LoopOp) -> None:
     owner = pre.parent_op() if pre is not None else None
     if not isinstance(owner, KernelOp | FuncOp):
         raise Diagnostic("amdgcn-lower-loops: only loops directly in a kernel or function body are lowered "
-                         "(expand enclosing scheduled loops first)", loop.name)
+                         "(expand enclosing scheduled loops first)", loop)
     body = loop.block
     iter_args = list(loop.iter_args)
     assert not loop.unroll_dims
@@ -214,7 +214,7 @@ def lower_loop(loop: LoopOp) -> None:
             storages.append(None)
             continue
         if not isinstance(t, RegisterType):
-            raise Diagnostic(f"amdgcn-lower-loops: iteration value of type {t} has no register storage", loop.name)
+            raise Diagnostic(f"amdgcn-lower-loops: iteration value of type {t} has no register storage", loop)
         s = AllocaOp(t.with_state(UNALLOCATED))
         pre.insert_op_before(s, pre.first_op)  # dominates any producer of the initial value
         if not _retarget(init, s.result, pre, stop=loop):

@@ -45,6 +45,7 @@ def schedule_loops(root, check_only: bool = False) -> int:
 
 
 MAX_EXPANDED_OPS = 2_000_000  # what one loop may expand to (bounded work on any input)
+MAX_EXPANSION_STEPS = 20_000_000
 
 
 def _check_size(ls: LoopSchedule) -> None:
@@ -57,7 +58,11 @@ def _check_size(ls: LoopSchedule) -> None:
     if n > MAX_EXPANDED_OPS:
         raise Diagnostic(
             f"expanding this loop would emit about {n} ops (limit {MAX_EXPANDED_OPS}): use smaller unroll "
-            f"dims (nest of {p.nest}) or fewer stages", ls.loop.name)
+            f"dims (nest of {p.nest}) or fewer stages", ls.loop)
+    steps = (p.n_blocks + p.max_stage) * (p.nest + p.max_delay) * max(1, len(ls.ops))
+    if steps > MAX_EXPANSION_STEPS:  # the (step, slot, op) scan in LoopSchedule.instances
+        raise Diagnostic(f"scheduling this loop would scan {steps} (iteration, slot, op) triples (limit "
+                         f"{MAX_EXPANSION_STEPS}): use smaller delays, stages or unroll dims", ls.loop)
 
 
 @dataclass(frozen=True)

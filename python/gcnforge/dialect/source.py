@@ -1,0 +1,129 @@
+"""Where an op came from: parsing ``amdgcn`` IR text so that every op remembers its
+``file:line:col``, and turning an op back into that place for diagnostics.
+
+The location lives in xDSL's own field (``Operation.location``, a ``FileLineColLoc``), so
+it survives ``clone()`` and rewrites that copy it, is printed only when asked
+(``--print-debuginfo`` style), and an explicit ``loc(...)`` in the text wins. Ops built
+from Python get the author's line the same way (``gcnforge.builder``); a pass that creates
+an op for another one (a spill, a copy, a wait, a NOP) gives it ``copy_loc(cause, new)``.
+
+``parse_module`` is the one entry for IR text (``gcnforge-opt``, ``gcnforge compile``): it
+also works around two xDSL 0.74 parser bugs that hostile input reaches (see
+``_patch_lexer`` and ``LocatingParser._parse_block``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Block, Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+from gcnforge.diagnostics import Diagnostic, SourceLoc, op_place
+
+# xDSL 0.74 lexes string literals with '"(?:[^"\\\n\v\f]+|\\(...))*"': the '+' inside '*'
+# makes an unterminated literal backtrack exponentially (34 characters: > 30 s). Matching
+# one character per repetition accepts the same language in linear time. (Upstream: the
+# same one-character change to MLIRLexer._unescaped_characters_regex.)
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
+def _patch_lexer() -> None:
+    if getattr(MLIRLexer, "_unescaped_characters_regex", None) is not _STRING_LITERAL:
+        MLIRLexer._unescaped_characters_regex = _STRING_LITERAL
+
+
+_patch_lexer()
+
+
+def make_loc(file: str, line: int, col: int = 1) -> FileLineColLoc:
+    return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
+
+
+def loc_of(op: Operation | None) -> SourceLoc | None:
+    """The ``file:line:col`` an op was written at (its own, else its nearest located
+    ancestor's: an op a pass created inside a located kernel is at least in that kernel)."""
+    if op is None:
+        return None
+    p = op_place(op)
+    return p if isinstance(p, SourceLoc) else None
+
+
+def copy_loc(src: Operation, dst: Operation) -> Operation:
+    """Give ``dst`` (an op a pass created because of ``src``) ``src``'s location."""
+    if isinstance(src.location, FileLineColLoc):
+        dst.location = src.location
+    return dst
+
+
+def where(op: Operation) -> str:
+    """``file:line:col`` of ``op``, else ``'op.name'`` (what unlocated IR can offer)."""
+    return str(op_place(op))
+
+
+class LocatingParser(Parser):
+    """xDSL's parser that stamps each op with where its text starts (``line_offset`` for
+    ``--split-input-file`` chunks)."""
+
+    def __init__(self, *args, line_offset: int = 0, **kw):
+        super().__init__(*args, **kw)
+        self._line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except VerifyException as e:  # an attribute built while parsing (i32 out of range ...)
+            raise ParseError(span, str(e).splitlines()[0] if str(e) else "invalid operation") from None
+        if not isinstance(op.location, FileLineColLoc):
+            loc = span.get_location()
+            op.location = make_loc(loc.file, loc.line + self._line_offset, loc.col)
+        return op
+
+    def _parse_block(self) -> Block:
+        # xDSL 0.74 forgets where a forward-referenced block was defined, so a second
+        # definition of the label pops a forward reference that is gone: KeyError. Record
+        # the definition so the second one is xDSL's own "re-declaration" error.
+        token = self._current_token
+        blocks = self.blocks
+        block = super()._parse_block()
+        name = token.text[1:]
+        if name in blocks and blocks[name][1] is None:
+            blocks[name] = (block, token.span)
+        return block
+
+
+def parse_module(text: str, filename: str = "<mlir>", ctx=None, line_offset: int = 0):
+    """Parse and verify IR text; every op located; errors are located ``Diagnostic``s."""
+    from gcnforge.dialect import context
+
+    try:
+        m = LocatingParser(ctx or context(), text, filename, line_offset=line_offset).parse_module()
+    except ParseError as e:
+        try:
+            loc = e.span.get_location()
+            at = SourceLoc(filename, loc.line + line_offset, loc.col)
+        except AttributeError:
+            at = SourceLoc(filename, 1)
+        raise Diagnostic(e.msg or "parse error", at) from None
+    except RecursionError:  # xDSL's parser recurses per nesting level
+        raise Diagnostic("input nested too deeply to parse", SourceLoc(filename, 1)) from None
+    verify_located(m)
+    return m
+
+
+def verify_located(root: Operation) -> None:
+    """Verify op by op (outermost first) so the first failure is reported at its op's
+    location (xDSL's ``verify`` says what failed, not where)."""
+    from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+    for op in root.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            raise Diagnostic(str(e).splitlines()[0] if str(e) else "operation does not verify", op) from None
+        except DiagnosticException as e:
+            raise Diagnostic(str(e).splitlines()[0] if str(e) else "operation does not verify", op) from None

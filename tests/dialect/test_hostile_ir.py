@@ -1,0 +1,120 @@
+"""IR inputs that crashed or hung gcnforge-opt / gcnforge compile (issue 16), minimized:
+each must now be a located diagnostic (``file:line:col: error:``), exit 1, quickly."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.source import parse_module
+
+LOCATED = re.compile(r"^\S+\.mlir:(\d+):(\d+): error: ", re.M)
+
+
+def _opt(path, *args, timeout=60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gcnforge.schedule.opt", *args, str(path)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _compile(path, timeout=60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "compile", str(path), "-S", "-o", "-"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+EMPTY_KERNEL = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k { }
+}
+"""
+
+# a label referenced before its definition, then defined twice (xDSL 0.74: KeyError 'loop')
+TWICE_DEFINED_LABEL = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    amdgcn.branch s_branch ^loop
+  ^loop:
+    amdgcn.branch s_branch ^loop
+  ^loop:
+    amdgcn.end
+  }
+}
+"""
+
+# 34 characters of an unterminated string (xDSL 0.74's lexer: exponential backtracking)
+UNTERMINATED = 'amdgcn.module @m #amdgcn.target<gfx942> {\n  amdgcn.kernel @k attributes {x = "' + "ab\\\\" * 9 + "\n"
+
+SCHED_HUGE_DELAY = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    amdgcn.loop 4 dims [4] {
+    ^bb0(%i : i32):
+      %d = amdgcn.alloca : !amdgcn.vgpr
+      %a = amdgcn.vop1 v_mov_b32_e32 %d, %i {sched = array<i64: 0, 2>} : !amdgcn.vgpr, i32
+      %e = amdgcn.alloca : !amdgcn.vgpr
+      %b = amdgcn.vop2 v_add_u32_e32 %e, %i, %a {sched = array<i64: 0x7fffffff, 1>} : !amdgcn.vgpr, i32, !amdgcn.vgpr
+      amdgcn.yield
+    }
+    amdgcn.end
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("text, line, what, args", [
+    (EMPTY_KERNEL, 2, "a kernel needs a body", ("-p", "amdgcn-regalloc")),
+    (TWICE_DEFINED_LABEL, 6, "re-declaration of block 'loop'", ()),
+    (UNTERMINATED, 2, "closing string literal", ()),
+    (SCHED_HUGE_DELAY, 8, "sched values must be at most", ("-p", "amdgcn-schedule")),
+], ids=["empty-kernel", "label-twice", "unterminated-string", "sched-delay"])
+def test_minimized_crash_or_hang_is_a_located_diagnostic(text, line, what, args, tmp_path):
+    f = tmp_path / "in.mlir"
+    f.write_text(text)
+    for r in (_opt(f, *args), _compile(f)):
+        assert r.returncode == 1, r.stderr
+        m = LOCATED.search(r.stderr)
+        assert m and int(m.group(1)) == line and what in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_unterminated_string_lexes_in_linear_time():
+    """The patched string-literal pattern: a 5,000-character unterminated literal is an
+    error at once (the xDSL 0.74 pattern takes exponential time in the length)."""
+    import time
+
+    text = 'amdgcn.module @m #amdgcn.target<gfx942> {\n  amdgcn.kernel @k attributes {x = "' + "a\\\\" * 2500
+    t = time.perf_counter()
+    with pytest.raises(Diagnostic, match="closing string literal") as e:
+        parse_module(text, "s.mlir")
+    assert time.perf_counter() - t < 5
+    assert (e.value.loc.line, e.value.loc.col) == (2, 36)
+
+
+def test_parsed_ops_carry_their_location():
+    m = parse_module(textwrap.dedent("""\
+        amdgcn.module @m #amdgcn.target<gfx942> {
+          amdgcn.kernel @k {
+            %v = amdgcn.alloca : !amdgcn.vgpr
+            amdgcn.end
+          }
+        }
+        """), "k.mlir")
+    from gcnforge.dialect.source import loc_of
+
+    locs = {op.name: loc_of(op) for op in m.walk()}
+    assert str(locs["amdgcn.kernel"]) == "k.mlir:2:3"
+    assert str(locs["amdgcn.alloca"]) == "k.mlir:3:5"
+    assert str(locs["amdgcn.end"]) == "k.mlir:4:5"
+
+
+def test_i32_out_of_range_while_parsing_is_located():
+    """An attribute the op's parser builds (an i32 loop count) that does not fit: a located
+    error, not xDSL's bare 'Integer value ... out of range for type i32'."""
+    text = SCHED_HUGE_DELAY.replace("amdgcn.loop 4 dims [4]", "amdgcn.loop -2147483649 dims [4]")
+    with pytest.raises(Diagnostic) as e:
+        parse_module(text, "l.mlir")
+    assert str(e.value).startswith("l.mlir:3:"), str(e.value)
