@@ -118,3 +118,54 @@ def test_i32_out_of_range_while_parsing_is_located():
     with pytest.raises(Diagnostic) as e:
         parse_module(text, "l.mlir")
     assert str(e.value).startswith("l.mlir:3:"), str(e.value)
+
+
+PINS = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    // expected-error@+1 {{conflicting pinned registers}}
+    %a = amdgcn.alloca : !amdgcn.vgpr<5>
+    %b = amdgcn.alloca : !amdgcn.vgpr<5>
+    %x = amdgcn.vop1 v_mov_b32_e32 %a, %b : !amdgcn.vgpr<5>, !amdgcn.vgpr<5>
+    %y = amdgcn.vop2 v_add_f32_e32 %b, %a, %b : !amdgcn.vgpr<5>, !amdgcn.vgpr<5>, !amdgcn.vgpr<5>
+    amdgcn.end
+  }
+}
+// -----
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k { }
+  // expected-error@-1 {{a kernel needs a body}}
+}
+"""
+
+
+def test_verify_diagnostics_checks_expected_error_lines(tmp_path):
+    """A pass error (regalloc) and a verifier error, each at the line its annotation names
+    (``@+1``/``@-1``); moving an annotation by one line makes the run fail."""
+    f = tmp_path / "v.mlir"
+    f.write_text(PINS)
+    r = _opt(f, "--split-input-file", "--verify-diagnostics", "-p", "amdgcn-regalloc")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "v.mlir:4:5: error: conflicting pinned registers" in r.stdout
+    f.write_text(PINS.replace("expected-error@+1", "expected-error@+2"))
+    r = _opt(f, "--split-input-file", "--verify-diagnostics", "-p", "amdgcn-regalloc")
+    assert r.returncode == 1 and 'v.mlir:5: error: expected error "conflicting pinned registers"' in r.stderr
+
+
+def test_pass_error_in_python_kernel_points_at_the_author_line(tmp_path):
+    f = tmp_path / "pin.py"
+    f.write_text(textwrap.dedent("""\
+        from gcnforge.builder import Arg, Module
+
+        m = Module("pin")
+        with m.kernel("k", [Arg.ptr("c", access="write_only")], workgroup_size=(64, 1, 1)) as k:
+            (c,) = k.args()
+            a = k.v_mov_b32(k.vgpr(5), 1)
+            b = k.v_mov_b32(k.vgpr(5), 2)
+            k.global_store_dword(k.thread_id("x"), k.v_add_f32(a, b), c)
+        """))
+    r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "compile", str(f), "-S", "-o", "-"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert re.search(r"pin\.py:[67]:\d+: error: conflicting pinned registers", r.stderr), r.stderr
+    assert re.search(r"defined here: \S*pin\.py:[67]", r.stderr), r.stderr

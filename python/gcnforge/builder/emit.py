@@ -47,6 +47,19 @@ def user_location() -> SourceLoc:
     return SourceLoc(f.f_code.co_filename, f.f_lineno)
 
 
+def stamp(op):
+    """Give ``op`` the author's Python line as its location (``Operation.location``, as
+    parsed ops get their text's), so pass diagnostics point at the kernel's source."""
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    from gcnforge.dialect.source import make_loc
+
+    if not isinstance(op.location, FileLineColLoc):
+        loc = user_location()
+        op.location = make_loc(loc.file, loc.line, loc.col)
+    return op
+
+
 def _fail(msg: str) -> Diagnostic:
     return Diagnostic(msg, user_location())
 
@@ -200,7 +213,7 @@ class InstructionEmitter:
             imms.append(v)
         cls = FAMILY_OPS[inf.family]
         op = cls(mnemonic, args, imms=imms, off=offs, mods=mods)
-        self.block.add_op(op)
+        self.block.add_op(stamp(op))
         try:
             # the instruction rules only: the op was built by InstOp.__init__, so xDSL's generic
             # IRDL checks (operand/attribute shapes) hold by construction (Module.verify runs both)

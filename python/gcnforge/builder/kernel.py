@@ -93,7 +93,7 @@ from gcnforge.dialect.types import (
 )
 from gcnforge.builder.values import Arg, Reg, Token, Value, unwrap
 
-from gcnforge.builder.emit import InstructionEmitter, _const_name, _fail
+from gcnforge.builder.emit import InstructionEmitter, _const_name, _fail, stamp
 
 
 class Builder(InstructionEmitter):
@@ -109,7 +109,7 @@ class Builder(InstructionEmitter):
 
     # -- plumbing -----------------------------------------------------------------------
     def insert(self, op: Operation) -> Operation:
-        self.block.add_op(op)
+        self.block.add_op(stamp(op))
         try:
             op.verify_()  # the op's own rules; block structure is checked by Module.verify
         except VerifyException as e:
@@ -141,6 +141,7 @@ class Builder(InstructionEmitter):
     def _insert_at_top(self, op: Operation) -> None:
         """Constants and destination placeholders go first in the entry block, in
         creation order, so they dominate every use."""
+        stamp(op)
         if self._const_anchor is None or self._const_anchor.parent is not self.entry:
             first = self.entry.first_op
             if first is None:
@@ -259,7 +260,7 @@ class Builder(InstructionEmitter):
         if not all(isinstance(v, SSAValue) for v in vals):
             raise _fail("loop iteration values must be IR values (registers)")
         op = LoopOp(count, vals, dims, perm)  # type: ignore[arg-type]
-        self.block.add_op(op)
+        self.block.add_op(stamp(op))
         outer, self.block = self.block, op.block
         body = LoopBody(self, op)
         try:
@@ -404,7 +405,7 @@ class Module:
             system_vgprs=system_vgprs, lds_size=lds_size, workgroup_size=workgroup_size,
             float_mode=FloatModeAttr.make(**float_mode) if float_mode else None,
         )
-        self.op.body.block.add_op(k)
+        self.op.body.block.add_op(stamp(k))
         kb = KernelBuilder(self, k)
         yield kb
         last = kb.block.last_op
@@ -414,7 +415,7 @@ class Module:
     @contextlib.contextmanager
     def func(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> Iterator[FuncBuilder]:
         f = FuncOp(name, list(inputs), list(outputs), Region(Block(arg_types=list(inputs))))
-        self.op.body.block.add_op(f)
+        self.op.body.block.add_op(stamp(f))
         self.funcs[name] = f
         yield FuncBuilder(self, f)
 

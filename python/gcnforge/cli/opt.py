@@ -26,7 +26,9 @@ the exit code is 0, for lit tests that FileCheck the messages.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import re
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -81,10 +83,62 @@ class GcnforgeOptMain(xDSLOptMain):
             self._verify_located(prog)
         try:
             super().apply_passes(prog)
+        except Diagnostic as d:  # a gcnforge pass's located error: an xDSL diagnostic, so that
+            raise LocatedError(str(d)) from None  # --verify-diagnostics prints/checks it
         except (VerifyException, DiagnosticException) as e:  # xDSL's checks inside/after a pass
-            if isinstance(e, Diagnostic):
-                raise
             raise LocatedError(self._after_pass(prog, str(e))) from None
+
+    def run(self):
+        if not self.args.verify_diagnostics:
+            return super().run()
+        return self._run_verifying()
+
+    def _run_verifying(self):
+        """``--verify-diagnostics``: as xDSL, the diagnostic of each ``// -----`` chunk is
+        printed (stdout, exit 0, for FileCheck); and where a chunk has ``expected-error``
+        annotations (``// expected-error {{msg}}``, ``@+N``, ``@-N``, as mlir-opt), the
+        diagnostic must be at that line and contain that text, or the run fails (exit 1)."""
+        chunks, file_extension = self.prepare_input()
+        output_stream = self.prepare_output()
+        failures: list[str] = []
+        name = self.get_input_name()
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                text = chunk.read()
+                chunk.seek(0)
+                if isinstance(text, bytes):
+                    text = text.decode("utf-8", "replace")
+                expected = expectations(text, offset)
+                produced: str | None = None
+                try:
+                    if i > 0:
+                        output_stream.write("// -----\n")
+                    module = self.parse_chunk(chunk, file_extension, offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                        output_stream.write(self.output_resulting_program(module))
+                    output_stream.flush()
+                except ParseError as e:
+                    e.span = dataclasses.replace(e.span, line_offset=offset)
+                    if not (self.args.parsing_diagnostics or expected):
+                        raise
+                    produced = _located_parse_error(e)
+                    print(produced)
+                except DiagnosticException as e:
+                    produced = str(e)
+                    print(e)
+                    for n in getattr(e, "__notes__", ()):
+                        print(n)
+                finally:
+                    chunk.close()
+                failures += check_expectations(expected, produced, name)
+        finally:
+            if output_stream is not sys.stdout:
+                output_stream.close()
+        if failures:
+            for f in failures:
+                print(f, file=sys.stderr)
+            raise SystemExit(1)
 
     def _after_pass(self, prog: Operation, msg: str) -> str:
         """An xDSL error escaping a pass names no op: find the first op that does not
@@ -143,6 +197,38 @@ class GcnforgeOptMain(xDSLOptMain):
 
             return print_mlir_generic(prog)
         return super().output_resulting_program(prog)
+
+
+_EXPECT = re.compile(r"expected-error(?:@([+-]\d+))?\s*\{\{(.*?)\}\}")
+_PRODUCED_LINE = re.compile(r"^[^\n]*?:(\d+):(\d+): error: (.*)$", re.M)
+
+
+def expectations(text: str, line_offset: int = 0) -> list[tuple[int, str]]:
+    """``(line, text)`` of every ``expected-error`` annotation of a chunk (absolute lines)."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        for m in _EXPECT.finditer(line):
+            out.append((n + line_offset + int(m.group(1) or 0), m.group(2)))
+    return out
+
+
+def check_expectations(expected: list[tuple[int, str]], produced: str | None, name: str) -> list[str]:
+    """Messages for the expectations the produced diagnostic does not meet (and for a
+    diagnostic nobody expected in an annotated chunk)."""
+    if not expected:
+        return []
+    got = [(int(m.group(1)), m.group(3)) for m in _PRODUCED_LINE.finditer(produced or "")]
+    out = []
+    for line, want in expected:
+        if not any(gl == line and want in gm for gl, gm in got):
+            out.append(f"{name}:{line}: error: expected error \"{want}\" was not produced"
+                       + (f" (got: {produced.splitlines()[0]})" if produced else ""))
+    if produced and not got:
+        out.append(f"{name}: error: diagnostic without a location: {produced.splitlines()[0]}")
+    for gl, gm in got[:1]:
+        if not any(gl == line and want in gm for line, want in expected):
+            out.append(f"{name}:{gl}: error: unexpected error: {gm}")
+    return out
 
 
 def _emit_irdl(out_path: str | None) -> int:

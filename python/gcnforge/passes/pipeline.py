@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.registry import PASSES
@@ -58,10 +59,27 @@ def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None
     ctx = ctx or context()
     out = out or sys.stderr
     for p in passes:
-        p.apply(ctx, module)
+        try:
+            p.apply(ctx, module)
+        except (VerifyException, DiagnosticException) as e:  # xDSL's checks: they name no op
+            raise located_failure(module, p.name, e) from None
         if print_all or (print_after and p.name in print_after):
             out.write(f"// -----// IR Dump After {p.name} //----- //\n")
             out.write(ir_text(module))
+
+
+def located_failure(module: ModuleOp, pass_name: str, e: Exception) -> Diagnostic:
+    """An xDSL error escaping a pass, at the first op that no longer verifies (else the
+    module), so a 500-line kernel still says which line."""
+    from gcnforge.dialect.source import verify_located
+
+    msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+    try:
+        verify_located(module)
+    except Diagnostic as d:
+        return Diagnostic(d.message, d.op if d.op is not None else d.loc, (f"after pass {pass_name}",))
+    first = next((op for op in module.walk() if op is not module), module)
+    return Diagnostic(f"{pass_name}: {msg}", first)
 
 
 __all__ = ["DEFAULT", "parse", "run", "text_of", "ir_text", "Callable"]

@@ -347,6 +347,10 @@ class _OpLoc:
         self.op = op
 
     def __str__(self) -> str:
+        from gcnforge.diagnostics import SourceLoc, op_place
+
+        if isinstance(p := op_place(self.op), SourceLoc):  # parsed / built ops know their line
+            return str(p)
         m = getattr(self.op, "mnemonic", None)
         return f"'{self.op.name}{(' ' + m) if m else ''}'"
 
