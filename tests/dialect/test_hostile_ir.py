@@ -123,11 +123,11 @@ def test_i32_out_of_range_while_parsing_is_located():
 PINS = """\
 amdgcn.module @m #amdgcn.target<gfx942> {
   amdgcn.kernel @k {
-    // expected-error@+1 {{conflicting pinned registers}}
-    %a = amdgcn.alloca : !amdgcn.vgpr<5>
-    %b = amdgcn.alloca : !amdgcn.vgpr<5>
-    %x = amdgcn.vop1 v_mov_b32_e32 %a, %b : !amdgcn.vgpr<5>, !amdgcn.vgpr<5>
-    %y = amdgcn.vop2 v_add_f32_e32 %b, %a, %b : !amdgcn.vgpr<5>, !amdgcn.vgpr<5>, !amdgcn.vgpr<5>
+    %c0 = arith.constant 0 : i32
+    // expected-error@+1 {{which is outside the 8 available VGPRs}}
+    %a = amdgcn.alloca : !amdgcn.vgpr<[8 : 10]>
+    %d = amdgcn.alloca : !amdgcn.vgpr<[? + 2]>
+    %y = amdgcn.vop3 v_lshlrev_b64 %d, %c0, %a : !amdgcn.vgpr<[? + 2]>, i32, !amdgcn.vgpr<[8 : 10]>
     amdgcn.end
   }
 }
@@ -144,12 +144,13 @@ def test_verify_diagnostics_checks_expected_error_lines(tmp_path):
     (``@+1``/``@-1``); moving an annotation by one line makes the run fail."""
     f = tmp_path / "v.mlir"
     f.write_text(PINS)
-    r = _opt(f, "--split-input-file", "--verify-diagnostics", "-p", "amdgcn-regalloc")
+    pipe = ("-p", "amdgcn-regalloc{max_vgprs=8}")
+    r = _opt(f, "--split-input-file", "--verify-diagnostics", *pipe)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "v.mlir:4:5: error: conflicting pinned registers" in r.stdout
+    assert "v.mlir:5:5: error: %a (v[2]) defined by amdgcn.alloca" in r.stdout
     f.write_text(PINS.replace("expected-error@+1", "expected-error@+2"))
-    r = _opt(f, "--split-input-file", "--verify-diagnostics", "-p", "amdgcn-regalloc")
-    assert r.returncode == 1 and 'v.mlir:5: error: expected error "conflicting pinned registers"' in r.stderr
+    r = _opt(f, "--split-input-file", "--verify-diagnostics", *pipe)
+    assert r.returncode == 1 and 'v.mlir:6: error: expected error "which is outside' in r.stderr
 
 
 def test_pass_error_in_python_kernel_points_at_the_author_line(tmp_path):
@@ -160,12 +161,12 @@ def test_pass_error_in_python_kernel_points_at_the_author_line(tmp_path):
         m = Module("pin")
         with m.kernel("k", [Arg.ptr("c", access="write_only")], workgroup_size=(64, 1, 1)) as k:
             (c,) = k.args()
-            a = k.v_mov_b32(k.vgpr(5), 1)
-            b = k.v_mov_b32(k.vgpr(5), 2)
+            a = k.v_mov_b32(k.vgpr(1), 1)
+            b = k.v_mov_b32(k.vgpr(9), 2)
             k.global_store_dword(k.thread_id("x"), k.v_add_f32(a, b), c)
         """))
-    r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "compile", str(f), "-S", "-o", "-"],
-                       capture_output=True, text=True, timeout=120)
+    pipe = "amdgcn-lower-abi,amdgcn-regalloc{max_vgprs=8}"
+    r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "compile", str(f), "-S", "-o", "-",
+                        "--pipeline", pipe], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
-    assert re.search(r"pin\.py:[67]:\d+: error: conflicting pinned registers", r.stderr), r.stderr
-    assert re.search(r"defined here: \S*pin\.py:[67]", r.stderr), r.stderr
+    assert re.search(r"pin\.py:7:\d+: error: .* is pinned to v9, which is outside", r.stderr), r.stderr
