@@ -149,8 +149,9 @@ class InstOp(IRDLOperation):
 
     @property
     def token(self) -> SSAValue | None:
-        if self.outs and isinstance(self.outs[-1].type, ReadTokenType | WriteTokenType):
-            return self.outs[-1]
+        outs = self.results  # the one variadic result group (same as ``outs``, cheaper)
+        if outs and isinstance(outs[-1].type, ReadTokenType | WriteTokenType):
+            return outs[-1]
         return None
 
     def operand_for(self, slot_name: str) -> SSAValue | None:
@@ -164,7 +165,8 @@ class InstOp(IRDLOperation):
             if i in offs:
                 continue
             if s.name == slot_name:
-                return self.args[j] if j < len(self.args) else None
+                args = self.operands
+                return args[j] if j < len(args) else None
             j += 1
         return None
 
@@ -202,47 +204,53 @@ class InstOp(IRDLOperation):
             raise VerifyException(
                 f"'{m}' is a {inf.family} instruction; use amdgcn.{inf.family}, not {self.name}"
             )
+        # operands/results: the one variadic group each (xDSL's IRDL accessors ``args``/``outs``
+        # give the same sequences, more slowly); modifiers and immediates read once
+        args = self.operands
+        imm_values = self.imm_values
+        modifiers = self.modifiers
         offs = self.off_slots
         for i in offs:
             if not 0 <= i < len(inf.ssa_slots) or not inf.ssa_slots[i].may_be_off:
                 raise VerifyException(f"{m}: operand #{i} cannot be 'off'")
-        if (od := isa_info.optional_dst(inf)) is not None and (od in offs) == bool(self.modifiers.get("sc0")):
+        if (od := isa_info.optional_dst(inf)) is not None and (od in offs) == bool(modifiers.get("sc0")):
             raise VerifyException(
                 f"{m}: with sc0 the atomic returns the pre-op value and needs a vdst" if od in offs else
                 f"{m}: an atomic with a vdst returns the pre-op value and must use sc0 "
                 "(or write vdst as 'off' for the non-returning form)")
-        present = [s for i, s in enumerate(inf.ssa_slots) if i not in set(offs)]
-        if len(self.args) != len(present):
+        off_set = set(offs)
+        present = [s for i, s in enumerate(inf.ssa_slots) if i not in off_set]
+        if len(args) != len(present):
             names = ", ".join(s.name for s in present) or "none"
             raise VerifyException(
-                f"{m} expects {len(present)} register/constant operand(s) ({names}), got {len(self.args)}"
+                f"{m} expects {len(present)} register/constant operand(s) ({names}), got {len(args)}"
             )
-        if len(self.imm_values) != len(inf.imm_slots):
+        if len(imm_values) != len(inf.imm_slots):
             names = ", ".join(s.name for s in inf.imm_slots) or "none"
             raise VerifyException(
-                f"{m} expects {len(inf.imm_slots)} immediate(s) ({names}), got {len(self.imm_values)}"
+                f"{m} expects {len(inf.imm_slots)} immediate(s) ({names}), got {len(imm_values)}"
             )
         literals: set[int | float] = set()
         saddr_on = any(s.name == "saddr" for s in present)
-        for slot, val in zip(present, self.args, strict=True):
+        for slot, val in zip(present, args, strict=True):
             self._check_operand(m, slot, val, literals, isa_info.slot_dwords(inf, slot, saddr_on))
         if len(literals) > 1:
             raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
         if inf.family in _VALU_FAMILIES:
-            _check_constant_bus(m, inf, present, self.args, literals, self.imm_values)
-        for slot, v in zip(inf.imm_slots, self.imm_values, strict=True):
+            _check_constant_bus(m, inf, present, args, literals, imm_values)
+        for slot, v in zip(inf.imm_slots, imm_values, strict=True):
             lo, hi, bits = _IMM_RANGE.get(slot.operand.kind, (-(1 << 31), 1 << 32, 32))
             if not lo <= v < hi:
                 raise VerifyException(f"{m}: {slot.name} = {v} does not fit in {bits} bits")
         allowed = set(inf.inst.modifiers)
-        for k in self.modifiers:
+        for k in modifiers:
             if k not in allowed:
                 raise VerifyException(
                     f"{m}: modifier '{k}' is not accepted by {inf.inst.encoding} "
                     f"(allowed: {', '.join(inf.inst.modifiers) or 'none'})"
                 )
-        expected = self.derive_result_types(m, [a.type for a in self.args], offs)
-        got = [r.type for r in self.outs]
+        expected = self.derive_result_types(m, [a.type for a in args], offs)
+        got = [r.type for r in self.results]
         if got != expected:
             raise VerifyException(
                 f"{m}: results must be the destination operands' types plus the memory token: "
