@@ -146,6 +146,25 @@ KERNEL endless
   s_add_u32 s8, s8, 1
   s_branch .Lspin
 
+// an LDS write still in flight at s_barrier: other waves may not see it (needs lgkmcnt(0) first)
+KERNEL unwaited_barrier
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_write_b32 v1, v0
+  s_barrier
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+
+// an LDS read and a scalar load pending together: SMEM returns out of order, so lgkmcnt(1)
+// proves neither done (clang waits lgkmcnt(0) here)
+KERNEL unwaited_lgkm_mixed
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_read_b32 v2, v1
+  s_load_dword s6, s[0:1], 0x0
+  s_waitcnt lgkmcnt(1)
+  v_add_u32_e32 v3, v2, v2
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+
 // correct counterpart: waits, initializes, barriers, nops (no report expected)
 KERNEL clean
   s_load_dwordx2 s[4:5], s[0:1], 0x0
@@ -191,4 +210,6 @@ KD hazard_mfma
 KD endless
 KD hazard_valu_sgpr_valu
 KD vgpr_beyond_allocation
+KD unwaited_barrier, 512
+KD unwaited_lgkm_mixed, 512
 KD clean, 512

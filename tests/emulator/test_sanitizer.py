@@ -43,6 +43,8 @@ CASES = [
     ("oob_lds", 64, "oob", "ds_read_b32 v2, v1 offset:1024", "outside the 256-byte LDS"),
     ("unwaited_vmem", 64, "unwaited", "v_add_u32_e32 v3, v2, v2", "s_waitcnt vmcnt"),
     ("unwaited_smem", 64, "unwaited", "s_add_u32 s6, s4, 4", "lgkmcnt"),
+    ("unwaited_barrier", 128, "unwaited", "s_barrier", "needs s_waitcnt lgkmcnt(0) before the barrier"),
+    ("unwaited_lgkm_mixed", 64, "unwaited", "v_add_u32_e32 v3, v2, v2", "s_waitcnt lgkmcnt"),
     ("unwaited_overwrite", 64, "unwaited", "v_mov_b32_e32 v2, 0", "v2 is overwritten before the load"),
     ("uninit_store", 64, "uninit", "global_store_dword v1, v5, s[4:5]", "v5 holds a value never written"),
     ("lds_race", 128, "lds-race", "ds_read_b32 v3, v2", "races with wave 1"),

@@ -7,10 +7,11 @@ a ``kind``:
 * ``unmapped`` / ``oob`` / ``misaligned`` — global, flat, buffer (``num_records``),
   scratch and LDS accesses outside what is mapped/allocated, or not naturally aligned
   (to min(size, 4) bytes; atomics to their full size);
-* ``unwaited`` — a register read while a load that writes it is still outstanding.
-  vmcnt and lgkmcnt are modelled as in-order queues (ISA guide 4.4 "Data Dependency
-  Resolution"); SMEM returns out of order, so SMEM results count as waited only by
-  ``lgkmcnt(0)``; FLAT raises both counters;
+* ``unwaited`` — a register read while a load that writes it is still outstanding, or an
+  ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it).
+  Counters follow the one counter model, ``gcnforge.isa.counters``: ``counter(N)`` retires
+  all but the newest N operations only while the counter retires in order (one kind of
+  event pending; no SMEM, no FLAT), otherwise only a count of 0 does;
 * ``uninit`` — a register read (in an active lane) that nothing in this wave wrote;
 * ``lds-race`` — two waves of a workgroup touch the same LDS dword inside one barrier
   interval and at least one writes (atomics excepted);
@@ -31,8 +32,16 @@ from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
 from gcnforge.emulator.sanitizer_hazards import HazardMixin
 from gcnforge.emulator.sanitizer_regs import NS, _name, _passes, _reg_slots, operand_roles  # noqa: F401
+from gcnforge.isa import counters, table
 
 U64 = np.uint64
+_CTR = {"vmcnt": 0, "lgkmcnt": 1}  # expcnt: no exports on gfx942 compute
+
+
+def _writes_lds(base: str) -> bool:
+    """A DS instruction that writes LDS (stores and atomics; not reads, swizzles, permutes)."""
+    return not base.startswith(("ds_read", "ds_swizzle", "ds_permute", "ds_bpermute", "ds_nop", "ds_gws",
+                                "ds_consume", "ds_append", "ds_ordered"))
 
 
 class SanitizerReport(EmulationError):
@@ -46,6 +55,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.image, self.prog, self.stats, self.mode = image, prog, stats, mode
         self.seen = set()
         self._roles = {}
+        self._ctr = {}
 
     def attach(self, ex):
         self.ex = ex
@@ -64,11 +74,16 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.sdef[:, 125] = 0xFFFFFFFF  # null
         self.vdef = np.zeros((W, NV, 64), bool)
         self.vdef[:, 0, :] = True  # work-item ids
-        # outstanding loads: per-register sequence numbers, per-wave issue/completion
-        self.pend = np.zeros((3, W, R), np.int64)  # 0 vm, 1 lgkm (in order), 2 smem (lgkmcnt(0) only)
+        # outstanding memory operations, per counter (0 vmcnt, 1 lgkmcnt): per-register sequence
+        # number of the newest pending write, per-wave issue/completion counts, and per event
+        # kind the sequence number of its newest operation (to tell whether the counter is in order)
+        self.pend = np.zeros((2, W, R), np.int64)
         self.pend_pc = np.zeros((W, R), np.int64)
-        self.issued = np.zeros((3, W), np.int64)
-        self.done = np.zeros((3, W), np.int64)
+        self.issued = np.zeros((2, W), np.int64)
+        self.done = np.zeros((2, W), np.int64)
+        self.last_ev = {c: {} for c in range(2)}  # counter -> event -> int64[W]
+        self.lds_write = np.zeros(W, np.int64)  # lgkmcnt sequence number of the newest LDS write
+        self.lds_write_pc = np.zeros(W, np.int64)
         # hazards: wait-state clock and the clock of the last relevant writes
         self.ws = np.zeros(W, np.int64)
         self.valu_sgpr = np.full((W, NS), -100, np.int64)
@@ -128,6 +143,8 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                     self._pre_vals = (ex.sread(ins.ops[1], w, n).astype(U64), ex.sread(ins.ops[2], w, n).astype(U64))
                 except Exception:
                     self._pre_vals = (np.zeros(len(w), U64), np.zeros(len(w), U64))
+        if ins.base == "s_barrier":
+            self._check_barrier(ins, w)
         if uses:
             self._check_pending(ins, w, uses)
         if defs and ins.base != "s_waitcnt":
@@ -142,11 +159,17 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self._propagate(ins, w, defs, uses)
         # outstanding results of memory instructions
         ctr = self._counters(ins)
+        ev = counters.event(sem)
         for c in ctr:
             self.issued[c, w] += 1
+            last = self.last_ev[c].setdefault(ev, np.zeros(len(self.done[c]), np.int64))
+            last[w] = self.issued[c, w]
             for r in defs:
                 self.pend[c, w, r] = self.issued[c, w]
                 self.pend_pc[w, r] = ins.pc
+        if ev == "lds" and _writes_lds(ins.base):
+            self.lds_write[w] = self.issued[1, w]
+            self.lds_write_pc[w] = ins.pc
         # hazard bookkeeping
         step = (ins.ops[0].value + 1) if ins.base == "s_nop" and ins.ops else 1
         self.ws[w] += step
@@ -169,35 +192,44 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             self.salu_m0[w] = self.ws[w]
 
     def _counters(self, ins):
-        s = ins.sem
-        if s == "smem" and ins.base not in ("s_dcache_inv", "s_dcache_wb"):
-            return (1, 2)
-        if s == "lds" or ins.base.startswith("ds_"):
-            return (1,)
-        if s.startswith("flat"):
-            return (0, 1)
-        if s.startswith("vmem") or ins.base.startswith(("global_", "buffer_", "scratch_")):
-            return (0,)
-        return ()
+        ctr = self._ctr.get(ins.mnemonic)
+        if ctr is None:
+            inst = table.by_mnemonic(ins.mnemonic)
+            ctr = self._ctr[ins.mnemonic] = tuple(_CTR[c] for c in counters.raised(inst) if c in _CTR) \
+                if inst is not None else ()
+        return ctr
 
     def waitcnt(self, ins, w):
         m = ins.mods
-        if "vmcnt" in m:
-            self.done[0, w] = np.maximum(self.done[0, w], self.issued[0, w] - m["vmcnt"])
-        if "lgkmcnt" in m:
-            self.done[1, w] = np.maximum(self.done[1, w], self.issued[1, w] - m["lgkmcnt"])
-            if m["lgkmcnt"] == 0:
-                self.done[2, w] = self.issued[2, w]
+        for c, name in enumerate(("vmcnt", "lgkmcnt")):
+            if name not in m:
+                continue
+            n = m[name]
+            for i, wave in enumerate(w):
+                if n == 0:
+                    self.done[c, wave] = self.issued[c, wave]
+                    continue
+                pending = [e for e, last in self.last_ev[c].items() if last[wave] > self.done[c, wave]]
+                if counters.in_order(name, pending):
+                    self.done[c, wave] = max(self.done[c, wave], self.issued[c, wave] - n)
+
+    def _check_barrier(self, ins, w):
+        bad = self.lds_write[w] > self.done[1, w]
+        if bad.any():
+            wi = int(np.argmax(bad))
+            self.report("unwaited", f"s_barrier while an LDS write (pc=0x{int(self.lds_write_pc[w[wi]]):x}) may still "
+                                    "be in flight: other waves may not see it (needs s_waitcnt lgkmcnt(0) before the "
+                                    "barrier)", ins, int(w[wi]))
 
     def _check_pending(self, ins, w, regs, overwrite=False):
         u = np.array(regs)
-        for c in (0, 1, 2):
+        for c in (0, 1):
             p = self.pend[c][w][:, u]
             bad = p > self.done[c, w][:, None]
             if bad.any():
                 wi, ri = np.argwhere(bad)[0]
                 reg = _name(int(u[ri]), self.ex.accum_offset)
-                cnt = ("vmcnt", "lgkmcnt", "lgkmcnt(0) (SMEM returns out of order)")[c]
+                cnt = ("vmcnt", "lgkmcnt")[c]
                 what = "overwritten" if overwrite else "read"
                 extra = " (the load's data would land later and replace this value)" if overwrite else ""
                 self.report("unwaited", f"{reg} is {what} before the load that writes it (pc=0x"

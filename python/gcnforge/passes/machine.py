@@ -16,6 +16,7 @@ from xdsl.ir import Operation
 
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.types import RegisterType, SpecialRegType
+from gcnforge.isa import counters as isa_counters
 
 _HALVES = {"vcc": ("vcc_lo", "vcc_hi"), "exec": ("exec_lo", "exec_hi")}
 Unit = tuple[str, object]
@@ -78,7 +79,7 @@ def _minst(op: InstOp) -> MInst | None:
     if inf is None:
         return None
     inst = inf.inst
-    m = MInst(op, inst.mnemonic, inst.sem, counters=tuple(str(c) for c in inst.counter))
+    m = MInst(op, inst.mnemonic, inst.sem, counters=isa_counters.raised(inst))
     offs = set(op.off_slots)
     present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
     for slot, arg in zip(present, op.args):

@@ -1,13 +1,10 @@
 """``amdgcn-insert-waits``: ``s_waitcnt`` from memory tokens or from data dependences.
 
-Counters on gfx942 (AMD Instinct MI300 ISA Reference Guide, 4.4 "Data Dependency
-Resolution"; LLVM SIInsertWaitcnts): vmcnt counts VMEM/FLAT operations and returns them in
-issue order; lgkmcnt counts LDS, GDS, SMEM, messages and FLAT, in order only while no SMEM
-(or FLAT, which may touch LDS) is outstanding - otherwise only ``lgkmcnt(0)`` is safe (a
-pending FLAT likewise makes vmcnt waits go to 0);
-expcnt counts exports/GDS. Limits: vmcnt 63, lgkmcnt 15, expcnt 7 (an operation with that
-many younger ones is waited for at count limit - 1, the largest count that covers it, as
-LLVM's SIInsertWaitcnts does).
+Which counters an operation raises and when a counter retires in issue order come from the
+counter model ``gcnforge.isa.counters`` (SMEM and FLAT pending, or two kinds of event
+pending on one counter: only a count of 0 is safe). Limits: vmcnt 63, lgkmcnt 15, expcnt 7
+(an operation with that many younger ones is waited for at count limit - 1, the largest
+count that covers it, as LLVM's SIInsertWaitcnts does).
 
 The analysis keeps, per counter, the outstanding operations newest first (each with the
 registers it will write and the token it yields) and merges control-flow joins position by
@@ -39,10 +36,10 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
 from gcnforge.passes.machine import MInstCache
-from gcnforge.isa import waitcnt
+from gcnforge.isa import counters, waitcnt
 
 LIMIT = waitcnt.MAX
-COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
+COUNTERS = counters.COUNTERS
 
 
 
@@ -50,11 +47,15 @@ COUNTERS = ("vmcnt", "lgkmcnt", "expcnt")
 @dataclass(frozen=True)
 class Entry:
     regs: frozenset
-    unordered: bool  # may complete out of order (SMEM / FLAT on lgkmcnt)
+    events: frozenset  # the event kind(s) of this operation (isa.counters.event)
     tokens: frozenset  # ids of the token values this operation yielded
 
     def union(self, o: Entry) -> Entry:
-        return Entry(self.regs | o.regs, self.unordered or o.unordered, self.tokens | o.tokens)
+        return Entry(self.regs | o.regs, self.events | o.events, self.tokens | o.tokens)
+
+
+def _in_order(c: str, q: tuple[Entry, ...]) -> bool:
+    return counters.in_order(c, (ev for e in q for ev in e.events))
 
 
 State = dict  # counter -> tuple[Entry, ...] newest first
@@ -75,7 +76,7 @@ def _apply_wait(s: State, need: dict[str, int]) -> State:
     out = dict(s)
     for c, n in need.items():
         q = s.get(c, ())
-        if n == 0 or not any(e.unordered for e in q):
+        if n == 0 or _in_order(c, q):
             out[c] = q[:n]
         # out-of-order queue and n > 0: nothing is known to be done
     return out
@@ -89,7 +90,7 @@ def _needs(s: State, hit) -> dict[str, int]:
             if hit(e):
                 # an operation with more younger ones than the counter can express is
                 # waited for at the largest count that still covers it (as LLVM does)
-                n = 0 if any(x.unordered for x in q) else min(i, LIMIT[c] - 1)
+                n = min(i, LIMIT[c] - 1) if _in_order(c, q) else 0
                 need[c] = min(need.get(c, LIMIT[c]), n)
                 break  # the newest matching entry decides (older ones complete first or n is 0)
     return need
@@ -99,13 +100,9 @@ def _push(s: State, m, token) -> State:
     out = dict(s)
     regs = frozenset(m.all_writes) if m.sem not in ("vmem_store", "flat_store") else frozenset()
     toks = frozenset([id(token)]) if token is not None else frozenset()
+    evs = frozenset([counters.event(m.sem)])
     for c in m.counters:
-        # SMEM returns out of order on lgkmcnt; a FLAT op may go to LDS or memory, so while
-        # one is pending neither vmcnt nor lgkmcnt can be trusted to count in order (LLVM
-        # SIInsertWaitcnts: hasPendingFlat -> wait 0 on gfx9)
-        flat = m.sem in ("flat_load", "flat_store", "flat_atomic")
-        unordered = flat or (c == "lgkmcnt" and m.sem == "smem")
-        q = (Entry(regs, unordered, toks),) + s.get(c, ())
+        q = (Entry(regs, evs, toks),) + s.get(c, ())
         if len(q) > LIMIT[c] + 1:  # older entries all need the same count: keep them as one
             q = q[: LIMIT[c]] + (q[LIMIT[c]].union(q[LIMIT[c] + 1]),)
         out[c] = q

@@ -36,7 +36,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect import AllocaOp, BranchOp, FuncOp, KernelOp, WaitOp  # re-exported by the package
-from gcnforge.isa import waitcnt
+from gcnforge.isa import counters, waitcnt
 from gcnforge.dialect.types import UNALLOCATED, VALUE, AGPRType, ReadTokenType, RegisterType, SGPRType, VGPRType, WriteTokenType
 from gcnforge.schedule.expr import SCHED_ATTR
 
@@ -85,13 +85,18 @@ def _waitcnt(vm: int | None, lgkm: int | None) -> InstOp:
 
 def _counters(op: Operation) -> tuple[str, ...]:
     inf = getattr(op, "info", None)
-    return tuple(str(c) for c in inf.inst.counter) if inf is not None else ()
+    return counters.raised(inf.inst) if inf is not None else ()
+
+
+def _event(op: Operation) -> str:
+    return counters.event(str(op.info.inst.sem))  # type: ignore[attr-defined]
 
 
 def _issued_between(m: Operation, w: Operation, counter: str) -> int | None:
     """Ops raising ``counter`` issued after ``m`` (to the end of its block) and before ``w``
     (from the start of its block): the path around a back edge or out of the loop. None
-    when it cannot be counted (scalar memory makes lgkmcnt complete out of order)."""
+    when it cannot be counted (the counter model, ``isa.counters``, says ``counter`` does
+    not retire these operations in order: SMEM, FLAT, or mixed events)."""
     n = 0
     spans = []
     o = m.next_op
@@ -102,13 +107,12 @@ def _issued_between(m: Operation, w: Operation, counter: str) -> int | None:
     while o is not None and o is not w:
         spans.append(o)
         o = o.next_op
+    events = {_event(m)}
     for o in spans:
-        inf = getattr(o, "info", None)
-        if inf is not None and counter == "lgkmcnt" and str(inf.inst.sem) == "smem":
-            return None
         if counter in _counters(o):
+            events.add(_event(o))
             n += 1
-    return n
+    return n if counters.in_order(counter, events) else None
 
 
 def _drop_token_uses(v: SSAValue, producers: list[Operation], needs: dict[WaitOp, dict[str, int]]) -> None:
