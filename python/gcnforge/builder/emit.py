@@ -37,14 +37,32 @@ _ENC_RANK = {"VOP1": 0, "VOP2": 0, "VOPC": 0, "VOP3A": 1, "VOP3B": 1, "VOP3P": 1
 _FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "f64": Float64Type()}
 
 
+_IN_PKG: dict[str, bool] = {}  # code file name -> inside the gcnforge package (abspath is slow)
+
+
+def _in_pkg(filename: str) -> bool:
+    r = _IN_PKG.get(filename)
+    if r is None:
+        r = _IN_PKG[filename] = os.path.abspath(filename).startswith(_PKG_DIR)
+    return r
+
+
+def _user_frame():
+    f = sys._getframe(2)
+    while f is not None and _in_pkg(f.f_code.co_filename):
+        f = f.f_back  # type: ignore[assignment]
+    return f
+
+
 def user_location() -> SourceLoc:
     """The innermost stack frame outside the gcnforge package: the author's line."""
-    f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
-        f = f.f_back  # type: ignore[assignment]
+    f = _user_frame()
     if f is None:
         return SourceLoc("<unknown>", 0)
     return SourceLoc(f.f_code.co_filename, f.f_lineno)
+
+
+_LOCS: dict[tuple[str, int], object] = {}  # (file, line) -> its FileLineColLoc (an immutable attribute)
 
 
 def stamp(op):
@@ -55,8 +73,14 @@ def stamp(op):
     from gcnforge.dialect.source import make_loc
 
     if not isinstance(op.location, FileLineColLoc):
-        loc = user_location()
-        op.location = make_loc(loc.file, loc.line, loc.col)
+        f = _user_frame()
+        key = ("<unknown>", 0) if f is None else (f.f_code.co_filename, f.f_lineno)
+        loc = _LOCS.get(key)
+        if loc is None:
+            if len(_LOCS) >= 1 << 16:
+                _LOCS.clear()
+            loc = _LOCS[key] = make_loc(key[0], key[1], 1)
+        op.location = loc
     return op
 
 
