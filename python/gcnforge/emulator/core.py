@@ -34,6 +34,14 @@ class WaveFault(Diagnostic):
         self.lanes = lanes or {}  # wave index -> first faulting lane
 
 
+def rows(w):
+    """The wave rows ``w`` selects, as a slice when they are consecutive (waves at one PC
+    usually are): slices read as views and write in place, index arrays gather/scatter."""
+    if isinstance(w, np.ndarray) and len(w) and int(w[-1]) - int(w[0]) + 1 == len(w):
+        return slice(int(w[0]), int(w[-1]) + 1)
+    return w
+
+
 def mask_to_lanes(m: np.ndarray) -> np.ndarray:
     """(n,) uint64 masks -> (n, 64) bool."""
     m = np.ascontiguousarray(m, dtype=np.uint64)
@@ -125,10 +133,11 @@ class Machine:
         n = op.dwords if dwords is None else dwords
         if op.kind in ("v", "a"):
             i = self.vindex(op)
+            r = rows(w)
             if n == 2:
-                return self.V[w, i].astype(np.uint64) | (self.V[w, i + 1].astype(np.uint64) << np.uint64(32))
-            v = self.V[w, i]
-            return v if not isinstance(w, slice) else v.copy()
+                return self.V[r, i].astype(np.uint64) | (self.V[r, i + 1].astype(np.uint64) << np.uint64(32))
+            v = self.V[r, i]
+            return v if not isinstance(r, slice) else v.copy()
         if op.kind == "lds_direct":
             raise WaveFault("lds_direct is not supported on gfx942")
         s = self.sread(op, w, n)
@@ -141,7 +150,9 @@ class Machine:
         i = self.vindex(op)
         if i + n > self.nv:
             raise WaveFault(f"register range {op} runs past the {self.nv} allocated VGPRs")
-        return self.V[w, i : i + n].copy()
+        r = rows(w)
+        v = self.V[r, i : i + n]
+        return v.copy() if isinstance(r, slice) else v
 
     def vwrite(self, op: XOp, w, val, mask: np.ndarray | None, dwords: int | None = None) -> None:
         """Write (n, 64) values where ``mask`` (n, 64) is set (None: every lane)."""
@@ -150,22 +161,26 @@ class Machine:
             raise WaveFault(f"operand {op} is not a vector destination")
         i = self.vindex(op)
         val = np.asarray(val)
+        r = rows(w)
         if n == 2:
-            v64 = val.astype(np.uint64)
+            v64 = val.astype(np.uint64, copy=False)
             lo = (v64 & U32).astype(np.uint32)
             hi = (v64 >> np.uint64(32)).astype(np.uint32)
-            if mask is None:
-                self.V[w, i], self.V[w, i + 1] = lo, hi
-            else:
-                self.V[w, i] = np.where(mask, lo, self.V[w, i])
-                self.V[w, i + 1] = np.where(mask, hi, self.V[w, i + 1])
+            self._put(r, i, lo, mask)
+            self._put(r, i + 1, hi, mask)
             return
         if val.dtype != np.uint32:
             val = val.astype(np.uint64).astype(np.uint32) if val.dtype.kind in "iu" else val.view(np.uint32)
+        self._put(r, i, val, mask)
+
+    def _put(self, r, i, val, mask) -> None:
+        """V[r, i] = val where mask (None: everywhere); ``r`` from ``rows``."""
         if mask is None:
-            self.V[w, i] = val
+            self.V[r, i] = val
+        elif isinstance(r, slice):
+            np.copyto(self.V[r, i], val, where=mask)  # in place: the rows are a view
         else:
-            self.V[w, i] = np.where(mask, val, self.V[w, i])
+            self.V[r, i] = np.where(mask, val, self.V[r, i])
 
     def vwrite_n(self, op: XOp, w, vals: np.ndarray, mask: np.ndarray | None) -> None:
         """vals (k, n, 64) uint32 into n consecutive registers."""
@@ -173,10 +188,13 @@ class Machine:
         n = vals.shape[1]
         if i + n > self.nv:
             raise WaveFault(f"register range {op} runs past the {self.nv} allocated VGPRs")
+        r = rows(w)
         if mask is None:
-            self.V[w, i : i + n] = vals
+            self.V[r, i : i + n] = vals
+        elif isinstance(r, slice):
+            np.copyto(self.V[r, i : i + n], vals, where=mask[:, None, :])
         else:
-            self.V[w, i : i + n] = np.where(mask[:, None, :], vals, self.V[w, i : i + n])
+            self.V[r, i : i + n] = np.where(mask[:, None, :], vals, self.V[r, i : i + n])
 
     def m0(self, w) -> np.ndarray:
         return self.S[w, M0]

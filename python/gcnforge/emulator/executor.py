@@ -77,7 +77,7 @@ class Executor(Machine):
         self.wg_of = np.repeat(np.arange(len(wgs)), self.waves_per_wg)
         self.wave_slot = np.tile(np.arange(self.waves_per_wg), len(wgs))
         self.lds_bytes = lds_bytes
-        self.lds = np.zeros((len(wgs), max(lds_bytes, 4)), dtype=np.uint8)
+        self.lds = np.zeros((len(wgs), (max(lds_bytes, 4) + 3) & ~3), dtype=np.uint8)  # whole dwords
         self.priv_bytes = desc.private_segment_fixed_size
         self.scratch = np.zeros((nw, 64, max(self.priv_bytes, 4)), dtype=np.uint8)
         self.done = np.zeros(nw, dtype=bool)
@@ -287,6 +287,28 @@ class Executor(Machine):
             raise WaveFault(f"scalar store at unmapped address 0x{int(addr[i]):x}", {int(w[i]): None})
         self.mem.scatter(addr, data, valid)
 
+    def _lds_words(self, off, n, m, w, data):
+        """LDS access of whole aligned dwords (the common case), as uint32 gathers/scatters."""
+        words = self.lds.reshape(-1).view(np.uint32)  # all groups' LDS, group after group
+        full = m.all()
+        idx = (off >> 2) + (self.wg_of[w] * (self.lds.shape[1] >> 2))[:, None]
+        if not full:
+            idx = np.where(m, idx, 0)
+        if n > 4:
+            idx = idx[:, :, None] + np.arange(n // 4)
+        if data is None:
+            r = words.take(idx)
+            if not full:
+                r[~m] = 0
+            return r.view(np.uint8).reshape(len(w), 64, n)
+        d = np.ascontiguousarray(data).view(np.uint32).reshape(idx.shape)
+        if full:
+            words[idx] = d
+        else:
+            sel = np.nonzero(m)
+            words[idx[sel]] = d[sel]
+        return None
+
     def _fault_lanes(self, bad, w, what):
         wi, li = np.argwhere(bad)[0]
         return WaveFault(what, {int(w[wi]): int(li)})
@@ -323,13 +345,15 @@ class Executor(Machine):
                                         f"{'store to' if data is not None else 'load from'} unmapped global address "
                                         f"0x{int(flat[np.argmax(bad)]):x} ({n} bytes)")
             if data is None:
-                return self.mem.gather(flat, n, fm).reshape(k, 64, n)
-            self.mem.scatter(flat, data.reshape(-1, n), fm)
+                return self.mem.gather(flat, n, fm, checked=True).reshape(k, 64, n)
+            self.mem.scatter(flat, data.reshape(-1, n), fm, checked=True)
             return None
         if space == "lds":
             off = addrs.astype(np.int64)
             inb = (off >= 0) & (off + n <= self.lds_bytes)
             m = mask & inb  # out-of-range LDS accesses read 0 and drop writes (ISA guide "LDS")
+            if n % 4 == 0 and not (off[m] & 3).any():
+                return self._lds_words(off, n, m, w, data)
             g = self.wg_of[w][:, None, None]
             idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
             if data is None:

@@ -38,11 +38,16 @@ class Allocation:
     name: str = ""
 
 
+def _words(b: np.ndarray) -> np.ndarray:
+    """A uint8 array (length a multiple of 4) seen as dwords."""
+    return b.view(np.uint32)
+
+
 class Memory:
     """Device allocations backed by one growing NumPy ``uint8`` arena."""
 
     def __init__(self, capacity: int = 1 << 20):
-        self.arena = np.zeros(capacity, dtype=np.uint8)
+        self.arena = np.zeros((capacity + 3) & ~3, dtype=np.uint8)
         self.used = 0
         self.allocs: list[Allocation] = []
         # sorted parallel arrays for vectorized lookup
@@ -58,7 +63,7 @@ class Memory:
         off = (off + align - 1) // align * align
         end = off + max(nbytes, 1)
         if end > len(self.arena):
-            grown = np.zeros(max(end + GUARD, 2 * len(self.arena)), dtype=np.uint8)
+            grown = np.zeros((max(end + GUARD, 2 * len(self.arena)) + 3) & ~3, dtype=np.uint8)
             grown[: self.used] = self.arena[: self.used]
             self.arena = grown
         self.used = end
@@ -119,22 +124,29 @@ class Memory:
             o = np.where(bad, 0, o)
         return o
 
-    def gather(self, addrs: np.ndarray, n: int, valid: np.ndarray | None = None) -> np.ndarray:
-        """Bytes ``(len(addrs), n)``; lanes not ``valid`` (or unmapped) read zero."""
-        ok = self.check(addrs, n)
-        if valid is not None:
-            ok &= valid
+    def gather(self, addrs: np.ndarray, n: int, valid: np.ndarray | None = None, checked: bool = False) -> np.ndarray:
+        """Bytes ``(len(addrs), n)``; lanes not ``valid`` (or unmapped) read zero. With
+        ``checked`` the caller has already limited ``valid`` to mapped addresses."""
+        ok = valid if checked else self.check(addrs, n) if valid is None else self.check(addrs, n) & valid
         o = np.where(ok, self.offsets(addrs, n), 0)
+        if n % 4 == 0 and not (o & 3).any():  # whole aligned dwords: gather words, not bytes
+            out = _words(self.arena)[(o >> 2)[:, None] + np.arange(n // 4)]
+            out[~ok] = 0
+            return out.view(np.uint8)
         out = self.arena[o[:, None] + np.arange(n)]
         out[~ok] = 0
         return out
 
-    def scatter(self, addrs: np.ndarray, data: np.ndarray, valid: np.ndarray) -> None:
+    def scatter(self, addrs: np.ndarray, data: np.ndarray, valid: np.ndarray, checked: bool = False) -> None:
         """Write ``data`` ``(k, n)`` bytes at ``addrs`` where ``valid`` and mapped (later
         lanes win on overlap, as NumPy assignment does; hardware order is unspecified)."""
         n = data.shape[1]
-        ok = valid & self.check(addrs, n)
+        ok = valid if checked else valid & self.check(addrs, n)
         if not ok.any():
             return
         o = self.offsets(addrs[ok], n)
+        if n % 4 == 0 and not (o & 3).any():
+            _words(self.arena)[(o >> 2)[:, None] + np.arange(n // 4)] = \
+                np.ascontiguousarray(data[ok]).view(np.uint32)
+            return
         self.arena[o[:, None] + np.arange(n)] = data[ok]

@@ -51,6 +51,23 @@ class Layout:
             self.reg[b, i, j], self.lane[b, i, j], self.lo[b, i, j] = reg, lane, lo
         if (self.reg < 0).any():
             raise ValueError("incomplete MFMA layout")
+        self.flat = self.element_index(self.lane)
+        # rows whose elements sit in consecutive lanes of one register (C/D of most shapes):
+        # gather and scatter whole rows at once
+        self.rows = None
+        if self.flat is not None and self.bits == 32:
+            first = self.flat[:, :, :1]
+            if ((self.flat - first) == np.arange(cols)).all() and not (first % cols).any():
+                self.rows = first[:, :, 0] // cols
+
+    def element_index(self, lane: np.ndarray) -> np.ndarray | None:
+        """Index of each element in the source registers seen as an array of ``bits``-wide
+        elements (registers of 64 lanes, little-endian parts), or None for 64-bit elements
+        (which span two registers)."""
+        if self.bits == 64:
+            return None
+        per = 32 // self.bits
+        return (self.reg * 64 + lane) * per + self.lo // self.bits
 
 
 @cache
@@ -63,19 +80,19 @@ def _layouts(base: str):
 def _decode(raw_bits: np.ndarray, ty: str) -> np.ndarray:
     """Element bit patterns (uint64) -> float64/int64 values."""
     if ty == "FP32":
-        return raw_bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        return raw_bits.astype(np.uint32, copy=False).view(np.float32).astype(np.float64)
     if ty == "FP16":
-        return raw_bits.astype(np.uint16).view(np.float16).astype(np.float64)
+        return raw_bits.astype(np.uint16, copy=False).view(np.float16).astype(np.float64)
     if ty == "BF16":
-        return bf16_to_f32(raw_bits.astype(np.uint16)).astype(np.float64)
+        return bf16_to_f32(raw_bits.astype(np.uint16, copy=False)).astype(np.float64)
     if ty == "FP64":
         return raw_bits.astype(np.uint64).view(np.float64)
     if ty == "int8":
-        return raw_bits.astype(np.uint8).view(np.int8).astype(np.int64)
+        return raw_bits.astype(np.uint8, copy=False).view(np.int8).astype(np.int64)
     if ty == "int32":
-        return raw_bits.astype(np.uint32).view(np.int32).astype(np.int64)
+        return raw_bits.astype(np.uint32, copy=False).view(np.int32).astype(np.int64)
     if ty in ("FP8", "BF8"):
-        return fp8_to_f32(raw_bits.astype(np.uint8), ty == "BF8").astype(np.float64)
+        return fp8_to_f32(raw_bits.astype(np.uint8, copy=False), ty == "BF8").astype(np.float64)
     raise ValueError(ty)
 
 
@@ -86,14 +103,22 @@ def _xf32(v: np.ndarray) -> np.ndarray:
     return (r & 0xFFFFFFFF).astype(np.uint32).view(np.float32).astype(np.float64)
 
 
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32}
+
+
 def _gather(regs: np.ndarray, lay: Layout, lane_src=None) -> np.ndarray:
-    """regs (n, nregs, 64) uint32 -> element bits (n, blocks, rows, cols) uint64."""
+    """regs (n, nregs, 64) uint32 -> element bits (n, blocks, rows, cols), unsigned of the
+    element's width (uint64 for 64-bit elements)."""
     lane = lay.lane if lane_src is None else lane_src[lay.lane]
-    lo32 = regs[:, lay.reg, lane].astype(np.uint64)
     if lay.bits == 64:
+        lo32 = regs[:, lay.reg, lane].astype(np.uint64)
         hi = regs[:, lay.reg + 1, lane].astype(np.uint64)
         return lo32 | (hi << np.uint64(32))
-    return (lo32 >> lay.lo.astype(np.uint64)) & np.uint64((1 << lay.bits) - 1)
+    elems = np.ascontiguousarray(regs).view(_UINT[lay.bits])
+    if lane_src is None and lay.rows is not None:
+        return elems.reshape(len(regs), -1, lay.flat.shape[-1])[:, lay.rows]
+    flat = lay.flat if lane_src is None else lay.element_index(lane)
+    return elems.reshape(len(regs), -1)[:, flat]
 
 
 _BLGP = {0: lambda L: L, 1: lambda L: L % 32, 2: lambda L: 32 + L % 32, 3: lambda L: (L + 16) % 64,
@@ -136,19 +161,19 @@ def mfma(x, ins, w):
             A = -A
         if blgp & 1:
             B = -B
-    D = np.einsum("wbik,wbkj->wbij", A, B) + C
-    if types["Vdst"] == "int32":
-        bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
-    elif types["Vdst"] == "FP64":
-        bits = D.astype(np.float64).view(np.uint64)
-    else:
-        bits = D.astype(np.float32).view(np.uint32).astype(np.uint64)
+    D = np.matmul(A, B) + C
     out = np.zeros((n, gD, 64), np.uint32)
-    if ld.bits == 64:
+    if types["Vdst"] == "FP64":
+        bits = D.astype(np.float64).view(np.uint64)
         out[:, ld.reg, ld.lane] = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         out[:, ld.reg + 1, ld.lane] = (bits >> np.uint64(32)).astype(np.uint32)
     else:
-        out[:, ld.reg, ld.lane] = bits.astype(np.uint32)
+        bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32) if types["Vdst"] == "int32" \
+            else D.astype(np.float32).view(np.uint32)
+        if ld.rows is not None:
+            out.reshape(n, -1, ld.flat.shape[-1])[:, ld.rows] = bits
+        else:
+            out.reshape(n, -1)[:, ld.flat] = bits
     x.vwrite_n(dst, w, out, None)
 
 
