@@ -64,6 +64,7 @@ class Machine:
         self.PC = np.zeros(nwaves, dtype=np.int64)
         self.gpr_idx_mode = np.zeros(nwaves, dtype=np.uint32)  # s_set_gpr_idx_on mode bits, 0 = off
         self.vskip = np.zeros(nwaves, dtype=bool)  # s_setvskip: vector instructions are not issued
+        self.modes_used = False  # set by s_setvskip / s_set_gpr_idx_on: the executor checks the modes
         self.trap_sts = np.zeros(nwaves, dtype=np.uint32)
         self.hwreg_mode = np.zeros(nwaves, dtype=np.uint32)
         self.cycles = np.zeros(nwaves, dtype=np.int64)

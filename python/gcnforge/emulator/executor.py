@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.emulator.core import LANE, Machine, WaveFault
+from gcnforge.emulator.core import LANE, Machine, WaveFault, rows
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.isa.semantics import VSKIPPED
@@ -99,6 +99,7 @@ class Executor(Machine):
         self.trace = None
         self.observe = None  # timing mode (emulator/timing_mode.py): observe(space, addrs, n, mask, w)
         self.last_run = np.zeros(nw, dtype=np.int64)
+        self._runnable = None  # indices of the waves that may run (None: recompute)
         self._setup(desc, kernarg_addr, dispatch_ptr, queue_ptr, nthreads)
         self.PC[:] = image.entry
 
@@ -167,23 +168,30 @@ class Executor(Machine):
     # ---- barriers / end --------------------------------------------------------------------
     def arrive_barrier(self, w):
         self.at_barrier[w] = True
+        self._runnable = None
         self._release(np.unique(self.wg_of[w]))
 
     def end_waves(self, w):
         self.done[w] = True
         self.at_barrier[w] = False
+        self._runnable = None
         self._release(np.unique(self.wg_of[w]))
 
     def _release(self, groups):
-        for g in groups:
-            sl = slice(g * self.waves_per_wg, (g + 1) * self.waves_per_wg)
-            live = ~self.done[sl]
-            if live.any() and np.all(self.at_barrier[sl][live]):
-                self.at_barrier[sl] = False
-                c = self.cycles[sl].max()
-                self.cycles[sl] = c
-                if self.sanitizer is not None:
-                    self.sanitizer.barrier(g)
+        """Release the barrier of every group in ``groups`` whose live waves all wait at it."""
+        wpg = self.waves_per_wg
+        done = self.done.reshape(-1, wpg)[groups]
+        live = ~done
+        rel = groups[live.any(axis=1) & (self.at_barrier.reshape(-1, wpg)[groups] | done).all(axis=1)]
+        if not len(rel):
+            return
+        self.at_barrier.reshape(-1, wpg)[rel] = False
+        cyc = self.cycles.reshape(-1, wpg)
+        cyc[rel] = cyc[rel].max(axis=1, keepdims=True)
+        self._runnable = None
+        if self.sanitizer is not None:
+            for g in rel:
+                self.sanitizer.barrier(int(g))
 
     def clock(self, w):
         return (self.clock0 + self.cycles[w]).astype(U64)
@@ -193,14 +201,15 @@ class Executor(Machine):
         prog = self.prog
         budget = self.budget
         while True:
-            runnable = ~self.done & ~self.at_barrier
-            if not runnable.any():
+            idx = self._runnable
+            if idx is None:  # the set changed (a barrier, a release, an end)
+                idx = self._runnable = np.nonzero(~self.done & ~self.at_barrier)[0]
+            if not len(idx):
                 if self.done.all():
                     return
                 stuck = np.nonzero(~self.done)[0]
                 raise self._error(WaveFault("deadlock: waves wait at s_barrier for waves of their workgroup "
                                             "that ended or wait elsewhere"), int(stuck[0]), None)
-            idx = np.nonzero(runnable)[0]
             pcs = self.PC[idx]
             if self.issued % 16 == 15 and len(idx) > 1:
                 # fairness: now and then run the waves that waited longest, so a wave spinning
@@ -209,7 +218,8 @@ class Executor(Machine):
             else:
                 pc = int(pcs.min())
             w = idx[pcs == pc] if self.lockstep else idx[pcs == pc][:1]
-            self.last_run[w] = self.issued
+            r = rows(w)
+            self.last_run[r] = self.issued
             ins = prog.get(pc)
             if ins is None:
                 raise self._error(WaveFault(f"pc 0x{pc:x} is not the start of an instruction of kernel "
@@ -224,16 +234,16 @@ class Executor(Machine):
             if self.trace is not None:
                 self.trace(TraceEvent(pc, ins.text, [int(self.wave_slot[i]) for i in w],
                                       [self.wgs[self.wg_of[i]] for i in w], self))
-            self.PC[w] = pc + ins.size
-            self.cycles[w] += ins.cycles
-            if ins.sem in VSKIPPED and self.vskip[w].any():  # s_setvskip: not issued, a no-op
+            self.PC[r] = pc + ins.size
+            self.cycles[r] += ins.cycles
+            if self.modes_used and ins.sem in VSKIPPED and self.vskip[w].any():  # s_setvskip: not issued
                 w = w[~self.vskip[w]]
                 if len(w) == 0:
                     continue
             try:
                 if self.sanitizer is not None:
                     self.sanitizer.before(ins, w)
-                if self.gpr_idx_mode[w].any() and ins.base.startswith("v_"):
+                if self.modes_used and self.gpr_idx_mode[w].any() and ins.base.startswith("v_"):
                     self._gpr_indexed(ins, w)
                 else:
                     ins.handler(self, ins, w)

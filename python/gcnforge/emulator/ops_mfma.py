@@ -59,6 +59,11 @@ class Layout:
             first = self.flat[:, :, :1]
             if ((self.flat - first) == np.arange(cols)).all() and not (first % cols).any():
                 self.rows = first[:, :, 0] // cols
+        # one block whose rows fill the registers exactly: the matrix in register order is
+        # a reshape of the registers, and ``order`` lists the matrix row of each register row
+        self.order = None
+        if self.rows is not None and blocks == 1 and sorted(self.rows[0].tolist()) == list(range(rows)):
+            self.order = np.argsort(self.rows[0])
 
     def element_index(self, lane: np.ndarray) -> np.ndarray | None:
         """Index of each element in the source registers seen as an array of ``bits``-wide
@@ -146,6 +151,18 @@ def mfma(x, ins, w):
     if ins.base.endswith("_xf32"):
         A, B = _xf32(A), _xf32(B)
     n = len(w)
+    if ld.order is not None and types["Vdst"] != "FP64":
+        # D in register order: A's rows permuted, C and D reshapes of the registers
+        A = A[:, 0, ld.order]
+        if c_op.kind == "imm":
+            C = _decode(np.full((n,) + A.shape[1:2] + ld.reg.shape[2:], c_op.value, np.uint64), types["Src2"])
+        else:
+            C = _decode(_regs(x, c_op, w, gD).reshape(n, A.shape[1], -1), types["Src2"])
+        D = np.matmul(A, B[:, 0]) + C
+        bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32) if types["Vdst"] == "int32" \
+            else D.astype(np.float32).view(np.uint32)
+        x.vwrite_n(dst, w, bits.reshape(n, gD, 64), None)
+        return
     if c_op.kind == "imm":
         cval = c_op.value
         C_bits = np.full((n,) + ld.reg.shape, cval, dtype=np.uint64)

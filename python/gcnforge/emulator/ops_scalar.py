@@ -487,6 +487,7 @@ def s_setvskip(x, ins, w):
     s0 = x.sread(ins.ops[0], w, 1).astype(np.uint64)
     bit = x.sread(ins.ops[1], w, 1).astype(np.uint64) & U64(31)
     x.vskip[w] = ((s0 >> bit) & U64(1)) != 0
+    x.modes_used = True
 
 
 @op("s_set_gpr_idx_on")
@@ -495,6 +496,7 @@ def s_set_gpr_idx_on(x, ins, w):
     mode = _simm(ins) & 0xF
     x.S[w, M0] = (x.S[w, M0] & np.uint32(0xFFFF0F00)) | idx | np.uint32(mode << 12)
     x.gpr_idx_mode[w] = mode
+    x.modes_used = True
 
 
 @op("s_set_gpr_idx_off")

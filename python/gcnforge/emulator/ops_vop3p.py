@@ -104,10 +104,8 @@ HANDLERS["v_pk_fmac_f16"] = v_pk_fmac_f16
 
 def _dword(x, op, w, sel):
     """Dword ``sel`` (0/1) of a 64-bit packed-f32 source; constants repeat in both dwords."""
-    if op.kind in ("v", "a"):
-        return x.V[w, x.vindex(op) + sel]
-    if op.kind == "s":
-        return x.vread(op.__class__("s", op.index + sel, 1), w, 1)
+    if op.kind in ("v", "a", "s"):
+        return x.vread(op.__class__(op.kind, op.index + sel, 1), w, 1)
     return x.vread(op.__class__("imm", 0, 1, op.value & 0xFFFFFFFF), w, 1)
 
 

@@ -29,8 +29,8 @@ FLOATS = ("f32", "f16", "f64")
 def to_typed(raw: np.ndarray, ty: str) -> np.ndarray:
     dt, n = TYPES[ty]
     if n == 2:
-        return raw.astype(np.uint64).view(dt)
-    r = raw.astype(np.uint32)
+        return raw.astype(np.uint64, copy=False).view(dt)
+    r = raw.astype(np.uint32, copy=False)
     if dt in (np.float16, np.uint16, np.int16):
         return (r & np.uint32(0xFFFF)).astype(np.uint16).view(dt)
     if dt in (np.int8, np.uint8):
@@ -48,7 +48,7 @@ def from_typed(val: np.ndarray, ty: str) -> np.ndarray:
             return v.astype(np.int64 if dt == np.int64 else np.uint64).view(np.uint64) if v.dtype.kind != "f" \
                 else v.astype(np.int64).view(np.uint64)
         if dt == np.float32:
-            return v.astype(np.float32).view(np.uint32)
+            return v.astype(np.float32, copy=False).view(np.uint32)
         if dt == np.float16:
             return v.astype(np.float16).view(np.uint16).astype(np.uint32)
         if dt in (np.int16, np.uint16):
@@ -97,9 +97,8 @@ def read_src(x, ins, w, k: int, ty: str, pos: int, lanes: np.ndarray):
 def write_dst(x, ins, w, k: int, ty: str, val, mask):
     op = ins.ops[k]
     raw = from_typed(val, ty)
-    if ty in ("f32",) and x.ftz32:
-        f = raw.view(np.float32)
-        raw = np.where((np.abs(f) < np.float32(1.1754944e-38)) & (f != 0), raw & np.uint32(0x80000000), raw)
+    if ty == "f32" and x.ftz32:  # denormal results (exponent bits 0) flush to a signed zero
+        raw = np.where((raw & np.uint32(0x7F800000)) == 0, raw & np.uint32(0x80000000), raw)
     if ins.enc == "sdwa":
         old = x.vread(op, w, 1)
         raw = sdwa_dst(old, raw, ins.mods.get("dst_sel", "DWORD"), ins.mods.get("dst_unused", "UNUSED_PAD"))
