@@ -133,7 +133,6 @@ def _operand(v, dwords: int, optype: str = "") -> XOp:
     raise ValueError(f"operand {v.name} names register file '{f}'")
 
 
-_SRC_SLOTS = ("src0", "src1", "src2")  # VOP3 abs/neg/op_sel bit order (ISA guide "VOP3A")
 _SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
 _UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE")
 _FLAGS = ("glc", "slc", "sc0", "sc1", "nt", "offen", "idxen", "lds", "gds", "clamp", "tfe", "bound_ctrl")
@@ -159,55 +158,67 @@ def _bits(v: int, n: int) -> list[int]:
     return [(v >> i) & 1 for i in range(n)]
 
 
-def _source_number(name: str) -> int | None:
-    if name in _SRC_SLOTS:
-        return _SRC_SLOTS.index(name)
-    return 1 if name == "vsrc1" else None
+_SRC_NUMBER = {"src0": 0, "src1": 1, "src2": 2, "vsrc1": 1}
+_NUMBERS = frozenset(("offset", "offset0", "offset1"))
+_MAI = frozenset(("cbsz", "abid", "blgp"))
+_SELS = {"dst_sel": _SEL, "dst_unused": _UNUSED, "src0_sel": _SEL, "src1_sel": _SEL}
+_SRC_MOD = {f"src{i}_{m}": (i, m) for i in range(3) for m in ("neg", "abs", "sext")}
+_KEEP_ZERO = frozenset(("op_sel_hi", "dpp_ctrl", *_SELS))  # fields whose 0 means something
 
 
 def _modifiers(di, ops: list[XOp], names: list[str]) -> dict:
-    """The handler-facing modifiers of ``di``: numbers from the decoder's fields, source
-    modifiers (neg/abs/sext) put on the operands they apply to."""
+    """The handler-facing modifiers of ``di``: numbers from the decoder's fields (flags only
+    when set), source modifiers (neg/abs/sext) put on the operands they apply to."""
     inst = di.inst
     dm = di.modifiers
     mods: dict = {}
-    for k in _FLAGS:
-        if dm.get(k):
+    srcmods = []  # (source number, 'neg'|'abs'|'sext')
+    vop3p = "op_sel_hi" in dm
+    for k, v in dm.items():
+        if not v and k not in _KEEP_ZERO:
+            continue
+        if k in _FLAGS:
             mods[k] = 1
-    for k in ("offset", "offset0", "offset1", "cbsz", "abid", "blgp"):
-        if dm.get(k) and (k in inst.modifiers or k.startswith("offset")):
-            mods[k] = dm[k]
-    om = _OMOD.get(dm.get("omod", 0))
-    if om:
-        mods[om[0]] = om[1]
-    nsrc = sum(1 for n in names if _source_number(n) is not None)
-    if inst.base.startswith("v_cvt_sr_"):
-        nsrc = 3  # its op_sel has a bit for the unused src2 position, as LLVM prints it
-    per_src = {i: k for k, n in enumerate(names) if (i := _source_number(n)) is not None}
-    for bit, attr in (("neg", "neg"), ("abs", "abs")):
-        m = dm.get(bit, 0) if "op_sel_hi" not in dm else 0  # VOP3P: neg is neg_lo (below)
-        for i, k in per_src.items():
-            if m >> i & 1 or dm.get(f"src{i}_{bit}"):
-                ops[k] = ops[k].replace(**{attr: True})
-    for i, k in per_src.items():
-        if dm.get(f"src{i}_sext"):
-            ops[k] = ops[k].replace(sext=True)
-    if "op_sel_hi" in dm:  # VOP3P: one bit per source; defaults (op_sel_hi all set, others 0) left out
-        hi = dm["op_sel_hi"] | (dm.get("op_sel_hi2", 0) & 1) << 2
-        for k, v in (("op_sel", dm.get("op_sel", 0)), ("neg_lo", dm.get("neg", 0)), ("neg_hi", dm.get("neg_hi", 0))):
-            if v & ((1 << nsrc) - 1):
-                mods[k] = _bits(v, nsrc)
-        if hi & ((1 << nsrc) - 1) != (1 << nsrc) - 1:
-            mods["op_sel_hi"] = _bits(hi, nsrc)
-    elif dm.get("op_sel"):  # VOP3: one bit per source, then the destination's (bit 3)
-        v = dm["op_sel"]
-        mods["op_sel"] = _bits(v, nsrc) + [(v >> 3) & 1]
-    for k, names in (("dst_sel", _SEL), ("dst_unused", _UNUSED), ("src0_sel", _SEL), ("src1_sel", _SEL)):
-        if k in dm and k in inst.modifiers and dm[k] < len(names):
-            mods[k] = names[dm[k]]
-    if "dpp_ctrl" in dm:
-        mods["dpp"] = _dpp_ctrl(dm["dpp_ctrl"])
-        mods["row_mask"], mods["bank_mask"] = dm.get("row_mask", 0xF), dm.get("bank_mask", 0xF)
+        elif k in _NUMBERS:
+            mods[k] = v
+        elif k in _MAI:  # MFMA (for f64 MFMA these fields are the neg bits the handler reads)
+            if k in inst.modifiers or inst.base.startswith("v_mfma"):
+                mods[k] = v
+        elif k == "omod":
+            om = _OMOD.get(v)
+            if om:
+                mods[om[0]] = om[1]
+        elif k in ("neg", "abs"):
+            if not vop3p:  # VOP3: one bit per source (VOP3P's neg is neg_lo, below)
+                srcmods += [(i, k) for i in range(3) if v >> i & 1]
+        elif k in _SRC_MOD:
+            srcmods.append(_SRC_MOD[k])
+        elif k in _SELS:
+            if k in inst.modifiers and v < len(_SELS[k]):
+                mods[k] = _SELS[k][v]
+        elif k == "dpp_ctrl":
+            mods["dpp"] = _dpp_ctrl(v)
+            mods["row_mask"], mods["bank_mask"] = dm.get("row_mask", 0xF), dm.get("bank_mask", 0xF)
+    if srcmods:
+        at = {_SRC_NUMBER[n]: j for j, n in enumerate(names) if n in _SRC_NUMBER}
+        for i, m in srcmods:
+            if i in at:
+                ops[at[i]] = ops[at[i]].replace(**{m: True})
+    if vop3p or dm.get("op_sel"):
+        nsrc = sum(1 for n in names if n in _SRC_NUMBER)
+        if inst.base.startswith("v_cvt_sr_"):
+            nsrc = 3  # its op_sel has a bit for the unused src2 position, as LLVM prints it
+        full = (1 << nsrc) - 1
+        if vop3p:  # one bit per source; defaults (op_sel_hi all set, others 0) left out
+            hi = dm["op_sel_hi"] | (dm.get("op_sel_hi2", 0) & 1) << 2
+            for k, v in (("op_sel", dm.get("op_sel", 0)), ("neg_lo", dm.get("neg", 0)), ("neg_hi", dm.get("neg_hi", 0))):
+                if v & full:
+                    mods[k] = _bits(v, nsrc)
+            if hi & full != full:
+                mods["op_sel_hi"] = _bits(hi, nsrc)
+        else:  # VOP3: one bit per source, then the destination's (bit 3)
+            v = dm["op_sel"]
+            mods["op_sel"] = _bits(v, nsrc) + [(v >> 3) & 1]
     return mods
 
 
