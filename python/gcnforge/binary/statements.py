@@ -70,11 +70,16 @@ def strip_comment(line: str) -> str:
 def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
     lines = text.split("\n")
     out: list[Statement] = []
+    bare: dict[str, tuple[str, int]] = {}  # raw line -> (text, column) of a bare instruction line
     i = 0
     while i < len(lines):
         lineno = i + 1
         raw = lines[i]
         i += 1
+        hit = bare.get(raw)
+        if hit is not None:  # the same text as an earlier bare instruction line (unrolled code)
+            out.append(Statement("instruction", SourceLoc(filename, lineno, hit[1]), [], text=hit[0]))
+            continue
         if raw.lstrip().startswith("#"):
             out.append(Statement("empty", SourceLoc(filename, lineno, 1)))
             continue
@@ -85,6 +90,7 @@ def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
             head = stripped.split(None, 1)[0]
             if ":" not in head and "=" not in stripped:
                 col = len(line) - len(line.lstrip()) + 1
+                bare[raw] = (stripped, col)
                 out.append(Statement("instruction", SourceLoc(filename, lineno, col), [], text=stripped))
                 continue
         pos = 0

@@ -11,7 +11,6 @@ enum values are their strings; tuples are lists; defaults may be omitted.
 from __future__ import annotations
 
 import hashlib
-import json
 import marshal
 import os
 import tempfile
@@ -154,6 +153,8 @@ def _load_compact() -> dict:
             return data
     except (OSError, EOFError, ValueError, TypeError):
         pass  # absent, unreadable or damaged: rebuild below
+    import json  # only when the cache is cold
+
     insts = [instruction_from_dict(d) for b in blobs for d in json.loads(b)["instructions"]]
     data = _compact(insts, key)
     try:  # best effort: a read-only home only costs the next process the JSON parse again
