@@ -11,8 +11,10 @@ each kernel carries ``regalloc = {v, a, s}`` (registers used) and ``regalloc_bou
 lists what is live at the point of highest pressure; conflicting pins name both values.
 
 Options: ``max_vgprs`` (256), ``max_agprs`` (256), ``max_sgprs`` (96), ``coalesce`` (true),
-``spill_to_agprs`` (false: when VGPRs run out, spill values to AGPRs and retry; the
-kernel then records ``regalloc_spilled``).
+``split_ranges`` (true: when the live values fit but no colouring does, split storage
+written in several places into SSA versions joined by moves; the kernel then records
+``regalloc_split``), ``spill_to_agprs`` (false: when VGPRs run out, spill values to AGPRs
+and retry; the kernel then records ``regalloc_spilled``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class RegAllocPass(ModulePass):
     # "SGPR blocks"); we keep the same 96 so LLVM's assembler accepts the counts.
     max_sgprs: int = 96
     coalesce: bool = True
+    split_ranges: bool = True
     # opt-in: when VGPRs run out, move values to AGPRs (v_accvgpr_write after the
     # definition, v_accvgpr_read before each use) and allocate again
     spill_to_agprs: bool = False
@@ -46,11 +49,14 @@ class RegAllocPass(ModulePass):
         limits = {"v": self.max_vgprs, "a": self.max_agprs, "s": self.max_sgprs}
         for k in list(op.walk()):
             if isinstance(k, KernelOp | FuncOp):
-                res = allocate_region_op(k, limits, self.coalesce, spill=self.spill_to_agprs)
+                res = allocate_region_op(k, limits, self.coalesce, spill=self.spill_to_agprs,
+                                         split_ranges=self.split_ranges)
                 used = res.allocation.used
                 bound = res.allocation.pressure
                 k.attributes["regalloc"] = DictionaryAttr({f: IntegerAttr(used[f], i32) for f in "vas"})
                 k.attributes["regalloc_bound"] = DictionaryAttr(
                     {f: IntegerAttr(bound[f].units, i32) for f in "vas"})
+                if res.split:
+                    k.attributes["regalloc_split"] = IntegerAttr(res.split, i32)
                 if res.spilled:
                     k.attributes["regalloc_spilled"] = IntegerAttr(res.spilled, i32)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import FILES, Group, Program
+from gcnforge.passes.regalloc.split import split
 
 FILE_NAMES = {"v": "VGPR", "a": "AGPR", "s": "SGPR"}
 EXTRA_ORDERS = 6
@@ -147,11 +148,31 @@ def _loc(p: Pressure) -> object | None:
     return getattr(p.where, "loc", None) if p.where not in (None, "entry") else None
 
 
-def allocate(program: Program, limits: dict[str, int], live: Liveness | None = None) -> Allocation:
-    """Assign ``reg`` to every group of ``program`` within ``limits`` (registers per file)."""
+def allocate(program: Program, limits: dict[str, int], live: Liveness | None = None,
+             split_ranges: bool = True) -> Allocation:
+    """Assign ``reg`` to every group of ``program`` within ``limits`` (registers per file).
+
+    When no order places every group although the registers live at once fit (values
+    redefined in place make the interference graph need more colours than that), and
+    ``split_ranges`` is set, the multiply-defined groups are put in SSA form with copies at
+    joins (``split``) and the program is allocated again."""
     program.number()
     live = live or Liveness(program)
     inter = Interference(program, live)
+    try:
+        return _assign(program, limits, inter)
+    except Diagnostic:
+        if not split_ranges or not fits(inter, limits) or split(program) is None:
+            raise
+    return _assign(program, limits, Interference(program, Liveness(program)))
+
+
+def fits(inter: Interference, limits: dict[str, int]) -> bool:
+    """Whether the registers live at once fit ``limits`` in every file."""
+    return all(p.units <= limits.get(f, 0) for f, p in inter.pressure.items())
+
+
+def _assign(program: Program, limits: dict[str, int], inter: Interference) -> Allocation:
     groups = _order(program)
     for g in groups:
         g.reg = None

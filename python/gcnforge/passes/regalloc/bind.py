@@ -43,6 +43,17 @@ from gcnforge.passes.regalloc.model import Block as MBlock
 from gcnforge.passes.regalloc.model import Group, Op, Program, Ref
 
 COPIES = {"v_mov_b32_e32", "v_mov_b32_e64", "s_mov_b32", "s_mov_b64", "v_accvgpr_mov_b32"}
+# the register-to-register move per (file, dwords) that inserted copies use
+COPY_MNEMONIC = {("v", 1): "v_mov_b32_e32", ("v", 2): "v_mov_b64_e32", ("s", 1): "s_mov_b32",
+                 ("s", 2): "s_mov_b64", ("a", 1): "v_accvgpr_mov_b32"}
+
+
+def copy_op(dst: SSAValue, src: SSAValue) -> InstOp:
+    """``dst = src`` for two register values of one file and width (``COPY_MNEMONIC``)."""
+    from gcnforge.dialect.inst_ops import FAMILY_OPS
+
+    t = src.type
+    return FAMILY_OPS["sop1" if t.FILE == "s" else "vop1"](COPY_MNEMONIC[(t.FILE, t.width)], [dst, src])
 
 
 @dataclass(eq=False)
@@ -244,17 +255,13 @@ class Binding:
 
     def _copy(self, part: SSAValue, before: Operation, why: str) -> SSAValue:
         """A move of ``part`` into a fresh value, inserted before ``before``."""
-        from gcnforge.dialect.inst_ops import FAMILY_OPS
-
         t = part.type
-        mnemonic = {("v", 1): "v_mov_b32_e32", ("v", 2): "v_mov_b64_e32", ("s", 1): "s_mov_b32",
-                    ("s", 2): "s_mov_b64", ("a", 1): "v_accvgpr_mov_b32"}.get((t.FILE, t.width))
-        if mnemonic is None:
+        if (t.FILE, t.width) not in COPY_MNEMONIC:
             raise Diagnostic(f"{self.names.get(part)} must be copied to join this range ({why}), but a "
                              f"{t.width}-dword {t.FILE} copy is not supported; copy it explicitly", _loc(before))
         dst = AllocaOp(type(t).value(t.width))
-        fam = "sop1" if t.FILE == "s" else "vop1"
-        mv = FAMILY_OPS[fam](mnemonic, [dst.result, part])
+        mv = copy_op(dst.result, part)
+        mnemonic = mv.mnemonic
         block = before.parent_block()
         block.insert_op_before(dst, before)
         block.insert_op_before(mv, before)
@@ -305,7 +312,7 @@ class Binding:
         if isinstance(op, RawInstOp):
             # an instruction kept as text: every register it names may be read and written
             regs = tuple(r for r in (ref(v) for v in op.regs) if r is not None)
-            return Op(regs, regs, op.text.data, False, _loc(op))
+            return Op(regs, regs, op.text.data, False, _loc(op), tied=regs, origin=op)
         if not isinstance(op, InstOp) or op.info is None:
             return None
         inf = op.info
@@ -313,26 +320,34 @@ class Binding:
         present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
         defs: list[Ref] = []
         uses: list[Ref] = []
+        def_args: list[int] = []
+        use_args: list[int] = []
+        tied: list[Ref] = []
         ri = 0
-        for slot, arg in zip(present, op.args):
+        for ai, (slot, arg) in enumerate(zip(present, op.args)):
             if slot.is_def:
                 res = op.outs[ri] if ri < len(op.outs) else None
                 ri += 1
                 r = ref(res) if res is not None else None
                 if r is not None:
                     defs.append(r)
+                    def_args.append(ai)
                 if slot.operand.role == "defuse" and not (isinstance(arg.type, RegisterType) and arg.type.is_value):
                     u = ref(arg)
                     if u is not None:
                         uses.append(u)
+                        use_args.append(ai)
+                        tied.append(u)
                 continue
             r = ref(arg)
             if r is not None:
                 uses.append(r)
+                use_args.append(ai)
         text = _short(op)
         # an MFMA result must not partially overlap its sources (ISA guide 7.x; LLVM early-clobber)
         clobber = inf.family == "mfma"
-        return Op(tuple(defs), tuple(uses), text, clobber, _loc(op))
+        return Op(tuple(defs), tuple(uses), text, clobber, _loc(op), tied=tuple(tied), origin=op,
+                  def_args=tuple(def_args), use_args=tuple(use_args))
 
 
 def _loc(op: Operation) -> object:
@@ -427,8 +442,4 @@ def _materialize_destinations(region_op: Operation) -> None:
             p.erase()
 
 
-def block_index(op: Operation) -> dict[int, int]:
-    return {id(b): i for i, b in enumerate(op.regions[0].blocks)}
-
-
-__all__ = ["Binding", "write_back", "COPIES", "Block"]
+__all__ = ["Binding", "write_back", "COPIES", "COPY_MNEMONIC", "copy_op", "Block"]

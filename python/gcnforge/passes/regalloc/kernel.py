@@ -1,5 +1,6 @@
 """Register allocation of one ``amdgcn.kernel`` (or ``amdgcn.func``): bind, coalesce
-copies, allocate, check, write back.
+copies, allocate (splitting live ranges when the live values fit but no colouring does),
+check, write back.
 
 Pre: ABI ops lowered and calls inlined. Post: every register-typed value is allocated;
 coalesced moves are erased; ``Result`` reports registers used and the lower bound.
@@ -13,12 +14,14 @@ from xdsl.ir import Operation
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.structure_ops import AllocaOp
-from gcnforge.passes.regalloc.allocate import Allocation, Interference, allocate
+from gcnforge.passes.regalloc import split_ir
+from gcnforge.passes.regalloc.allocate import Allocation, Interference, allocate, fits
 from gcnforge.passes.regalloc.bind import Binding, write_back
 from gcnforge.passes.regalloc.check import check
 from gcnforge.passes.regalloc.liveness import Liveness
-from gcnforge.passes.regalloc.model import Ref
+from gcnforge.passes.regalloc.model import Program, Ref
 from gcnforge.passes.regalloc.spill import spill_one
+from gcnforge.passes.regalloc.split import split
 
 
 @dataclass
@@ -26,6 +29,7 @@ class Result:
     allocation: Allocation
     coalesced: int
     spilled: int = 0
+    split: int = 0  # versions made by live-range splitting (0: not needed)
 
 
 def _coalesce(b: Binding) -> int:
@@ -91,15 +95,16 @@ def _coalesce(b: Binding) -> int:
 
 
 def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = True, verify: bool = True,
-                       spill: bool = False) -> Result:
-    """Allocate; with ``spill``, running out of VGPRs spills values to AGPRs and retries."""
+                       spill: bool = False, split_ranges: bool = True) -> Result:
+    """Allocate; with ``spill``, running out of VGPRs spills values to AGPRs and retries;
+    with ``split_ranges``, live values that fit but cannot be coloured are split."""
     if not spill:
-        return _allocate_once(op, limits, coalesce, verify)
+        return _allocate_once(op, limits, coalesce, verify, split_ranges)
     spilled = 0
     bound = sum(1 for _ in op.walk())  # each round spills one value: at most one per op
     while True:
         try:
-            res = _allocate_once(op, limits, coalesce, verify)
+            res = _allocate_once(op, limits, coalesce, verify, split_ranges)
             res.spilled = spilled
             return res
         except Diagnostic as d:
@@ -108,7 +113,7 @@ def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = T
             spilled += 1
 
 
-def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify: bool) -> Result:
+def _bind(op: Operation, coalesce: bool) -> tuple[Binding, Program, int]:
     b = Binding(op)
     # the binding keeps the joins; erased copies simply no longer appear in the IR
     n = _coalesce(b) if coalesce else 0
@@ -117,11 +122,35 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
     # what the author left there: they are defined on entry
     prog.number()
     prog.entry_defs = tuple(Ref(g) for g in prog.groups_in(Liveness(prog).entry_live()))
-    alloc = allocate(prog, limits)
+    return b, prog, n
+
+
+def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify: bool,
+                   split_ranges: bool = True) -> Result:
+    b, prog, n = _bind(op, coalesce)
+    moves: list = []
+    nsplit = 0
+    try:
+        alloc = allocate(prog, limits, split_ranges=False)
+    except Diagnostic as d:
+        # the live values fit but no colouring does: split storage written in several
+        # places into SSA versions with moves at joins (split.py), in the kernel too
+        if not split_ranges or not d.message.startswith("out of") \
+                or not fits(Interference(prog, Liveness(prog)), limits):
+            raise
+        edits = split(prog, split_ir.eligible(b, prog))
+        if edits is None:
+            raise
+        moves = split_ir.apply(b, edits)
+        nsplit = len(edits.versions)
+        b, prog, m = _bind(op, coalesce)
+        n += m
+        alloc = allocate(prog, limits, split_ranges=False)
     if verify:
         problems = check(prog, limits)
         if problems:
             raise Diagnostic("register allocation failed its own check (a gcnforge bug): " + problems[0],
                              getattr(op, "sym_name", None) and f"@{op.sym_name.data}", tuple(problems[1:8]))
     write_back(b)
-    return Result(alloc, n)
+    split_ir.drop_self_copies(moves)
+    return Result(alloc, n, split=nsplit)

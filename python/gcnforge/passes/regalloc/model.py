@@ -70,6 +70,10 @@ class Op:
     early_clobber: bool = False
     loc: object | None = None
     copy_src: Ref | None = None  # a register copy: its def may share the source's registers
+    tied: tuple[Ref, ...] = ()  # refs read and written through one operand (not renamable apart)
+    origin: object | None = None  # the dialect op it stands for (the binding's, for splitting)
+    def_args: tuple[int, ...] = ()  # per def / use: the operand index in ``origin``
+    use_args: tuple[int, ...] = ()
 
 
 @dataclass(eq=False)

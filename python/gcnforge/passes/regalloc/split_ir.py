@@ -1,0 +1,143 @@
+"""``split``'s renaming done to the dialect: versions become storage, copies become moves.
+
+The model's ``split`` rewrote a ``Program`` built by ``bind.Binding``; this makes the same
+change in the kernel: each version is a fresh unallocated ``amdgcn.alloca`` (storage that
+its one definition, or its copies, write in place), every operand the model renamed reads
+or writes its version, and each copy is a move (``bind.copy_op``) before the terminator of
+its block or in a new block on a critical edge (``s_branch`` to the old successor).
+
+Which groups may be split in the kernel (``eligible``): a move exists for the width, the
+group is storage the kernel allocates (an ``amdgcn.alloca`` names it, for the value on
+entry), and for VGPRs/AGPRs no instruction writes EXEC: a move copies only active lanes,
+so a version written under a narrowed EXEC would lose the inactive lanes storage keeps.
+
+After ``apply``, the caller binds the kernel again and allocates; ``drop_self_copies``
+then erases the moves whose source and destination got the same registers.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from gcnforge.dialect.inst_ops import InstOp
+from gcnforge.dialect.raw_ops import RawInstOp
+from gcnforge.dialect.structure_ops import AllocaOp, BranchOp
+from gcnforge.dialect.types import REGISTER_TYPES
+from gcnforge.passes.regalloc.bind import COPY_MNEMONIC, Binding, copy_op
+from gcnforge.passes.regalloc.liveness import Liveness
+from gcnforge.passes.regalloc.model import Group, Program
+from gcnforge.passes.regalloc.split import Split
+
+
+def _writes_exec(region_op: Operation) -> bool:
+    from gcnforge.passes.machine import minst
+
+    for op in region_op.walk():
+        if isinstance(op, RawInstOp):
+            return True
+        if isinstance(op, InstOp):
+            m = minst(op)
+            if m is not None and {("x", "exec_lo"), ("x", "exec_hi")} & m.all_writes:
+                return True
+    return False
+
+
+def anchors(b: Binding) -> dict[int, SSAValue]:
+    """id(group) -> the ``amdgcn.alloca`` naming the whole group (its value on entry)."""
+    out: dict[int, SSAValue] = {}
+    for v, (node, off, width) in b.where.items():
+        root, o = node.find()
+        if isinstance(v.owner, AllocaOp) and root.group is not None and off + o == 0 and width == root.width:
+            out.setdefault(id(root.group), v)
+    return out
+
+
+def eligible(b: Binding, prog: Program):
+    vector_ok = not _writes_exec(b.op)
+    entry = Liveness(prog).entry_live()
+    named = anchors(b)
+
+    def ok(g: Group) -> bool:
+        if (g.file, g.width) not in COPY_MNEMONIC or (g.file in "va" and not vector_ok):
+            return False
+        on_entry = entry & (((1 << g.width) - 1) << g.first_unit)
+        return id(g) in named or not on_entry
+
+    return ok
+
+
+def apply(b: Binding, edits: Split) -> list[InstOp]:
+    """Rename and insert the copies in the kernel; returns the moves inserted."""
+    region = b.op.regions[0]
+    blocks = list(region.blocks)
+    entry = blocks[0]
+    named = anchors(b)
+    storage: dict[int, SSAValue] = {}
+
+    def value(g: Group) -> SSAValue | None:
+        if id(g) not in edits.versions:
+            return named.get(id(g))  # the original group: its value on entry
+        v = storage.get(id(g))
+        if v is None:
+            a = AllocaOp(REGISTER_TYPES[g.file].unallocated(g.width, g.align))
+            entry.insert_op_before(a, entry.first_op)
+            v = storage[id(g)] = a.result
+        return v
+
+    touched: set[int] = set()
+    for mop, kind, i in edits.renamed:
+        op = mop.origin
+        g = (mop.defs if kind == "defs" else mop.uses)[i].group
+        v = value(g)
+        if v is None:
+            continue  # read where nothing defined it: keep the operand as it was
+        ai = (mop.def_args if kind == "defs" else mop.use_args)[i]
+        args = list(op.operands)
+        args[ai] = v
+        op.operands = args
+        touched.add(id(op))
+        if kind == "defs":
+            for r, t in zip(op.outs, op.derive_result_types(op.mnemonic, [a.type for a in op.args], op.off_slots)):
+                r._type = t  # noqa: SLF001 - a result follows its destination's type
+    moves: list[InstOp] = []
+    edge_blocks: dict[int, Block] = {}
+    for c in edits.copies:
+        dst, src = value(c.op.defs[0].group), value(c.op.uses[0].group)
+        assert dst is not None and src is not None, "split copies name versions or anchored groups"
+        mv = copy_op(dst, src)
+        moves.append(mv)
+        if c.edge is None:
+            blk = blocks[c.block]
+            blk.insert_op_before(mv, blk.last_op)
+            continue
+        e = edge_blocks.get(c.block)
+        if e is None:
+            p, s = c.edge
+            e = edge_blocks[c.block] = Block()
+            e.add_op(BranchOp("s_branch", blocks[s]))
+            region.add_block(e)
+            term = blocks[p].last_op
+            term.successors = [e if d is blocks[s] else d for d in term.successors]
+        e.insert_op_before(mv, e.last_op)
+    return moves
+
+
+def drop_self_copies(moves: list[InstOp]) -> None:
+    """Erase inserted moves whose source and destination are the same registers, and edge
+    blocks left holding only their branch."""
+    for mv in moves:
+        d, s = mv.args[0].type, mv.args[1].type
+        if (d.FILE, d.begin.data, d.width) == (s.FILE, s.begin.data, s.width):
+            blk = mv.parent_block()
+            mv.detach()
+            mv.erase()
+            term = blk.last_op
+            if blk.first_op is term and isinstance(term, BranchOp) and blk.parent is not None \
+                    and blk is not blk.parent.blocks[0] and len(term.successors) == 1:
+                dest = term.successors[0]
+                for use in list(blk.uses):
+                    user = use.operation
+                    user.successors = [dest if d is blk else d for d in user.successors]
+                if not blk.uses:
+                    blk.parent.detach_block(blk)
+                    blk.erase()
