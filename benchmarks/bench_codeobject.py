@@ -8,15 +8,26 @@ one whose lines mostly repeat, and one with ~half its lines distinct (the built-
 parses each distinct position-independent line once). The anchor is
 llvm-mc -filetype=obj + ld.lld -shared run in the same script on the same text (process
 start-up included, as a user of the LLVM toolchain pays it). Prints best-of-N wall times and
-the ratio built-in / LLVM (< 1 means the built-in path is faster).
+the ratio built-in / LLVM (< 1 means the built-in path is faster): first in-process
+(``gcnforge.binary.assemble``), then as whole processes on both sides (``gcnforge as
+file.s -o out`` against ``llvm-mc -filetype=obj`` then ``ld.lld -shared``; Python start-up,
+imports and the ISA table included; bytecode caching on, as in an installed package).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from gcnforge.binary import assemble, read_code_object
+from gcnforge.binary.toolchain import llvm_mc_args
+from gcnforge.binary.target_id import parse_target_id
+from gcnforge.llvm_tools import require_tool
 
 HEADER = '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n\t.amdhsa_code_object_version 5\n'
 
@@ -112,11 +123,35 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+def whole_processes(cases, repeat: int) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                                     / "gcnforge-bench" / "pycache")
+    mc, lld = require_tool("llvm-mc"), require_tool("ld.lld")
+    mc_args = llvm_mc_args(parse_target_id("gfx942"))
+    print(f"\n{'whole processes':<28} {'gcnforge as (s)':>15} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}")
+    with tempfile.TemporaryDirectory() as d:
+        for label, text in cases:
+            src, obj, out = Path(d) / "k.s", Path(d) / "k.o", Path(d) / "k.hsaco"
+            src.write_text(text)
+            ours = [[sys.executable, "-m", "gcnforge.cli.main", "as", str(src), "-o", str(out)]]
+            theirs = [[mc, *mc_args, "-filetype=obj", str(src), "-o", str(obj)], [lld, "-shared", str(obj), "-o", str(out)]]
+
+            def run(cmds):
+                for c in cmds:
+                    subprocess.run(c, check=True, env=env, capture_output=True)
+
+            run(ours)  # warm-up: bytecode, ISA table cache
+            t_ours = best(lambda: run(ours), repeat)
+            t_llvm = best(lambda: run(theirs), repeat)
+            print(f"{label:<28} {t_ours:>15.4f} {t_llvm:>19.4f} {t_ours / t_llvm:>7.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"{'input':<28} {'built-in (s)':>13} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}")
+    print(f"{'in-process':<28} {'built-in (s)':>13} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}")
     cases = (("small kernel (17 insts)", small_kernel()), ("20,000 insts, unrolled", big_kernel()),
              ("20,000 insts, 9.7k distinct", distinct_kernel()))
     for label, text in cases:
@@ -128,6 +163,7 @@ def main() -> None:
         t_ours = best(lambda: assemble(text), args.repeat)
         t_llvm = best(lambda: assemble(text, toolchain="llvm"), args.repeat)
         print(f"{label:<28} {t_ours:>13.4f} {t_llvm:>19.4f} {t_ours / t_llvm:>7.2f}")
+    whole_processes(cases, args.repeat)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from pathlib import Path
 
 
 def _run(args) -> int:
-    from gcnforge.asm.listing import show_encoding
     from gcnforge.diagnostics import Diagnostic
 
     from gcnforge.cli._source import read_text
@@ -26,6 +25,8 @@ def _run(args) -> int:
     if args.mcpu != "gfx942":  # the listing encodes with the gfx942 table; don't ignore the option silently
         raise Diagnostic(f"--mcpu {args.mcpu}: the encoding listing is gfx942 only "
                          "(with -o, the code object's target may be another gfx9 processor)")
+    from gcnforge.asm.listing import show_encoding
+
     sys.stdout.write(show_encoding(text, name))
     return 0
 
