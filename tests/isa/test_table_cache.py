@@ -81,3 +81,11 @@ def test_unwritable_cache_still_loads(fresh, monkeypatch, tmp_path):
     monkeypatch.setenv("GCNFORGE_CACHE_DIR", str(blocker / "cache"))  # a directory under a file
     table.reload()
     assert list(table.instructions()) == _from_json(fresh)
+
+
+def test_relative_cache_dir_is_not_used(fresh, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GCNFORGE_CACHE_DIR", "relative/cache")  # e.g. an unexpanded '~'
+    table.reload()
+    assert list(table.instructions()) == _from_json(fresh)
+    assert not (tmp_path / "relative").exists()

@@ -81,12 +81,14 @@ def instruction_to_dict(i: Instruction) -> dict:
 _LAYOUT = 1  # bump when the tuple layout below changes
 
 
-def cache_dir() -> Path:
-    """``$GCNFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gcnforge``, else ``~/.cache/gcnforge``."""
-    if os.environ.get("GCNFORGE_CACHE_DIR"):
-        return Path(os.environ["GCNFORGE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gcnforge"
+def cache_dir() -> Path | None:
+    """``$GCNFORGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gcnforge``, else ``~/.cache/gcnforge``;
+    None (no disk cache) when none of them is an absolute path."""
+    base = os.environ.get("GCNFORGE_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "gcnforge")
+    return Path(base) if os.path.isabs(base) else None
 
 
 def _operand_row(o: Operand) -> tuple:
@@ -146,8 +148,11 @@ def _read_sources() -> tuple[list[bytes], str]:
 
 def _load_compact() -> dict:
     blobs, key = _read_sources()
-    path = cache_dir() / f"isa-{TARGET}-{key[:40]}.marshal"
+    where = cache_dir()
+    path = where / f"isa-{TARGET}-{key[:40]}.marshal" if where is not None else None
     try:
+        if path is None:
+            raise OSError("no cache directory")
         data = marshal.loads(path.read_bytes())
         if isinstance(data, dict) and data.get("key") == key:
             return data
@@ -157,14 +162,24 @@ def _load_compact() -> dict:
 
     insts = [instruction_from_dict(d) for b in blobs for d in json.loads(b)["instructions"]]
     data = _compact(insts, key)
+    if path is None:
+        return data
+    tmp = None
     try:  # best effort: a read-only home only costs the next process the JSON parse again
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(marshal.dumps(data))
         os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+        tmp = None
     except OSError:
         pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return data
 
 
