@@ -2,7 +2,7 @@
 // (The allocator's own output goes through the same checker in tests/passes.)
 
 // A hand allocation that reuses v1 while %a is still needed.
-// BAD: @ok: error: 1 allocation problem(s)
+// BAD: check-allocation.mlir:{{[0-9]+}}:{{[0-9]+}}: error: @ok: 1 allocation problem(s)
 // BAD: note: 'v_add_u32_e32' operand src0 reads v1 but v1 no longer holds that value
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {

@@ -10,7 +10,7 @@
 // CHECK-NEXT: v_add_f32_e32 %{{.*}}, %{{.*}}, %{{.*}} : !amdgcn.vgpr<3>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
 // CHECK-NEXT: amdgcn.sopp s_waitcnt 3952
 // CHECK-NEXT: v_add_f32_e32
-// VERIFY: @inorder: error: 2 read(s) of registers whose load may still be in flight
+// VERIFY: waits.mlir:{{[0-9]+}}:{{[0-9]+}}: error: @inorder: 2 read(s) of registers whose load may still be in flight
 // VERIFY: note: 'v_add_f32_e32' uses v1 while a load writing it may be in flight (needs vmcnt(1))
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {

@@ -170,3 +170,30 @@ def test_pass_error_in_python_kernel_points_at_the_author_line(tmp_path):
                         "--pipeline", pipe], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
     assert re.search(r"pin\.py:7:\d+: error: .* is pinned to v9, which is outside", r.stderr), r.stderr
+
+
+# -- found by fuzz/harness.py, minimized ------------------------------------------------
+def test_i64_literal_out_of_range_is_located():
+    """xDSL raises a bare ValueError for an i64 literal beyond 64 bits while parsing."""
+    text = ("amdgcn.module @m #amdgcn.target<gfx942> {\n  amdgcn.kernel @k {\n"
+            "    %c = arith.constant 99999999999999999999 : i64\n    amdgcn.end\n  }\n}\n")
+    with pytest.raises(Diagnostic, match="out of range") as e:
+        parse_module(text, "c.mlir")
+    assert str(e.value).startswith("c.mlir:3:")
+
+
+def test_nothing_to_compile_is_located():
+    from gcnforge.target import to_assembly
+
+    m = parse_module("amdgcn.module @m #amdgcn.target<gfx942> {\n}\n", "n.mlir")
+    with pytest.raises(Diagnostic, match="no amdgcn.kernel to compile") as e:
+        to_assembly(m)
+    assert str(e.value).startswith("n.mlir:1:1: error:")
+
+
+def test_size_of_undefined_symbol_is_located():
+    from gcnforge.binary import assemble
+
+    with pytest.raises(Diagnostic, match="never defined") as e:
+        assemble("\t.text\n\ts_endpgm\n\t.size asloop, 4\n", filename="u.s")
+    assert str(e.value).startswith("u.s:3:")

@@ -232,8 +232,8 @@ class Assembler:
                              f"not {self.cur.name}", st.loc)
         # LLVM: <name>.kd copies the kernel symbol's binding/visibility at this point; a default
         # visibility kernel becomes protected (static relocations from the descriptor).
-        ka = self._attr(name)
-        kd = self._attr(name + ".kd")
+        ka = self._attr(name, st.loc)
+        kd = self._attr(name + ".kd", st.loc)
         kd.binding, kd.visibility, kd.type = ka.binding, ka.visibility, "OBJECT"
         kd.size = (Node("num", 64), st.loc)
         if ka.visibility == "DEFAULT":
@@ -283,7 +283,7 @@ class Assembler:
                 self._attr(name, loc).binding = {".weak": "WEAK", ".local": "LOCAL"}.get(d, "GLOBAL")
         elif d in (".protected", ".hidden", ".internal"):
             for name in names(args, loc):
-                self._attr(name).visibility = d[1:].upper()
+                self._attr(name, loc).visibility = d[1:].upper()
         elif d == ".type":
             parts = split_args(args)
             if len(parts) != 2:
@@ -293,12 +293,12 @@ class Assembler:
                      "notype": "NOTYPE", "stt_notype": "NOTYPE"}
             if kind not in types:
                 raise Diagnostic(f"unsupported symbol type '{parts[1].strip()}'", loc)
-            self._attr(parts[0].strip()).type = types[kind]
+            self._attr(parts[0].strip(), loc).type = types[kind]
         elif d == ".size":
             parts = args.split(",", 1)
             if len(parts) != 2:
                 raise Diagnostic("expected '.size name, expression'", loc)
-            self._attr(parts[0].strip()).size = (parse_expr(parts[1], shift(loc, len(parts[0]) + 1)), loc)
+            self._attr(parts[0].strip(), loc).size = (parse_expr(parts[1], shift(loc, len(parts[0]) + 1)), loc)
         elif d in (".set", ".equ"):
             parts = args.split(",", 1)
             if len(parts) != 2 or not is_ident(parts[0].strip()):

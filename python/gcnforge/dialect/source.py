@@ -76,7 +76,7 @@ class LocatingParser(Parser):
         span = self._current_token.span
         try:
             op = super().parse_operation()
-        except VerifyException as e:  # an attribute built while parsing (i32 out of range ...)
+        except (VerifyException, ValueError) as e:  # an attribute built while parsing (i32 out of range ...)
             raise ParseError(span, str(e).splitlines()[0] if str(e) else "invalid operation") from None
         if not isinstance(op.location, FileLineColLoc):
             loc = span.get_location()
@@ -111,6 +111,8 @@ def parse_module(text: str, filename: str = "<mlir>", ctx=None, line_offset: int
         raise Diagnostic(e.msg or "parse error", at) from None
     except RecursionError:  # xDSL's parser recurses per nesting level
         raise Diagnostic("input nested too deeply to parse", SourceLoc(filename, 1)) from None
+    if not isinstance(m.location, FileLineColLoc):  # the implicit module: the file itself
+        m.location = make_loc(filename, 1 + line_offset, 1)
     verify_located(m)
     return m
 

@@ -27,5 +27,5 @@ class CheckAllocationPass(ModulePass):
             if isinstance(k, KernelOp | FuncOp):
                 problems = check_ssa(k)
                 if problems:
-                    raise Diagnostic(f"{len(problems)} allocation problem(s)", f"@{k.sym_name.data}",
+                    raise Diagnostic(f"@{k.sym_name.data}: {len(problems)} allocation problem(s)", k,
                                      tuple(problems))

@@ -248,7 +248,7 @@ class _Kernel(MInstCache):
         for i, b in enumerate(self.blocks):
             self._block(b, ins[i] or (), modify=True)
         if self.verify and self.findings:
-            raise Diagnostic(f"{len(self.findings)} hazard(s) need wait states", f"@{self.op.sym_name.data}",
+            raise Diagnostic(f"@{self.op.sym_name.data}: {len(self.findings)} hazard(s) need wait states", self.op,
                              tuple(self.findings))
 
     def _block(self, block: Block, hist: History, modify: bool) -> History:

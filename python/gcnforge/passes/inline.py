@@ -38,7 +38,7 @@ def _funcs(module: Operation) -> dict[str, FuncOp]:
 def inline_call(call: CallOp, callee: FuncOp) -> None:
     if len(callee.body.blocks) != 1:
         raise Diagnostic(f"cannot inline @{callee.sym_name.data}: only single-block functions are supported",
-                         f"call to @{callee.sym_name.data}")
+                         call)
     body = callee.body.blocks[0]
     mapping: dict = {a: v for a, v in zip(body.args, call.call_args, strict=True)}
     block = call.parent_block()

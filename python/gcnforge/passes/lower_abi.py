@@ -114,7 +114,7 @@ def lower_kernel(k: KernelOp) -> None:
             n = t.width
             if n not in SMEM_LOAD:
                 raise Diagnostic(f"kernel argument {op.index.value.data} of {n} dwords: load it as a "
-                                 "1, 2, 4, 8 or 16-dword value", f"@{k.sym_name.data}")
+                                 "1, 2, 4, 8 or 16-dword value", op)
             off = offsets[op.index.value.data]
             dst = AllocaOp(t)
             c = arith.ConstantOp.from_int_and_width(off, 32)
@@ -167,7 +167,7 @@ def lower_kernel(k: KernelOp) -> None:
         have = k.lds_size.value.data if k.lds_size is not None else 0
         if max(have, lds_at) > 65536:
             raise Diagnostic(f"LDS allocations need {lds_at} bytes; gfx942 has 65536 per work-group",
-                             f"@{k.sym_name.data}")
+                             k)
         k.attributes["lds_size"] = IntegerAttr(max(have, lds_at), i32)
 
 

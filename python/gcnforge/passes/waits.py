@@ -146,8 +146,8 @@ class _Kernel(MInstCache):
             # final walk: insert (or, in verify mode, report: modify=None)
             self._block(b, ins[i] or {}, modify=True if self.mode != "verify" else None)
         if self.mode == "verify" and self.findings:
-            raise Diagnostic(f"{len(self.findings)} read(s) of registers whose load may still be in flight",
-                             f"@{self._name()}", tuple(self.findings))
+            raise Diagnostic(f"@{self._name()}: {len(self.findings)} read(s) of registers whose load may still be in "
+                             "flight", self.op, tuple(self.findings))
 
     def _name(self) -> str:
         return self.op.sym_name.data if hasattr(self.op, "sym_name") else "?"

@@ -205,7 +205,7 @@ def expand_loop(loop: LoopOp, ls: LoopSchedule | None = None) -> None:
         if key[0] == "init":
             return inits[key[1]]
         raise Diagnostic(f"internal: no clone for {key[1]} at iteration {key[2]} (schedule expansion)",
-                         ls.label(key[1].op))
+                         key[1].op)
 
     top = _Emitter(ls, parent, loop, outer_miss)
     S = p.max_stage
@@ -240,7 +240,7 @@ def _emit_kernel(ls: LoopSchedule, top: _Emitter, first_step: int, K: int) -> Lo
         at = ls.produced_at(key)
         if at is not None and at >= start:
             raise Diagnostic(f"internal: kernel reads {key[1]} at iteration {key[2]} before it is defined",
-                             ls.label(key[1].op))
+                             key[1].op)
         liveins.append(key)
         arg = body.insert_arg(top.value(key).type, len(body.args))
         kern.env[key] = arg

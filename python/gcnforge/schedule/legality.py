@@ -38,7 +38,7 @@ _NO_MEMORY = ("ds_swizzle", "ds_permute", "ds_bpermute", "ds_nop")
 def _error(ls: LoopSchedule, msg: str, first: Operation, second: Operation, j1: int, j2: int) -> Diagnostic:
     return Diagnostic(
         msg,
-        ls.loop.name,
+        second,
         (f"first: {ls.label(first)} at iteration {j1} {list(ls.index_values(j1))}",
          f"second: {ls.label(second)} at iteration {j2} {list(ls.index_values(j2))}"),
     )

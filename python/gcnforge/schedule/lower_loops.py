@@ -125,7 +125,7 @@ def _drop_token_uses(v: SSAValue, producers: list[Operation], needs: dict[WaitOp
             continue
         if not isinstance(w, WaitOp):
             raise Diagnostic(f"amdgcn-lower-loops: a memory token crossing the loop is used by {w.name}, "
-                             f"not amdgcn.wait", w.name)
+                             f"not amdgcn.wait", w)
         need = needs.setdefault(w, {})
         for m in producers:
             for c in _counters(m):
@@ -201,7 +201,7 @@ def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | Non
 def lower_loop(loop: LoopOp) -> None:
     if loop.dims is not None or any(SCHED_ATTR in o.attributes for o in loop.block.ops):
         raise Diagnostic("amdgcn-lower-loops: this loop still has unroll dims or schedules; run amdgcn-schedule first",
-                         loop.name)
+                         loop)
     pre = loop.parent_block()
     owner = pre.parent_op() if pre is not None else None
     if not isinstance(owner, KernelOp | FuncOp):

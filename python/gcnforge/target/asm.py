@@ -97,9 +97,9 @@ def kernel_text(k: KernelOp, index: int) -> str:
                 continue
             if isinstance(op, WaitOp):
                 raise Diagnostic("amdgcn.wait must be lowered to s_waitcnt first (run amdgcn-insert-waits)",
-                                 f"@{name}")
+                                 op)
             if isinstance(op, CallOp):
-                raise Diagnostic(f"call to {op.callee} must be inlined (run amdgcn-inline)", f"@{name}")
+                raise Diagnostic(f"call to {op.callee} must be inlined (run amdgcn-inline)", op)
             if isinstance(op, EndOp):
                 lines.append("\ts_endpgm")
             elif isinstance(op, BranchOp):
@@ -110,7 +110,7 @@ def kernel_text(k: KernelOp, index: int) -> str:
             elif isinstance(op, InstOp):
                 lines.append("\t" + inst_text(op))
             else:
-                raise Diagnostic(f"cannot translate '{op.name}' to assembly", f"@{name}")
+                raise Diagnostic(f"cannot translate '{op.name}' to assembly", op)
     lines.append(f".Lfunc_end{index}:")
     lines.append(f"\t.size\t{name}, .Lfunc_end{index}-{name}")
     return "\n".join(lines) + "\n"
@@ -227,7 +227,7 @@ def module_text(module: Operation, only: list[str] | None = None) -> str:
             raise Diagnostic(f"no kernel named {', '.join(missing)} (have: {', '.join(k.sym_name.data for k in ks)})")
         ks = [k for k in ks if k.sym_name.data in only]
     if not ks:
-        raise Diagnostic("no amdgcn.kernel to compile")
+        raise Diagnostic("no amdgcn.kernel to compile", module)
     parts = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"', "\t.amdhsa_code_object_version 5"]
     counts = {id(k): register_counts(k) for k in ks}
     for i, k in enumerate(ks):

@@ -150,7 +150,7 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
         problems = check(prog, limits)
         if problems:
             raise Diagnostic("register allocation failed its own check (a gcnforge bug): " + problems[0],
-                             getattr(op, "sym_name", None) and f"@{op.sym_name.data}", tuple(problems[1:8]))
+                             op, tuple(problems[1:8]))
     write_back(b)
     split_ir.drop_self_copies(moves)
     return Result(alloc, n, split=nsplit)

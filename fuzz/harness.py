@@ -1,0 +1,262 @@
+"""Mutation fuzzing of gcnforge's entry points, in process, on the repository's own corpus.
+
+Inputs: the lit files (``test/**/*.mlir`` split at ``// -----``, ``test/**/*.s``) and code
+objects the built-in assembler makes from the ``.s`` corpus. Mutators per kind: IR and
+assembly text by tokens (drop, duplicate, swap, replace with extreme integers, types,
+registers, SSA names, block labels, directives, quotes) and truncation; code objects by
+bytes (flip, overwrite with boundary values, truncate, splice).
+
+Targets: ``ir`` (parse + verify, each gcnforge pass alone, the default pipeline, assembly
+text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (reader,
+disassembly, ``info`` description, emulator launch with a small instruction budget).
+
+A failure is an exception other than ``Diagnostic``, a run past the time bound (SIGALRM),
+or a ``Diagnostic`` without a ``line`` location for text input. Failures print with the
+input that caused them (``--save DIR`` writes them as files to minimize into tests).
+
+    python -m fuzz.harness --seed 0 --inputs 200 --targets ir,asm,obj
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import signal
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+ROOT = Path(__file__).resolve().parents[1]
+INTS = ["0", "-1", "1", "63", "64", "65", "255", "256", "2147483647", "2147483648", "-2147483649", "4294967296",
+        "0x7fffffff", "0xffffffffffffffff", "99999999999999999999", "-0", "1e400", "0.5"]
+IR_TOKENS = ["!amdgcn.vgpr", "!amdgcn.sgpr<[? + 2]>", "!amdgcn.vgpr<[254 : 258]>", "!amdgcn.agpr", "i32", "i64",
+             "%v", "%0", "%missing", "^bb0", "^bb1", "^loop", "{", "}", "(", ")", "<", ">", "[", "]", ",", ":", "=",
+             "\"", "amdgcn.end", "amdgcn.yield", "amdgcn.alloca", "sched = array<i64: 0, 1>", "dims [4, 4]",
+             "align 3", "#amdgcn.target<gfx90a>", "\n"]
+ASM_TOKENS = ["v0", "v255", "v[0:1]", "v[1:2]", "s[0:3]", "s101", "s102", "a0", "vcc", "exec", "m0", "off",
+              "lit(1)", "1.5e-50", "lds_direct", "offset:4096", "glc", "sc0", "row_shl:1", ".set x, x+1",
+              ".p2align 40", ".amdhsa_kernel k", ".end_amdhsa_kernel", ".amdhsa_next_free_vgpr", "(1<<70)",
+              ".globl foo", ",", "\n", "\""]
+_TOKEN = re.compile(r"\s+|[A-Za-z_.%^#!$@][\w.$@]*|-?0[xX][0-9a-fA-F]+|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|.")
+_LOCATED = re.compile(r"^\S*:\d+(:\d+)?: error: ", re.M)
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+# -- corpus ----------------------------------------------------------------------------
+def ir_corpus() -> list[str]:
+    out = []
+    for p in sorted((ROOT / "test").rglob("*.mlir")):
+        out += [c for c in p.read_text().split("// -----") if "amdgcn" in c]
+    return out
+
+
+def asm_corpus() -> list[str]:
+    return [p.read_text() for p in sorted((ROOT / "test").rglob("*.s"))]
+
+
+def obj_corpus(asm: list[str]) -> list[bytes]:
+    from gcnforge.binary import assemble
+
+    out = []
+    for text in asm:
+        if ".amdhsa_kernel" not in text:
+            continue
+        try:
+            out.append(assemble(text))
+        except Diagnostic:
+            continue
+    return out
+
+
+# -- mutators --------------------------------------------------------------------------
+def mutate_text(text: str, rng: random.Random, pool: list[str]) -> str:
+    toks = _TOKEN.findall(text)
+    ints = [i for i, t in enumerate(toks) if re.fullmatch(r"-?(0[xX][0-9a-fA-F]+|\d+)", t)]
+    if ints and rng.random() < 0.5:  # keeps the syntax: reaches verifiers and passes
+        toks[rng.choice(ints)] = rng.choice(INTS + [str(rng.randint(-300, 300))])
+        return "".join(toks)
+    for _ in range(rng.randint(1, 3)):
+        if not toks:
+            break
+        i = rng.randrange(len(toks))
+        r = rng.random()
+        if r < 0.2:
+            del toks[i]
+        elif r < 0.35:
+            toks.insert(i, toks[rng.randrange(len(toks))])
+        elif r < 0.6 and re.fullmatch(r"-?(0[xX])?[0-9a-fA-F]+", toks[i] or ""):
+            toks[i] = rng.choice(INTS)
+        elif r < 0.9:
+            toks.insert(i, rng.choice(pool) + rng.choice(["", " "]))
+        else:
+            toks = toks[:i]
+    return "".join(toks)
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        if not b:
+            break
+        i = rng.randrange(len(b))
+        r = rng.random()
+        if r < 0.5:
+            b[i] ^= 1 << rng.randrange(8)
+        elif r < 0.8:
+            v = rng.choice([0, 0xFF, 0x7F, 0x80])
+            for k in range(rng.choice([1, 4, 8])):
+                if i + k < len(b):
+                    b[i + k] = v
+        elif r < 0.9:
+            b = b[:i]
+        else:
+            j = rng.randrange(len(b))
+            b[i:i] = b[j:j + rng.randint(1, 64)]
+    return bytes(b)
+
+
+# -- targets ---------------------------------------------------------------------------
+def run_ir(text: str) -> None:
+    from gcnforge.dialect.source import parse_module
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.passes.registry import PASSES
+    from gcnforge.schedule.dialect import context
+    from gcnforge.target import to_assembly
+
+    ctx = context()
+    errors = []
+    for spec in [*PASSES, pl.DEFAULT]:
+        try:
+            m = parse_module(text, "f.mlir", ctx)
+        except Diagnostic as d:
+            errors.append(d)
+            break
+        try:
+            pl.run(m, pl.parse(spec), ctx=ctx)
+            if spec == pl.DEFAULT:
+                to_assembly(m)
+        except Diagnostic as d:
+            errors.append(d)
+    for d in errors:
+        if not _LOCATED.search(str(d)):
+            raise Unlocated(str(d))
+
+
+def run_asm(text: str) -> None:
+    from gcnforge.asm.listing import show_encoding
+    from gcnforge.binary import assemble
+
+    for f in (lambda: show_encoding(text, "f.s"), lambda: assemble(text, filename="f.s")):
+        try:
+            f()
+        except Diagnostic as d:
+            if not _LOCATED.search(str(d)):
+                raise Unlocated(str(d)) from None
+
+
+LAUNCH = True  # --no-launch: reader, dis and info only
+
+
+def run_obj(data: bytes) -> None:
+    import numpy as np
+
+    import gcnforge
+    from gcnforge.asm.listing import objdump_lines
+    from gcnforge.binary.describe import describe
+    from gcnforge.binary.reader import read_code_object
+    from gcnforge.runtime.emulator_backend import EmulatorBackend
+
+    try:
+        co = read_code_object(data)
+        describe(co)
+        objdump_lines(co.text, co.text_address)
+        if not LAUNCH:
+            return
+        lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
+        for name in list(co.kernels)[:1]:
+            k = lib[name]
+            args = []
+            for f in k.layout._explicit:
+                args.append(np.zeros(256, np.float32) if f.kind == "ptr" else 0)
+            k(*args, grid=(1, 1, 1), block=(64, 1, 1))
+    except Diagnostic:
+        return
+
+
+class Unlocated(Exception):
+    pass
+
+
+def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | None = None,
+         out=sys.stdout) -> Counter:
+    rng = random.Random(seed)
+    ir, asm = ir_corpus(), asm_corpus()
+    objs = obj_corpus(asm) if "obj" in targets else []
+    counts: Counter = Counter()
+    signal.signal(signal.SIGALRM, _alarm)
+    for target in targets:
+        for n in range(inputs):
+            if target == "ir":
+                inp: str | bytes = mutate_text(rng.choice(ir), rng, IR_TOKENS)
+                f = run_ir
+            elif target == "asm":
+                inp = mutate_text(rng.choice(asm), rng, ASM_TOKENS)
+                f = run_asm
+            else:
+                inp = mutate_bytes(rng.choice(objs), rng)
+                f = run_obj
+            kind = "ok"
+            t0 = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, bound)
+            try:
+                f(inp)
+            except Hang:
+                kind = "hang"
+            except Unlocated as e:
+                kind, detail = "unlocated", str(e)
+            except Exception as e:  # noqa: BLE001 - any other exception is the finding
+                kind, detail = "crash", f"{type(e).__name__}: {e}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            counts[(target, kind)] += 1
+            if kind != "ok":
+                print(f"[{target} #{n}] {kind} ({time.perf_counter() - t0:.1f}s)"
+                      + (f": {detail[:200]}" if kind != "hang" else ""), file=out)
+                if save is not None:
+                    save.mkdir(parents=True, exist_ok=True)
+                    ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco"}[target]
+                    p = save / f"{target}-{seed}-{n}-{kind}{ext}"
+                    p.write_bytes(inp if isinstance(inp, bytes) else inp.encode())
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fuzz.harness", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--targets", default="ir,asm,obj")
+    ap.add_argument("--inputs", type=int, default=100, help="mutated inputs per target")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")
+    ap.add_argument("--save", type=Path, help="write failing inputs here")
+    ap.add_argument("--no-launch", action="store_true", help="obj: do not launch on the emulator")
+    a = ap.parse_args(argv)
+    global LAUNCH
+    LAUNCH = not a.no_launch
+    counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save)
+    for t in a.targets.split(","):
+        print(f"{t}: " + ", ".join(f"{k} {counts[(t, k)]}" for k in ("ok", "crash", "hang", "unlocated")))
+    return 0 if all(k == "ok" for (_, k) in counts if counts[(_, k)]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
