@@ -136,7 +136,7 @@ def run_ir(text: str) -> None:
 
     ctx = context()
     errors = []
-    for spec in [*PASSES, pl.DEFAULT]:
+    for spec in [*PASSES, "amdgcn-regalloc{max_vgprs=2}", pl.DEFAULT]:
         try:
             m = parse_module(text, "f.mlir", ctx)
         except Diagnostic as d:

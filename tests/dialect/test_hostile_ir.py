@@ -197,3 +197,29 @@ def test_size_of_undefined_symbol_is_located():
     with pytest.raises(Diagnostic, match="never defined") as e:
         assemble("\t.text\n\ts_endpgm\n\t.size asloop, 4\n", filename="u.s")
     assert str(e.value).startswith("u.s:3:")
+
+
+def test_ops_a_pass_creates_get_the_location_of_the_op_they_serve():
+    """The wait pass inserts ``s_waitcnt`` before the read that needs it: the new op is at
+    that read's line (so a later error about it points at the author's op)."""
+    from gcnforge.dialect.source import loc_of
+    from gcnforge.passes import pipeline as pl
+
+    text = textwrap.dedent("""\
+        amdgcn.module @m #amdgcn.target<gfx942> {
+          amdgcn.kernel @k {
+            %v0 = amdgcn.alloca : !amdgcn.vgpr<0>
+            %v1 = amdgcn.alloca : !amdgcn.vgpr<1>
+            %v3 = amdgcn.alloca : !amdgcn.vgpr<3>
+            %sp = amdgcn.alloca : !amdgcn.sgpr<[0 : 2]>
+            %a, %ta = amdgcn.global global_load_dword %v1, %v0, %sp : !amdgcn.vgpr<1>, !amdgcn.vgpr<0>, !amdgcn.sgpr<[0 : 2]>
+            %c = amdgcn.vop2 v_add_f32_e32 %v3, %a, %a : !amdgcn.vgpr<3>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
+            amdgcn.end
+          }
+        }
+        """)
+    m = parse_module(text, "w.mlir")
+    pl.run(m, pl.parse("amdgcn-insert-waits"))
+    waits = [op for op in m.walk() if getattr(op, "mnemonic", "") == "s_waitcnt"]
+    assert waits, "the wait pass inserted no s_waitcnt"
+    assert str(loc_of(waits[0])) == "w.mlir:8:5"

@@ -83,6 +83,9 @@ class GcnforgeOptMain(xDSLOptMain):
             self._verify_located(prog)
         try:
             super().apply_passes(prog)
+            from gcnforge.dialect.source import fill_locations
+
+            fill_locations(prog)
         except Diagnostic as d:  # a gcnforge pass's located error: an xDSL diagnostic, so that
             raise LocatedError(str(d)) from None  # --verify-diagnostics prints/checks it
         except (VerifyException, DiagnosticException) as e:  # xDSL's checks inside/after a pass
@@ -156,7 +159,9 @@ class GcnforgeOptMain(xDSLOptMain):
             try:
                 op.verify(verify_nested_ops=False)
             except (VerifyException, DiagnosticException) as e:
-                msg = str(e).splitlines()[0] if str(e) else "operation does not verify"
+                from gcnforge.dialect.source import first_lines
+
+                msg = first_lines(str(e)) or "operation does not verify"
                 raise LocatedError(self._where(op, msg)) from None
 
     def _where(self, op: Operation, msg: str) -> str:
@@ -323,3 +328,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+

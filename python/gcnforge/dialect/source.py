@@ -64,6 +64,29 @@ def where(op: Operation) -> str:
     return str(op_place(op))
 
 
+def fill_locations(root: Operation) -> None:
+    """Give every op a pass created without a location the location of the op it was made
+    for: the next located op of its block (a wait, a hazard NOP or a reload is inserted
+    before the op that needs it), else the previous one (a spill store follows the
+    definition), else the enclosing op's. Ops that already have one are left alone."""
+    for op in root.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                ops = list(block.ops)
+                nxt = None
+                after: list = [None] * len(ops)
+                for i in range(len(ops) - 1, -1, -1):
+                    after[i] = nxt
+                    if isinstance(ops[i].location, FileLineColLoc):
+                        nxt = ops[i].location
+                prev = op.location if isinstance(op.location, FileLineColLoc) else None
+                for i, o in enumerate(ops):
+                    if isinstance(o.location, FileLineColLoc):
+                        prev = o.location
+                    elif after[i] is not None or prev is not None:
+                        o.location = after[i] if after[i] is not None else prev
+
+
 class LocatingParser(Parser):
     """xDSL's parser that stamps each op with where its text starts (``line_offset`` for
     ``--split-input-file`` chunks)."""
@@ -126,6 +149,14 @@ def verify_located(root: Operation) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
-            raise Diagnostic(str(e).splitlines()[0] if str(e) else "operation does not verify", op) from None
+            raise Diagnostic(first_lines(str(e)) or "operation does not verify", op) from None
         except DiagnosticException as e:
-            raise Diagnostic(str(e).splitlines()[0] if str(e) else "operation does not verify", op) from None
+            raise Diagnostic(first_lines(str(e)) or "operation does not verify", op) from None
+
+
+def first_lines(msg: str) -> str:
+    """xDSL's verifier messages: a headline ending in ':' says what, the next line why."""
+    lines = [ln.strip() for ln in msg.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]

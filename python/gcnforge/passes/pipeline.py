@@ -55,6 +55,7 @@ def ir_text(module: ModuleOp) -> str:
 def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None = None,
         print_all: bool = False, out=None, ctx=None) -> None:
     from gcnforge.dialect import context
+    from gcnforge.dialect.source import fill_locations
 
     ctx = ctx or context()
     out = out or sys.stderr
@@ -63,6 +64,7 @@ def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None
             p.apply(ctx, module)
         except (VerifyException, DiagnosticException) as e:  # xDSL's checks: they name no op
             raise located_failure(module, p.name, e) from None
+        fill_locations(module)  # ops the pass created: the location of the op they serve
         if print_all or (print_after and p.name in print_after):
             out.write(f"// -----// IR Dump After {p.name} //----- //\n")
             out.write(ir_text(module))
