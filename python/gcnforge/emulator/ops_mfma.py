@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gcnforge.emulator.core import WaveFault, rows
 from gcnforge.emulator.numerics import bf16_to_f32, fp8_to_f32
 
 HANDLERS: dict = {}
@@ -154,6 +155,17 @@ def mfma(x, ins, w):
     if ld.order is not None and types["Vdst"] != "FP64":
         # D in register order: A's rows permuted, C and D reshapes of the registers
         A = A[:, 0, ld.order]
+        r = rows(w)
+        if isinstance(r, slice) and types["Src2"] == types["Vdst"] == "FP32" and c_op.kind in ("v", "a") \
+                and dst.kind in ("v", "a"):
+            # the common f32 accumulator: C added from the registers and D rounded into them in place
+            ic, idst = x.vindex(c_op), x.vindex(dst)
+            if max(ic, idst) + gD > x.nv:
+                raise WaveFault(f"register range {dst if idst >= ic else c_op} runs past the {x.nv} allocated VGPRs")
+            D = np.matmul(A, B[:, 0])
+            D += x.V[r, ic : ic + gD].view(np.float32).reshape(D.shape)
+            np.copyto(x.V[r, idst : idst + gD].view(np.float32).reshape(D.shape), D, casting="same_kind")
+            return
         if c_op.kind == "imm":
             C = _decode(np.full((n,) + A.shape[1:2] + ld.reg.shape[2:], c_op.value, np.uint64), types["Src2"])
         else:
