@@ -74,6 +74,10 @@ class Machine:
     def exec_mask(self, w) -> np.ndarray:
         return np.ascontiguousarray(self.S[w, EXEC : EXEC + 2]).view(np.uint64).reshape(-1)
 
+    def exec_full(self, w) -> bool:
+        """Every lane of every wave in ``w`` is enabled."""
+        return bool((self.S[rows(w), EXEC : EXEC + 2] == 0xFFFFFFFF).all())
+
     def exec_lanes(self, w) -> np.ndarray:
         e = np.ascontiguousarray(self.S[w, EXEC : EXEC + 2])
         return np.unpackbits(e.view(np.uint8), bitorder="little").reshape(len(e), 64).view(bool)
@@ -143,6 +147,13 @@ class Machine:
             raise WaveFault("lds_direct is not supported on gfx942")
         s = self.sread(op, w, n)
         return np.repeat(s[:, None], 64, axis=1)
+
+    def vview(self, op: XOp, w) -> np.ndarray:
+        """Like ``vread`` of one dword, but VGPRs of consecutive waves come back as a view of
+        the register file (no copy): for callers that consume the value before any write."""
+        if op.kind in ("v", "a"):
+            return self.V[rows(w), self.vindex(op)]
+        return self.vread(op, w, 1)
 
     def vread_n(self, op: XOp, w, n: int) -> np.ndarray:
         """(k, n, 64) uint32: ``n`` consecutive registers starting at ``op``."""

@@ -53,6 +53,8 @@ def from_typed(val: np.ndarray, ty: str) -> np.ndarray:
             return v.astype(np.float16).view(np.uint16).astype(np.uint32)
         if dt in (np.int16, np.uint16):
             return (v.astype(np.int64) & 0xFFFF).astype(np.uint32)
+        if v.dtype == np.uint32 or v.dtype == np.int32:
+            return v.view(np.uint32)
         if v.dtype.kind == "f":
             return v.astype(np.int64).astype(np.uint32)
         return (v.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
@@ -75,7 +77,7 @@ def read_src(x, ins, w, k: int, ty: str, pos: int, lanes: np.ndarray):
     op = ins.ops[k]
     n = TYPES[ty][1]
     extra = None
-    raw = x.vread(op, w, n)
+    raw = x.vview(op, w) if n == 1 else x.vread(op, w, n)  # consumed before the destination is written
     if ins.enc == "dpp" and pos == 0:
         raw, extra = dpp_source(raw, lanes, ins.mods)
     if ins.enc == "sdwa" and pos < 2 and n == 1:
@@ -146,11 +148,11 @@ def vop(dst: str, srcs: tuple[str, ...], fn, *, first_src=1, clamp_int=None):
     def h(x, ins, w):
         lanes = x.exec_lanes(w)
         vals = []
-        mask = lanes
+        mask = None if x.exec_full(w) else lanes
         for i, ty in enumerate(srcs):
             v, extra = read_src(x, ins, w, first_src + i, ty, i, lanes)
             if extra is not None:
-                mask = mask & extra
+                mask = extra if mask is None else mask & extra
             vals.append(v)
         # floating-point warnings are silenced once per launch (Device.run), not per instruction
         r = fn(*vals) if not getattr(fn, "wants_ctx", False) else fn(Ctx(x, ins, w, lanes), *vals)
