@@ -1,12 +1,16 @@
 """Emulator throughput: wave-instructions per second for a straight-line ALU kernel, an
-LDS-heavy kernel and an MFMA GEMM (256x256x256 f16 -> f32), and the speedup of executing
-waves that share a PC together (lockstep, arrays shaped waves x lanes) over executing one
-wave at a time, measured in the same run.
+LDS-heavy kernel, an MFMA GEMM (256x256x256 f16 -> f32) and the GEMM of
+``examples/main_job.py --m 1024 --n 1024 --k 1024``; the time to decode kernels into the
+emulator's records; and the speedup of executing waves that share a PC together (lockstep,
+arrays shaped waves x lanes) over one wave at a time, measured in the same run.
+
+Anchor: each row's "x NumPy" is the emulator's time over NumPy computing the same result
+(the reference the row is checked against) in the same process.
 
     python benchmarks/bench_emulator.py            (needs clang 22 + ld.lld for the kernels)
 
-Kernels are OpenCL C compiled by clang at run time. Every result is checked against NumPy
-so the numbers are for correct executions.
+Kernels are OpenCL C compiled by clang at run time (the main_job GEMM by gcnforge). Every
+result is checked against NumPy so the numbers are for correct executions.
 """
 
 from __future__ import annotations
@@ -89,40 +93,56 @@ def timed(dev, code, name, ka, grid, block, **kw):
     return st, time.perf_counter() - t
 
 
-def bench_alu(code, wgs=16, **kw):
+def _numpy(fn):
+    """(result, seconds) of the NumPy reference computation: the anchor of each row."""
+    t = time.perf_counter()
+    r = fn()
+    return r, time.perf_counter() - t
+
+
+def bench_alu(code, wgs=64, **kw):
     dev = Device()
     n = wgs * 256
     x = np.random.default_rng(0).uniform(-1, 1, n).astype(np.float32)
     pi, po = dev.memory.alloc(4 * n), dev.memory.alloc(4 * n)
     dev.memory.write(pi, x.tobytes())
     st, dt = timed(dev, code, "alu", struct.pack("<QQ", po, pi), (wgs, 1, 1), (256, 1, 1), **kw)
-    a = x.copy()
-    b, c = a * np.float32(0.5) + np.float32(1), a - np.float32(2)
-    d = b * c
-    f = lambda p, q, r: (p.astype(np.float64) * q + r).astype(np.float32)  # noqa: E731
-    for _ in range(64):
-        a = f(a, np.float32(0.999), b); b = f(b, np.float32(1.001), c)  # noqa: E702
-        c = f(c, np.float32(0.998), d); d = f(d, np.float32(1.002), a)  # noqa: E702
+
+    def ref():
+        a = x.copy()
+        b, c = a * np.float32(0.5) + np.float32(1), a - np.float32(2)
+        d = b * c
+        f = lambda p, q, r: (p.astype(np.float64) * q + r).astype(np.float32)  # noqa: E731
+        for _ in range(64):
+            a = f(a, np.float32(0.999), b); b = f(b, np.float32(1.001), c)  # noqa: E702
+            c = f(c, np.float32(0.998), d); d = f(d, np.float32(1.002), a)  # noqa: E702
+        return a + b + c + d
+
+    want, dn = _numpy(ref)
     got = np.frombuffer(dev.memory.read(po, 4 * n), np.float32)
-    np.testing.assert_allclose(got, a + b + c + d, rtol=1e-4)
-    return st, dt
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+    return st, dt, dn
 
 
-def bench_lds(code, wgs=16, **kw):
+def bench_lds(code, wgs=64, **kw):
     dev = Device()
     n = wgs * 256
     x = np.random.default_rng(1).integers(-1000, 1000, n).astype(np.int32)
     pi, po = dev.memory.alloc(4 * n), dev.memory.alloc(4 * n)
     dev.memory.write(pi, x.tobytes())
     st, dt = timed(dev, code, "lds", struct.pack("<QQ", po, pi), (wgs, 1, 1), (256, 1, 1), **kw)
-    v = x.reshape(wgs, 256).astype(np.int64)
-    lane = np.arange(256)
-    for k in range(32):
-        buf = v.copy()
-        v = v + (buf[:, (lane + 1 + k) & 255] ^ buf[:, (lane * 3 + k) & 255])
-    v = (v & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
-    np.testing.assert_array_equal(np.frombuffer(dev.memory.read(po, 4 * n), np.int32), v.reshape(-1))
-    return st, dt
+
+    def ref():
+        v = x.reshape(wgs, 256).astype(np.int64)
+        lane = np.arange(256)
+        for k in range(32):
+            buf = v.copy()
+            v = v + (buf[:, (lane + 1 + k) & 255] ^ buf[:, (lane * 3 + k) & 255])
+        return (v & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+    want, dn = _numpy(ref)
+    np.testing.assert_array_equal(np.frombuffer(dev.memory.read(po, 4 * n), np.int32), want.reshape(-1))
+    return st, dt, dn
 
 
 def bench_gemm(code, N=256, **kw):
@@ -135,41 +155,92 @@ def bench_gemm(code, N=256, **kw):
     dev.memory.write(pb, B.tobytes())
     waves = (N // 32) ** 2
     st, dt = timed(dev, code, "gemm", struct.pack("<QQQi", pc, pa, pb, N), (waves // 4, 1, 1), (256, 1, 1), **kw)
+    want, dn = _numpy(lambda: A.astype(np.float64) @ B.astype(np.float64))
     got = np.frombuffer(dev.memory.read(pc, 4 * N * N), np.float32).reshape(N, N)
-    np.testing.assert_allclose(got, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-3)
-    return st, dt
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    return st, dt, dn
 
 
-def warm(code) -> float:
+def bench_main_job(_code, N=1024, **kw):
+    """The GEMM of ``examples/main_job.py --m N --n N --k N`` (examples/gemm_lds.py, 64x64
+    work-group tiles staged through LDS, f16 MFMA), built by gcnforge."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import gemm_lds
+
+    from gcnforge.binary import assemble, read_code_object
+    from gcnforge.passes import pipeline
+    from gcnforge.target import to_assembly
+
+    import gcnforge.runtime as rt
+
+    module = gemm_lds.build(N, N, "f16", "f32", 2, 2)
+    pipeline.run(module.top, pipeline.parse(pipeline.DEFAULT))
+    blob = assemble(to_assembly(module.top))
+    (name,) = read_code_object(blob).kernels
+    kernel = rt.load(blob, device="emulator")[name]
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((N, N)).astype(np.float16)
+    B = rng.standard_normal((N, N)).astype(np.float16)
+    C = np.zeros((N, N), np.float32)
+    t = time.perf_counter()
+    res = kernel(A, np.ascontiguousarray(B.T), C, grid=(N // 64, N // 64, 1), block=(256, 1, 1))
+    dt = time.perf_counter() - t
+    want, dn = _numpy(lambda: A.astype(np.float32) @ B.astype(np.float32))
+    np.testing.assert_allclose(C, want, rtol=0, atol=4 * np.finfo(np.float32).eps * N * float(np.abs(A).max() * np.abs(B).max()))
+    return res.stats, dt, dn
+
+
+def warm(code) -> tuple[float, float]:
     """Decode the kernels once (the emulator caches decoded code per code object), so the
-    timings below are execution only; returns the decode time."""
-    from gcnforge.emulator.decode import decode_kernel
+    timings below are execution only. Returns (seconds of one-time setup: the ISA table, the
+    handler modules and MFMA layout data; seconds to decode the three kernels into records)."""
+    from gcnforge.emulator import decode, ops_mfma
     from gcnforge.emulator.launch import kernel_image
+    from gcnforge.isa import table
 
     t = time.perf_counter()
+    table.by_mnemonic("s_endpgm")
+    decode.bind(decode.undecodable(0, 4, ""))  # imports every handler module
+    ops_mfma._table()
+    images = [kernel_image(code, k) for k in ("alu", "lds", "gemm")]
+    t_setup = time.perf_counter() - t
+    t = time.perf_counter()
+    for img in images:
+        decode.decode_kernel(img.text, img.text_address, img.entry, img.end)
+    return t_setup, time.perf_counter() - t
+
+
+def _instructions(code):
+    from gcnforge.asm import disassemble
+    from gcnforge.emulator.launch import kernel_image
+
     for k in ("alu", "lds", "gemm"):
         img = kernel_image(code, k)
-        decode_kernel(img.text, img.text_address, img.entry, img.end)
-    return time.perf_counter() - t
+        yield from disassemble(img.text[img.entry - img.text_address : img.end - img.text_address], img.entry)
 
 
 def main() -> int:
     code = build()
-    print(f"decode (once per code object, 3 kernels, includes loading the ISA table): {warm(code):.2f} s")
-    print(f"{'kernel':<34}{'waves':>7}{'wave-insts':>12}{'issues':>9}{'seconds':>9}{'wave-inst/s':>13}")
+    t_setup, t_decode = warm(code)
+    print(f"one-time setup (ISA table, handlers, MFMA layouts) {t_setup:.2f} s; "
+          f"decode of the 3 kernels ({sum(1 for _ in _instructions(code))} instructions) into records {t_decode:.3f} s")
+    print(f"{'kernel':<40}{'waves':>7}{'wave-insts':>12}{'issues':>8}{'seconds':>9}{'wave-inst/s':>13}{'x NumPy':>9}")
     rows = {}
-    for label, fn, kw in [("alu (lockstep)", bench_alu, {}), ("alu (one wave at a time)", bench_alu, {"lockstep": False}),
-                          ("lds (lockstep)", bench_lds, {}), ("lds (one wave at a time)", bench_lds, {"lockstep": False}),
-                          ("gemm 256^3 f16 mfma (lockstep)", bench_gemm, {}),
-                          ("gemm 256^3 f16 (one wave at a time)", bench_gemm, {"lockstep": False})]:
-        st, dt = fn(code, **kw)
+    for label, fn, kw in [("alu, 256 waves", bench_alu, {}),
+                          ("lds, 256 waves", bench_lds, {}),
+                          ("gemm 256^3 f16 mfma, 64 waves", bench_gemm, {}),
+                          ("main_job gemm_lds 1024^3 f16, 1024 waves", bench_main_job, {}),
+                          ("alu, 64 waves", bench_alu, {"wgs": 16}),
+                          ("alu, 64 waves, one wave at a time", bench_alu, {"wgs": 16, "lockstep": False}),
+                          ("lds, 64 waves", bench_lds, {"wgs": 16}),
+                          ("lds, 64 waves, one wave at a time", bench_lds, {"wgs": 16, "lockstep": False})]:
+        st, dt, dn = fn(code, **kw)
         rows[label] = (st, dt)
-        print(f"{label:<34}{st.waves:>7}{st.wave_instructions:>12}{st.issues:>9}{dt:>9.2f}"
-              f"{st.wave_instructions / dt:>13,.0f}")
+        print(f"{label:<40}{st.waves:>7}{st.wave_instructions:>12}{st.issues:>8}{dt:>9.2f}"
+              f"{st.wave_instructions / dt:>13,.0f}{dt / dn:>9.0f}")
     print()
-    for k in ("alu", "lds", "gemm"):
-        lock = [v for n, v in rows.items() if n.startswith(k) and "lockstep" in n][0]
-        one = [v for n, v in rows.items() if n.startswith(k) and "one wave" in n][0]
+    for k in ("alu", "lds"):
+        one, lock = rows[f"{k}, 64 waves, one wave at a time"], rows[f"{k}, 64 waves"]
         print(f"{k}: lockstep speedup over one-wave-at-a-time = {one[1] / lock[1]:.1f}x "
               f"(modeled cycles {lock[0].cycles})")
     return 0

@@ -31,6 +31,7 @@ def handlers() -> dict:
 
 
 _HANDLERS: dict | None = None
+_CYCLES: dict = {}
 
 
 def bind(ins: XInst) -> None:
@@ -48,7 +49,11 @@ def bind(ins: XInst) -> None:
     ins.handler = h
     if ins.sem == "":
         ins.sem = sem_of(ins.base)
-    ins.cycles = issue_cycles(ins.sem, ins.base)  # the one cost model (perfmodel.costs)
+    key = (ins.sem, ins.base)
+    c = _CYCLES.get(key)
+    if c is None:
+        c = _CYCLES[key] = issue_cycles(ins.sem, ins.base)  # the one cost model (perfmodel.costs)
+    ins.cycles = c
     if ins.sem == "branch" or ins.base == "s_call_b64":
         imm = [o for o in ins.ops if o.kind == "imm"]
         if imm:

@@ -282,6 +282,8 @@ def smfmac(x, ins, w):
 
 
 def lookup(base: str):
+    if not base.startswith(("v_mfma", "v_smfmac")):
+        return None  # (without loading the layout data)
     t = _table().get(base)
     if t is None:
         return None

@@ -222,18 +222,30 @@ def _modifiers(di, ops: list[XOp], names: list[str]) -> dict:
     return mods
 
 
+_SMEM = ("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_atomic", "s_buffer_atomic", "s_scratch",
+         "s_dcache_discard", "s_atc_probe")
+_SLOTS: dict[int, tuple] = {}  # id(Instruction) -> (instruction, {operand name: (kind, dwords, optype, optional)}, smem)
+
+
+def _slots(inst) -> tuple:
+    got = _SLOTS.get(id(inst))
+    if got is None or got[0] is not inst:
+        got = _SLOTS[id(inst)] = (inst, {o.name: (o.kind.value, o.dwords, o.optype, o.optional) for o in inst.operands},
+                                  inst.base.startswith(_SMEM))
+    return got
+
+
 def record(di, pc: int) -> XInst:
     """The ``XInst`` of one decoded instruction (``di.inst`` is not None)."""
     inst = di.inst
     mnem, base = inst.mnemonic, inst.base
     enc = mnem[len(base) + 1:] if mnem != base else ""
-    slots = {o.name: o for o in inst.operands}
+    _, slots, smem = _slots(inst)
     ops: list[XOp] = []
     names: list[str] = []
     mods: dict = {}
     for v in di.operands:
-        o = slots.get(v.name)
-        kind = o.kind.value if o is not None else ""
+        kind, dwords, optype, optional = slots.get(v.name) or ("", v.dwords, "", False)
         if kind == "waitcnt":
             # a counter at its maximum does not wait (LLVM leaves it out of the text too)
             counts = dict(zip(("vmcnt", "expcnt", "lgkmcnt"), waitcnt_decode(v.value or 0)))
@@ -247,17 +259,18 @@ def record(di, pc: int) -> XInst:
         if kind == "sendmsg":
             mods["sendmsg"] = v.value or 0
             continue
-        if o is not None and o.optional and v.file is None and not v.value:
-            continue  # omitted when zero (s_endpgm)
-        if kind in ("simm16", "label") and v.file is None:
-            ops.append(XOp("imm", value=(v.value or 0) & 0xFFFF))
+        if v.file is None:
+            if optional and not v.value:
+                continue  # omitted when zero (s_endpgm)
+            if kind in ("simm16", "label"):
+                ops.append(XOp("imm", value=(v.value or 0) & 0xFFFF))
+            else:
+                ops.append(_operand(v, dwords, optype))
         else:
-            ops.append(_operand(v, o.dwords if o is not None and v.file is None else v.dwords,
-                                o.optype if o is not None else ""))
+            ops.append(_operand(v, v.dwords))
         names.append(v.name)
     mods.update(_modifiers(di, ops, names))
-    if base.startswith(("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_atomic", "s_buffer_atomic",
-                        "s_scratch", "s_dcache_discard", "s_atc_probe")) and "offset" in names:
+    if smem and "offset" in names:
         # SMEM: the offset operand is the immediate unless an SGPR (soffset) stands there;
         # then the immediate is a separate modifier (ISA guide "SMEM": IMM, SOE)
         if ops[names.index("offset")].kind == "imm" or not mods.get("offset"):
