@@ -129,6 +129,21 @@ KERNEL hazard_mfma
   v_add_f32_e32 v6, v0, v0
   s_endpgm
 
+// a DGEMM 16x16 result stored 10 wait states later: memory reads of a DGEMM 16x16 result
+// need 18 (clang 22 emits s_nop 15 + s_nop 1 here; LLVM's DMFMA16x16WriteVgprMemExpRead)
+KERNEL hazard_dgemm_store
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_mov_b32_e32 v0, 0
+  v_mov_b32_e32 v1, 1.0
+  v_mov_b32_e32 v2, 0
+  v_mov_b32_e32 v3, 2.0
+  s_waitcnt lgkmcnt(0)
+  s_nop 1
+  v_mfma_f64_16x16x4_f64 v[0:7], v[0:1], v[2:3], 0
+  s_nop 9
+  global_store_dwordx2 v0, v[0:1], s[4:5]
+  s_endpgm
+
 // uses v20 with only 8 VGPRs allocated by the descriptor
 KERNEL vgpr_beyond_allocation
   v_mov_b32_e32 v20, 0
@@ -207,6 +222,7 @@ KD lds_race, 512
 KD hazard_dpp
 KD hazard_valu_sgpr_vmem
 KD hazard_mfma
+KD hazard_dgemm_store
 KD endless
 KD hazard_valu_sgpr_valu
 KD vgpr_beyond_allocation

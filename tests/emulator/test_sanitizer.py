@@ -51,7 +51,9 @@ CASES = [
     ("hazard_dpp", 64, "hazard", "v_mov_b32_dpp v2, v1", "needs 2 wait states, got 0"),
     ("hazard_valu_sgpr_vmem", 64, "hazard", "global_load_dword v2, v1, s[6:7]", "needs 5 wait states"),
     ("hazard_valu_sgpr_valu", 64, "hazard", "v_add_u32_e32 v1, s6, v0", "needs 2 wait states, got 0"),
-    ("hazard_mfma", 64, "hazard", "v_add_f32_e32 v6, v0, v0", "needs 5 wait states, got 0"),
+    # a 2-pass non-XDL MFMA result read by VALU: P + 2 = 4 (clang 22 emits s_nop 3 there)
+    ("hazard_mfma", 64, "hazard", "v_add_f32_e32 v6, v0, v0", "needs 4 wait states, got 0"),
+    ("hazard_dgemm_store", 64, "hazard", "global_store_dwordx2 v0, v[0:1], s[4:5]", "needs 18 wait states, got 10"),
 ]
 
 

@@ -10,13 +10,17 @@ cycles", "M/N/K", "blocks", operand types), as committed in the emulator's layou
 ``emulator/data/gen_mfma_layouts.py``). This script only selects the per-instruction facts
 the compiler and the performance model need, so neither has to open the emulator's layout
 tables. One pass is four cycles (the ISA guide's MFMA dependency tables count passes; LLVM's
-GCNHazardRecognizer takes the same number from its scheduling model).
+GCNHazardRecognizer takes the same number from its scheduling model). ``xdl``: LLVM's
+``is_gfx940_xdl`` (VOP3PInstructions.td): every gfx940 MFMA except the DGEMMs (f64) and the
+ones with f32 inputs (``v_mfma_f32_*_f32``: not xf32), which run on the non-XDL path and
+need one wait state less after them (checked against clang 22 in tests/passes/test_hazard_rules.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -32,6 +36,7 @@ def render() -> str:
         t = v["types"]
         rows[name] = {"m": v["m"], "n": v["n"], "k": v["k"], "blocks": v["blocks"], "cycles": v["cycles"],
                       "passes": v["cycles"] // 4, "sparse": name.startswith("v_smfmac"),
+                      "xdl": not name.startswith("v_mfma_f64") and not re.fullmatch(r"v_mfma_f32_\w+_f32", name),
                       "types": [t["Src0"], t["Src1"], t["Src2"], t["Vdst"]]}
     head = {"generator": "tools/isa_gen/mfma.py (python -m tools.isa_gen.mfma)", "source": data["source"],
             "target": "gfx942"}

@@ -30,12 +30,22 @@ import numpy as np
 from gcnforge.emulator.executor import EmulationError, ExecLoc
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
-from gcnforge.emulator.sanitizer_hazards import HazardMixin
-from gcnforge.emulator.sanitizer_regs import NS, _name, _passes, _reg_slots, operand_roles  # noqa: F401
+from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin
+from gcnforge.emulator.sanitizer_regs import NS, _name, _reg_slots, operand_roles  # noqa: F401
 from gcnforge.isa import counters, table
+from gcnforge.isa import hazards as hz
 
 U64 = np.uint64
 _CTR = {"vmcnt": 0, "lgkmcnt": 1}  # expcnt: no exports on gfx942 compute
+
+
+def _partial_write(ins) -> bool:
+    """SDWA with a dst_sel other than DWORD, or VOP3 op_sel[3] (writes the high half)."""
+    sel = ins.mods.get("dst_sel")
+    if sel is not None and sel not in ("DWORD", 6):
+        return True
+    op_sel = ins.mods.get("op_sel")
+    return isinstance(op_sel, list | tuple) and len(op_sel) >= 4 and bool(op_sel[3])
 
 
 def _writes_lds(base: str) -> bool:
@@ -56,6 +66,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.seen = set()
         self._roles = {}
         self._ctr = {}
+        self._mneeds = {}
 
     def attach(self, ex):
         self.ex = ex
@@ -91,9 +102,15 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.valu_exec = np.full(W, -100, np.int64)
         self.salu_m0 = np.full(W, -100, np.int64)
         self.mfma_w = np.full((W, NV), -100, np.int64)  # wait-state clock of an MFMA's write
-        self.mfma_p = np.zeros((W, NV), np.int64)  # its pass count
+        self.mfma_need = np.zeros((len(MFMA_NEED), W, NV), np.int64)  # its hazard-table wait states per use
+        self.mfma_dgemm = np.zeros((W, NV), bool)
         self.mfma_dst = np.full((W, NV), -1, np.int64)  # first register of its destination range
         self.trans_w = np.full((W, NV), -100, np.int64)
+        self.partial_w = np.full((W, NV), -100, np.int64)  # VALU wrote part of the VGPR (SDWA / op_sel)
+        self.srcc_w = np.full((W, NV), -100, np.int64)  # an MFMA read it as SrcC ...
+        self.srcc_need = np.zeros((W, NV), np.int64)  # ... and a VALU overwrite needs this many wait states
+        self.store_w = np.full((W, NV), -100, np.int64)  # a VMEM store of > 8 bytes read it as data
+        self.setreg_w = np.full(W, -100, np.int64)
         # LDS race tracking per workgroup (dword granularity)
         G = len(ex.wgs)
         nd = max(ex.lds_bytes // 4, 1)
@@ -182,14 +199,29 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             if ins.base.startswith("v_cmpx"):
                 self.valu_exec[w] = self.ws[w]
             vd = [r - NS for r in defs if r >= NS]
+            if vd and _partial_write(ins):
+                self.partial_w[np.ix_(w, vd)] = self.ws[w][:, None]
             if vd and sem == "mfma":
+                c = [r - NS for r in _reg_slots(ins.ops[3], self.ex.accum_offset) if r >= NS] \
+                    if len(ins.ops) >= 4 else []
+                if c:
+                    self.srcc_w[np.ix_(w, c)] = self.ws[w][:, None]
+                    self.srcc_need[np.ix_(w, c)] = hz.need("mfma_srcc_war", ins.mnemonic)
                 self.mfma_w[np.ix_(w, vd)] = self.ws[w][:, None]
-                self.mfma_p[np.ix_(w, vd)] = _passes(ins)
+                for k, n in enumerate(self._mfma_needs(ins.mnemonic)):
+                    self.mfma_need[k][np.ix_(w, vd)] = n
+                self.mfma_dgemm[np.ix_(w, vd)] = ins.base.startswith("v_mfma_f64")
                 self.mfma_dst[np.ix_(w, vd)] = vd[0]
             elif vd and sem == "trans":
                 self.trans_w[np.ix_(w, vd)] = self.ws[w][:, None]
         elif ins.base.startswith("s_") and M0 in defs:
             self.salu_m0[w] = self.ws[w]
+        if ins.base.startswith("s_setreg"):
+            self.setreg_w[w] = self.ws[w]
+        if sem in ("vmem_store", "flat_store"):
+            data = [r - NS for o in ins.ops if o.kind == "v" and o.dwords > 2 for r in _reg_slots(o, self.ex.accum_offset)]
+            if data:
+                self.store_w[np.ix_(w, data)] = self.ws[w][:, None]
 
     def _counters(self, ins):
         ctr = self._ctr.get(ins.mnemonic)
@@ -198,6 +230,12 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             ctr = self._ctr[ins.mnemonic] = tuple(_CTR[c] for c in counters.raised(inst) if c in _CTR) \
                 if inst is not None else ()
         return ctr
+
+    def _mfma_needs(self, mnemonic):
+        n = self._mneeds.get(mnemonic)
+        if n is None:
+            n = self._mneeds[mnemonic] = tuple(hz.need(k, mnemonic) for k in MFMA_NEED)
+        return n
 
     def waitcnt(self, ins, w):
         m = ins.mods

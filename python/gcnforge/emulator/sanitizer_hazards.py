@@ -1,6 +1,6 @@
-"""Wait-state hazard checks for the sanitizer (MI300 ISA guide 4.5 "Manually Inserted Wait
-States (NOPs)", gfx90a/gfx940 rules and the XDL (MFMA) dependency table). A wait state is one
-issued instruction; ``s_nop N`` provides N + 1."""
+"""Wait-state hazard checks for the sanitizer: the rows of the one hazard table
+(``gcnforge.isa.hazards``, every number from there) checked on the executed stream. A wait
+state is one issued instruction; ``s_nop N`` provides N + 1."""
 
 from __future__ import annotations
 
@@ -8,6 +8,13 @@ import numpy as np
 
 from gcnforge.emulator.program import EXEC, VCC
 from gcnforge.emulator.sanitizer_regs import NS, _reg_slots
+from gcnforge.isa import hazards as hz
+
+# rows of Sanitizer.mfma_need: wait states an MFMA's result needs before each kind of use
+MFMA_NEED = ("mfma_valu_read", "mfma_mem_read", "mfma_srcab", "mfma_srcc_same", "mfma_srcc_overlap",
+             "mfma_overwrite")
+VALU_READ, MEM_READ, SRCAB, SRCC_SAME, SRCC_OVERLAP, OVERWRITE = range(len(MFMA_NEED))
+_N = {k: hz.need(k) for k, r in hz.RULES.items() if not callable(r.wait_states)}
 
 
 class HazardMixin:
@@ -20,24 +27,24 @@ class HazardMixin:
         s_uses = [r for r in uses if r < NS]
         if is_vmem and s_uses:  # VALU writes SGPR -> VMEM reads that SGPR: 5 wait states
             gap = ws[:, None] - self.valu_sgpr[w][:, s_uses]
-            self._need(gap, 5, ins, w, "a VALU instruction wrote an SGPR that this memory instruction reads")
+            self._need(gap, _N["valu_sgpr_vmem"], ins, w, "a VALU instruction wrote an SGPR that this memory instruction reads")
         if b in ("v_readlane_b32", "v_writelane_b32") and len(ins.ops) > 2 and ins.ops[2].kind == "s":
             gap = ws - self.valu_sgpr[w, ins.ops[2].index]
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote the lane-select SGPR")
+            self._need(gap[:, None], _N["valu_sgpr_lane_select"], ins, w, "a VALU instruction wrote the lane-select SGPR")
         if b.startswith("v_div_fmas"):
             gap = ws - np.max(self.valu_sgpr[w][:, [VCC, VCC + 1]], axis=1)
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote VCC, which v_div_fmas reads")
+            self._need(gap[:, None], _N["valu_vcc_div_fmas"], ins, w, "a VALU instruction wrote VCC, which v_div_fmas reads")
         if ins.enc == "dpp":
             gap = ws - self.valu_exec[w]
-            self._need(gap[:, None], 5, ins, w, "a VALU instruction wrote EXEC before this DPP instruction")
+            self._need(gap[:, None], _N["valu_exec_dpp"], ins, w, "a VALU instruction wrote EXEC before this DPP instruction")
             src = ins.ops[1] if len(ins.ops) > 1 else None
             if src is not None and src.kind == "v":
                 gap = ws - self.valu_vgpr[w, src.index]
-                self._need(gap[:, None], 2, ins, w, f"a VALU instruction wrote {src}, which this DPP instruction reads")
+                self._need(gap[:, None], _N["valu_vgpr_dpp"], ins, w, f"a VALU instruction wrote {src}, which this DPP instruction reads")
         if (b.startswith("s_movrel") or b == "s_sendmsg" or "addtid" in b or "lds" in ins.mods) \
                 and b.startswith(("s_", "ds_", "buffer_", "global_")):
             gap = ws - self.salu_m0[w]
-            self._need(gap[:, None], 1, ins, w, "an SALU instruction wrote M0 just before its use")
+            self._need(gap[:, None], _N["salu_m0"], ins, w, "an SALU instruction wrote M0 just before its use")
 
         v_uses = [r - NS for r in uses if r >= NS]
         is_valu = b.startswith("v_") and sem != "mfma"
@@ -47,37 +54,62 @@ class HazardMixin:
             sg = [r for r in s_uses if r not in (EXEC, EXEC + 1)]
             if sg:
                 gap = ws[:, None] - self.valu_sgpr[w][:, sg]
-                self._need(gap, 2, ins, w, "a VALU instruction wrote an SGPR that this VALU instruction reads")
+                self._need(gap, _N["valu_sgpr_valu"], ins, w, "a VALU instruction wrote an SGPR that this VALU instruction reads")
         if b in lane_ops:
             gap = ws - self.valu_exec[w]  # VALU writes EXEC -> v_readlane/readfirstlane/writelane: 4
-            self._need(gap[:, None], 4, ins, w, "a VALU instruction wrote EXEC before this lane access")
+            self._need(gap[:, None], _N["valu_exec_lane"], ins, w, "a VALU instruction wrote EXEC before this lane access")
             if b != "v_writelane_b32" and ins.ops[1].kind == "v":  # VALU writes VGPR -> v_readlane reads it: 1
                 gap = ws - self.valu_vgpr[w, ins.ops[1].index]
-                self._need(gap[:, None], 1, ins, w, f"a VALU instruction wrote {ins.ops[1]} just before v_readlane")
+                self._need(gap[:, None], _N["valu_vgpr_readlane"], ins, w, f"a VALU instruction wrote {ins.ops[1]} just before v_readlane")
         if v_uses and (is_valu or is_vmem or b.startswith("ds_")):
-            # MFMA (P passes) writes VGPR -> VALU reads it: P + 3; VMEM/LDS/FLAT reads it: P + 2
-            # (gfx940 XDL dependency table; clang 22 emits exactly P + 2 before a store of an
-            # MFMA result, e.g. s_nop 9 after a 8-pass v_mfma_f32_16x16x4_f32)
+            # MFMA result read by VALU / by memory (the producer's row of mfma_need)
             gap = ws[:, None] - self.mfma_w[w][:, v_uses]
-            need = self.mfma_p[w][:, v_uses] + (3 if is_valu else 2)
+            need = self.mfma_need[VALU_READ if is_valu else MEM_READ][w][:, v_uses]
             self._need_var(gap, need, ins, w, "an MFMA wrote a register this instruction reads before its result "
                                               "was ready")
+        if is_valu or is_vmem or b.startswith("ds_"):
+            v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
+            if v_defs:  # MFMA result overwritten by VALU or a load (WAW)
+                gap = ws[:, None] - self.mfma_w[w][:, v_defs]
+                self._need_var(gap, self.mfma_need[OVERWRITE][w][:, v_defs], ins, w,
+                               "this instruction overwrites an MFMA result still being written")
+        if v_uses and (is_valu or sem == "mfma"):  # VALU wrote part of a VGPR -> VALU/MFMA reads it
+            gap = ws[:, None] - self.partial_w[w][:, v_uses]
+            self._need(gap, _N["valu_partial_vgpr"], ins, w, "a VALU instruction wrote part of a VGPR (SDWA dst_sel / "
+                                                               "op_sel) that this instruction reads")
+        if is_valu:
+            v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
+            if v_defs:  # an XDL MFMA read it as SrcC (WAR); a VMEM store of > 8 bytes reads it as data
+                gap = ws[:, None] - self.srcc_w[w][:, v_defs]
+                self._need_var(gap, self.srcc_need[w][:, v_defs], ins, w,
+                               "this VALU instruction overwrites an MFMA's SrcC the MFMA may still read")
+                gap = ws[:, None] - self.store_w[w][:, v_defs]
+                self._need(gap, _N["vmem_store_data"], ins, w, "this VALU instruction overwrites the data of a "
+                                                                "store of more than 8 bytes")
+        if b.startswith("s_getreg"):
+            gap = ws - self.setreg_w[w]
+            self._need(gap[:, None], _N["setreg_getreg"], ins, w, "s_getreg right after s_setreg")
         if v_uses and is_valu and sem != "trans":  # trans VALU writes VGPR -> non-trans VALU reads it: 1
             gap = ws[:, None] - self.trans_w[w][:, v_uses]
-            self._need(gap, 1, ins, w, "a transcendental result is read by the next VALU instruction")
+            self._need(gap, _N["trans_valu"], ins, w, "a transcendental result is read by the next VALU instruction")
+        if sem == "mfma":
+            gap = ws - self.valu_exec[w]
+            self._need(gap[:, None], _N["valu_exec_mfma"], ins, w, "a VALU instruction wrote EXEC before this MFMA")
         if sem == "mfma" and len(ins.ops) >= 4:
             ao = self.ex.accum_offset
             ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
-            if ab:  # VALU writes VGPR -> MFMA reads it: 2; MFMA result -> SrcA/B: P + 3
+            if ab:  # VALU writes VGPR -> MFMA reads it; MFMA result -> SrcA/B
                 gap = ws[:, None] - self.valu_vgpr[w][:, ab]
-                self._need(gap, 2, ins, w, "a VALU instruction wrote an MFMA source operand")
+                self._need(gap, _N["valu_vgpr_mfma"], ins, w, "a VALU instruction wrote an MFMA source operand")
                 gap = ws[:, None] - self.mfma_w[w][:, ab]
-                self._need_var(gap, self.mfma_p[w][:, ab] + 3, ins, w, "an MFMA result is used as SrcA/SrcB")
+                self._need_var(gap, self.mfma_need[SRCAB][w][:, ab], ins, w, "an MFMA result is used as SrcA/SrcB")
             c = [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
-            if c:  # previous MFMA result as SrcC: same range back-to-back is fine (2 for 2-pass), overlap P + 1
+            if c:  # previous MFMA result as SrcC: the same range, or overlapping
                 same = self.mfma_dst[w][:, c] == c[0]
-                p = self.mfma_p[w][:, c]
-                need = np.where(same, np.where(p == 2, 2, 0), p + 1)
+                same_need = self.mfma_need[SRCC_SAME][w][:, c]
+                if not ins.base.startswith("v_mfma_f64"):  # a DGEMM's same-SrcC row is DGEMM -> DGEMM
+                    same_need = np.where(self.mfma_dgemm[w][:, c], 0, same_need)
+                need = np.where(same, same_need, self.mfma_need[SRCC_OVERLAP][w][:, c])
                 gap = ws[:, None] - self.mfma_w[w][:, c]
                 self._need_var(gap, need, ins, w, "an MFMA result overlaps this MFMA's SrcC")
 

@@ -44,13 +44,6 @@ def operand_roles(ins):
     return ([0], list(range(1, n))) if n else ([], [])
 
 
-def _passes(ins) -> int:
-    from gcnforge.emulator.ops_mfma import info_for
-
-    info = info_for(ins.base)
-    return max(info["cycles"] // 4, 1) if info else 16
-
-
 _LEFTWARD = {"v_mad_u64_u32", "v_mad_i64_i32", "v_lshl_add_u64", "v_lshlrev_b64", "v_mov_b64", "v_add_co_u32",
              "v_addc_co_u32"}
 

@@ -28,6 +28,7 @@ class Mfma:
     passes: int
     sparse: bool  # v_smfmac: A is 2:4 structured-sparse, K counts the dense elements
     types: tuple[str, str, str, str]  # Src0 (A), Src1 (B), Src2 (C, or the sparse index), Vdst
+    xdl: bool  # LLVM's is_gfx940_xdl: not a DGEMM and not f32-input (those are the non-XDL path)
 
     @property
     def flops(self) -> int:
@@ -39,7 +40,7 @@ class Mfma:
 def _table() -> dict[str, Mfma]:
     rows = json.loads(DATA.read_text())["mfma"]
     return {n: Mfma(n, r["m"], r["n"], r["k"], r["blocks"], r["cycles"], r["passes"], r["sparse"],
-                    tuple(r["types"])) for n, r in rows.items()}
+                    tuple(r["types"]), r["xdl"]) for n, r in rows.items()}
 
 
 def base_name(mnemonic: str) -> str:

@@ -1,38 +1,9 @@
 """``amdgcn-hazards``: software wait states (``s_nop``) for gfx942 data hazards.
 
-Rules from AMD Instinct MI300 (CDNA3) ISA Reference Guide, 4.5 "Manually Inserted Wait
-States (NOPs)" and 7.x (MFMA dependency tables), as also encoded in LLVM 22's
-GCNHazardRecognizer (gfx940 paths) and ROCm rocRoller's gfx94x wait-state observers.
-Each rule: a first instruction, a later one, the registers that connect them, and the
-wait states required between them. One wait state is one issued instruction; ``s_nop N``
-provides N+1. Pass counts of MFMAs are cycles / 4, from AMD's Matrix Instruction
-Calculator (``gcnforge.isa.mfma``).
-
-Rules (wait states):
-  VALU writes SGPR            -> VMEM/FLAT reads that SGPR                 5
-  VALU writes VCC             -> v_div_fmas                                4
-  VALU writes SGPR/VCC        -> v_readlane/v_writelane lane select        4
-  VALU writes SGPR/VCC        -> VALU reads that SGPR (or VCC, however)    2
-  VALU writes part of a VGPR  -> VALU reads it (SDWA dst_sel, op_sel[3])   1
-  VALU writes EXEC            -> DPP op                                    5
-  VALU writes EXEC            -> v_readlane/readfirstlane/writelane        4
-  VALU writes VGPR            -> DPP reads that VGPR                       2
-  VALU writes VGPR            -> v_readlane reads it as vsrc0              1
-  trans VALU writes VGPR      -> non-trans VALU reads it                   1
-  s_setreg                    -> s_getreg                                  2
-  SALU writes M0              -> s_sendmsg / LDS-direct / GDS              1
-  VALU writes VGPR            -> MFMA reads it                             2
-  VALU writes EXEC            -> MFMA                                      4
-  MFMA (P passes) writes      -> MFMA reads it as SrcC, same registers     2 if P == 2 else 0
-  MFMA (P passes) writes      -> MFMA reads it as SrcC, overlapping        P + 1
-  MFMA (P passes) writes      -> MFMA reads it as SrcA/B                   P + 3
-  MFMA (P passes) writes      -> VALU/VMEM/LDS/FLAT reads or VALU writes   P + 3
-  DGEMM (f64) writes          -> SrcC same (4x4 only) 4; SrcC overlap 4 / 9 (4x4 / 16x16);
-                                 SrcA/B 6 / 11; VALU 6 / 11; memory 9 / 18
-(XDL values are used for every non-DGEMM MFMA: gfx940's non-XDL ones need one less, so
-this is safe. LLVM's checkMAIHazards90A/checkMAIVALUHazards hold the same numbers.)
-  MFMA (P passes) reads SrcC  -> VALU writes those registers (WAR)         P - 1
-  VMEM store of > 8 bytes     -> VALU writes the store-data VGPRs          2
+Rules: the hazard table ``gcnforge.isa.hazards`` (producer class, consumer class, register
+overlap, wait states, reference to the ISA guide / LLVM's GCNHazardRecognizer); this pass
+matches instructions against its rows (``required``). One wait state is one issued
+instruction; ``s_nop N`` provides N+1.
 
 Control flow: the history at a block's start is the union of its predecessors' (a loop
 is walked until stable), so a hazard across a branch is covered too.
@@ -54,11 +25,12 @@ from xdsl.passes import ModulePass
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
+from gcnforge.isa import hazards as hz
 from gcnforge.isa import mfma as isa_mfma
 from gcnforge.passes.machine import MInst, MInstCache
 
 _EXEC_LO = ("x", "exec_lo")
-HISTORY = 20  # the longest rule is 19 wait states (16-pass MFMA + 3)
+HISTORY = hz.MAX_WAIT_STATES + 1
 VALU = ("valu", "trans", "valu_dp")
 VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic")
 MEMREAD = VMEM + ("lds", "gds")
@@ -101,89 +73,88 @@ def _is_dgemm(m: MInst) -> bool:
 
 
 def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
-    """Wait states ``cur`` needs after ``prev`` (with a reason for each rule that applies)."""
+    """Wait states ``cur`` needs after ``prev`` (with a reason for each rule that applies);
+    which rule applies is matched here, every number comes from ``gcnforge.isa.hazards``."""
     out: list[tuple[int, str]] = []
     pw, cr, cw = prev.all_writes, cur.all_reads, cur.all_writes
-    # every rule connects the two through a register, except EXEC -> DPP/lane ops,
-    # s_setreg -> s_getreg and an MFMA's SrcC read (WAR): skip the rest at once
+    # every rule connects the two through a register the first writes, except EXEC -> DPP/lane
+    # ops, s_setreg -> s_getreg and the write-after-read rows (an MFMA's SrcC, a store's data):
+    # skip the rest at once
     if not (pw & (cr | cw)) and _EXEC_LO not in pw and not prev.mnemonic.startswith("s_setreg") \
-            and not (prev.sem == "mfma" and cw):
+            and not (prev.sem in ("mfma", "vmem_store", "flat_store") and cw):
         return out
+
+    def rule(key: str) -> None:
+        n = hz.need(key, prev.mnemonic)
+        if n > 0:
+            r = hz.RULES[key]
+            out.append((n, f"{r.producer} -> {r.consumer}: {r.overlap} ({key})"))
+
     if prev.sem in VALU:
         ws = _sgprs(pw)
         if ws:
             if cur.sem in VMEM and ws & _sgprs(cr):
-                out.append((5, "VALU writes SGPR, VMEM reads it"))
+                rule("valu_sgpr_vmem")
             if cur.mnemonic.startswith("v_div_fmas") and ws & {("x", "vcc_lo"), ("x", "vcc_hi")}:
-                out.append((4, "VALU writes VCC, v_div_fmas reads it"))
+                rule("valu_vcc_div_fmas")
             if cur.mnemonic in LANE_SELECT and ws & set(cur.reads.get("src1", ())):
-                out.append((4, "VALU writes SGPR, lane select of v_readlane/v_writelane reads it"))
+                rule("valu_sgpr_lane_select")
             if cur.sem in VALU + ("mfma",):
                 # explicit SGPR operands, and VCC however it is read (LLVM's
                 # hasVDecCoExecHazard rule for gfx940)
                 explicit = {u for k, us in cur.reads.items() if k != "<implicit>" for u in us}
                 vcc = {u for u in cr if u[0] == "x" and str(u[1]).startswith("vcc")}
                 if ws & (_sgprs(explicit) | vcc):
-                    out.append((2, "VALU writes SGPR/VCC, VALU reads it"))
+                    rule("valu_sgpr_valu")
         if ("x", "exec_lo") in pw:
             if _is_dpp(cur):
-                out.append((5, "VALU writes EXEC, DPP op follows"))
+                rule("valu_exec_dpp")
             if cur.mnemonic in READS_EXEC_LANE:
-                out.append((4, "VALU writes EXEC, v_readlane/v_writelane follows"))
+                rule("valu_exec_lane")
         wv = _vgprs(pw)
         if wv:
             if _is_dpp(cur) and wv & set(cur.reads.get("src0", ())):
-                out.append((2, "VALU writes VGPR, DPP reads it"))
+                rule("valu_vgpr_dpp")
             if cur.mnemonic in ("v_readlane_b32", "v_readfirstlane_b32") and wv & set(cur.reads.get("src0", ())):
-                out.append((1, "VALU writes VGPR, v_readlane reads it"))
+                rule("valu_vgpr_readlane")
             if prev.sem == "trans" and cur.sem in VALU and cur.sem != "trans" and wv & cr:
-                out.append((1, "trans op result read by a non-trans VALU op"))
+                rule("trans_valu")
             if cur.sem in VALU + ("mfma",) and _writes_partial_dword(prev) and wv & cr:
-                out.append((1, "VALU writes part of a VGPR (SDWA dst_sel / op_sel), VALU reads it"))
+                rule("valu_partial_vgpr")
             if _is_mfma(cur) and wv & cr:
-                out.append((2, "VALU writes VGPR, MFMA reads it"))
+                rule("valu_vgpr_mfma")
     if prev.mnemonic.startswith("s_setreg") and cur.mnemonic.startswith("s_getreg"):
-        out.append((2, "s_setreg then s_getreg"))
+        rule("setreg_getreg")
     if prev.sem == "salu" and ("x", "m0") in pw and (cur.mnemonic.startswith("s_sendmsg") or cur.sem == "gds"):
-        out.append((1, "SALU writes M0, s_sendmsg/GDS reads it"))
+        rule("salu_m0")
     if prev.sem in VALU and _is_mfma(cur) and _EXEC_LO in pw:
-        out.append((4, "VALU writes EXEC, MFMA follows"))
+        rule("valu_exec_mfma")
     if _is_mfma(prev):
-        p = mfma_passes(prev.mnemonic)
         wv = _vgprs(pw)
-        dgemm = _is_dgemm(prev)
-        big = p > 4  # DGEMM 16x16x4 (vs 4x4x4)
         if _is_mfma(cur):
             c = set(cur.reads.get("src2", ()))
             ab = set(cur.reads.get("src0", ())) | set(cur.reads.get("src1", ()))
             if wv & c:
-                if set(prev.writes.get("vdst", ())) == c:
-                    if dgemm and not big and _is_dgemm(cur):
-                        out.append((4, "DGEMM 4x4 result is the next DGEMM 4x4's SrcC"))
-                    elif p == 2:
-                        out.append((2, "MFMA (2 passes) result is the next MFMA's SrcC"))
-                elif dgemm:
-                    out.append((9 if big else 4, "DGEMM result overlaps the next MFMA's SrcC"))
-                else:
-                    out.append((p + 1, f"MFMA ({p} passes) result overlaps the next MFMA's SrcC"))
+                if set(prev.writes.get("vdst", ())) != c:
+                    rule("mfma_srcc_overlap")
+                elif not _is_dgemm(prev) or _is_dgemm(cur):  # (a DGEMM's same-SrcC row is DGEMM -> DGEMM)
+                    rule("mfma_srcc_same")
             if wv & ab:
-                out.append(((11 if big else 6) if dgemm else p + 3, f"MFMA ({p} passes) result read as SrcA/B"))
+                rule("mfma_srcab")
             # no MFMA-after-MFMA write-after-write rule: the MFMA pipe retires in order
             # (LLVM's checkMAIHazards90A checks only the second MFMA's sources)
-        elif cur.sem in VALU + MEMREAD and (wv & cr or (cur.sem in VALU and wv & cw)):
-            if dgemm:
-                mem = cur.sem in MEMREAD
-                n = (18 if big else 9) if mem else (11 if big else 6)
-                out.append((n, "DGEMM result used by a VALU/memory op"))
-            else:
-                out.append((p + 3, f"MFMA ({p} passes) result used by a VALU/memory op"))
+        elif cur.sem in VALU + MEMREAD:
+            if wv & cr:
+                rule("mfma_mem_read" if cur.sem in MEMREAD else "mfma_valu_read")
+            if wv & cw:
+                rule("mfma_overwrite")
         src_c = _vgprs(prev.reads.get("src2", ()))
         if src_c and cur.sem in VALU and src_c & cw:
-            out.append((p - 1, f"MFMA ({p} passes) reads SrcC, VALU overwrites it"))
+            rule("mfma_srcc_war")
     if prev.sem in ("vmem_store", "flat_store") and cur.sem in VALU:
         data = _vgprs(prev.reads.get("vdata", ()) or prev.reads.get("data", ()))
         if len(data) > 2 and data & cw:
-            out.append((2, "VMEM store of more than 8 bytes, VALU overwrites its data"))
+            rule("vmem_store_data")
     return out
 
 

@@ -1,0 +1,117 @@
+"""The gfx942 hazard table: software wait states (``s_nop``) between a producer and a consumer.
+
+One row per rule: producer class, consumer class, the register overlap that connects them,
+the wait states required, and where the number comes from. A wait state is one issued
+instruction; ``s_nop N`` provides N + 1. The hazard pass (``passes/hazards.py``, insert and
+verify mode, also behind ``lift.verify``) and the emulator's sanitizer
+(``emulator/sanitizer_hazards.py``) match instructions against these rows and take every
+number from here.
+
+References: AMD Instinct MI300 (CDNA3) ISA Reference Guide 4.5 "Manually Inserted Wait States
+(NOPs)" and 7.x (MFMA dependency tables); LLVM 22 ``GCNHazardRecognizer`` (gfx940 paths:
+checkVMEMHazards, checkDivFMasHazards, checkRWLaneHazards, checkVALUHazards, checkDPPHazards,
+checkGetRegHazards, checkSMovRelHazards, checkMAIHazards90A, checkMAIVALUHazards). The MFMA
+rows depend on the producer's pass count P and on whether it is an XDL MFMA
+(``gcnforge.isa.mfma``); they are checked against the ``s_nop`` counts clang 22 emits in
+``tests/passes/test_hazard_rules.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gcnforge.isa import mfma
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    key: str
+    producer: str
+    consumer: str
+    overlap: str  # what connects the two
+    wait_states: int | Callable[[str], int]  # a number, or a function of the producer's mnemonic
+    ref: str
+
+    def need(self, producer: str = "") -> int:
+        """Wait states required after ``producer`` (its mnemonic, for the MFMA rows)."""
+        return self.wait_states(producer) if callable(self.wait_states) else self.wait_states
+
+
+def _big_dgemm(m: str) -> bool:
+    return mfma.passes(m) > 4  # v_mfma_f64_16x16x4_f64 (vs 4x4x4_4b)
+
+
+def _mfma_read(m: str, dgemm: tuple[int, int]) -> int:
+    """P + 3 after an XDL MFMA, P + 2 after a non-XDL one, fixed numbers after a DGEMM
+    (``dgemm`` = (4x4, 16x16))."""
+    if mfma.is_dgemm(m):
+        return dgemm[1] if _big_dgemm(m) else dgemm[0]
+    i = mfma.info(m)
+    return mfma.passes(m) + (3 if i is None or i.xdl else 2)
+
+
+def _srcc_same(m: str) -> int:
+    if mfma.is_dgemm(m):
+        return 0 if _big_dgemm(m) else 4  # DGEMM 4x4 -> the same DGEMM 4x4's SrcC
+    return 2 if mfma.passes(m) == 2 else 0
+
+
+def _srcc_overlap(m: str) -> int:
+    if mfma.is_dgemm(m):
+        return 9 if _big_dgemm(m) else 4
+    return mfma.passes(m) + 1
+
+
+def _srcc_war(m: str) -> int:
+    i = mfma.info(m)
+    if mfma.is_dgemm(m) or (i is not None and not i.xdl):
+        return 0  # LLVM checks the SrcC write-after-read only after XDL MFMAs on gfx940
+    return mfma.passes(m) - 1
+
+
+_G = "ISA guide 4.5"
+_L = "LLVM GCNHazardRecognizer::"
+RULES: dict[str, Rule] = {r.key: r for r in (
+    Rule("valu_sgpr_vmem", "VALU", "VMEM/FLAT", "SGPR written, read as address/offset", 5, f"{_G}; {_L}checkVMEMHazards"),
+    Rule("valu_vcc_div_fmas", "VALU", "v_div_fmas", "VCC", 4, f"{_G}; {_L}checkDivFMasHazards"),
+    Rule("valu_sgpr_lane_select", "VALU", "v_readlane/v_writelane", "SGPR read as the lane select", 4,
+         f"{_G}; {_L}checkRWLaneHazards"),
+    Rule("valu_sgpr_valu", "VALU", "VALU/MFMA", "SGPR or VCC written, read", 2,
+         f"{_G}; {_L}checkVALUHazards (gfx90a+)"),
+    Rule("valu_partial_vgpr", "VALU (SDWA dst_sel / op_sel[3])", "VALU/MFMA", "VGPR written in part, read", 1,
+         f"{_L}checkVALUHazards (dst sel forwarding, gfx940)"),
+    Rule("valu_exec_dpp", "VALU", "DPP", "EXEC written", 5, f"{_G}; {_L}checkDPPHazards"),
+    Rule("valu_exec_lane", "VALU", "v_readlane/v_readfirstlane/v_writelane", "EXEC written", 4, _G),
+    Rule("valu_vgpr_dpp", "VALU", "DPP", "VGPR written, read as src0", 2, f"{_G}; {_L}checkDPPHazards"),
+    Rule("valu_vgpr_readlane", "VALU", "v_readlane/v_readfirstlane", "VGPR written, read as src0", 1, _G),
+    Rule("trans_valu", "trans VALU", "non-trans VALU", "VGPR written, read", 1, f"{_L}checkVALUHazards (gfx940)"),
+    Rule("setreg_getreg", "s_setreg", "s_getreg", "none (any hardware register)", 2,
+         f"{_G}; {_L}checkGetRegHazards"),
+    Rule("salu_m0", "SALU", "s_sendmsg/GDS/LDS-direct/s_movrel", "M0 written", 1, f"{_G}; {_L}checkSMovRelHazards"),
+    Rule("valu_vgpr_mfma", "VALU", "MFMA", "VGPR written, read", 2, f"{_L}checkMAIHazards90A"),
+    Rule("valu_exec_mfma", "VALU", "MFMA", "EXEC written", 4, f"{_L}checkMAIHazards90A"),
+    Rule("mfma_srcc_same", "MFMA", "MFMA", "result is exactly the next SrcC", _srcc_same,
+         "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
+    Rule("mfma_srcc_overlap", "MFMA", "MFMA", "result overlaps the next SrcC (not the same range)", _srcc_overlap,
+         "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
+    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m: _mfma_read(m, (6, 11)),
+         "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
+    Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m: _mfma_read(m, (6, 11)),
+         f"{_L}checkMAIVALUHazards"),
+    Rule("mfma_mem_read", "MFMA", "VMEM/FLAT/LDS", "result read (address or data)", lambda m: _mfma_read(m, (9, 18)),
+         f"{_L}checkMAIVALUHazards"),
+    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", lambda m: _mfma_read(m, (6, 11)),
+         f"{_L}checkMAIVALUHazards"),
+    Rule("mfma_srcc_war", "MFMA (XDL)", "VALU", "SrcC read, then overwritten (WAR)", _srcc_war,
+         f"{_L}checkMAIVALUHazards"),
+    Rule("vmem_store_data", "VMEM store of more than 8 bytes", "VALU", "store data VGPRs overwritten", 2, _G),
+)}
+
+# The longest rule: a DGEMM 16x16 result read by memory (18), a 16-pass XDL MFMA's (19).
+MAX_WAIT_STATES = max(19, mfma.MAX_PASSES + 3)
+
+
+def need(key: str, producer: str = "") -> int:
+    """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows)."""
+    return RULES[key].need(producer)
