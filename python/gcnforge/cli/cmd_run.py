@@ -52,6 +52,9 @@ def register(subparsers) -> None:
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
     p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")
     p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
+    p.add_argument("--max-instructions", type=int, default=None, metavar="N",
+                   help="emulator: stop with a diagnostic after N wave-instructions (default "
+                        "50,000,000; a kernel whose state repeats stops within seconds anyway)")
     p.set_defaults(func=run)
 
 
@@ -152,7 +155,16 @@ def run(args) -> int:
 
         extra.update(timing=profiles.get(args.timing), flops=args.flops, trace_out=args.trace_out)
         args.device = args.device or "emulator"
-    res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=args.device,
+    device: object = args.device
+    if args.max_instructions is not None:
+        if args.max_instructions < 1:
+            raise Diagnostic(f"--max-instructions {args.max_instructions} must be a positive count")
+        if args.device == "hip":
+            raise Diagnostic("--max-instructions bounds the emulator; it does not apply to --device hip")
+        from gcnforge.runtime.emulator_backend import EmulatorBackend
+
+        device = EmulatorBackend(max_instructions=args.max_instructions)
+    res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
             sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
     timing = ""
     if res.seconds is not None:

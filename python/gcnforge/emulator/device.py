@@ -12,9 +12,10 @@ from gcnforge.emulator.decode import decode_kernel
 from gcnforge.emulator.executor import EmulationError, Executor
 from gcnforge.emulator.launch import kernel_image
 from gcnforge.emulator.memory import Memory
+from gcnforge.isa.target import target
 
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes of emulation at most)
-LDS_LIMIT = 65536  # gfx942 LDS per workgroup (ISA guide "Local Data Share")
+SCRATCH_BATCH_BYTES = 1 << 28  # emulated private memory per batch of waves (fewer waves when it is large)
 WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
 
 
@@ -33,6 +34,23 @@ class RunStats:
     @property
     def lockstep_factor(self) -> float:
         return self.wave_instructions / max(self.issues, 1)
+
+
+def _check_segments(kernel: str, group: int, dynamic: int, private: int) -> None:
+    """Segment sizes from the kernel descriptor, checked against the target before any memory
+    is set aside for them (a corrupt descriptor must not become a huge allocation)."""
+    t = target("gfx942")
+    if dynamic < 0:
+        raise Diagnostic(f"dynamic LDS of {dynamic} bytes is negative", f"kernel '{kernel}'")
+    if group + dynamic > t.lds_bytes:
+        what = f"{group} bytes (group_segment_fixed_size)" + (f" + {dynamic} dynamic" if dynamic else "")
+        raise Diagnostic(f"the kernel needs {what} of LDS; {t.name} has {t.lds_bytes} per workgroup",
+                         f"{kernel}.kd+0x0 (group_segment_fixed_size)")
+    per_item = t.max_scratch_per_wave // t.wave_size
+    if private > per_item:
+        raise Diagnostic(f"private_segment_fixed_size {private} bytes per work-item exceeds {t.name}'s "
+                         f"{per_item} ({t.max_scratch_per_wave} bytes of scratch per wave)",
+                         f"{kernel}.kd+0x4 (private_segment_fixed_size)")
 
 
 class Device:
@@ -73,8 +91,7 @@ class Device:
         d = image.descriptor
         prog = decode_kernel(image.text, image.text_address, image.entry, image.end)
         lds = d.group_segment_fixed_size + int(dynamic_lds)
-        if lds > LDS_LIMIT:
-            raise Diagnostic(f"kernel '{kernel}' needs {lds} bytes of LDS; gfx942 has {LDS_LIMIT}")
+        _check_segments(kernel, d.group_segment_fixed_size, int(dynamic_lds), d.private_segment_fixed_size)
         ka = bytes(kernarg) + b"\0" * max(0, d.kernarg_size - len(kernarg))
         kernarg_addr = self.memory.alloc(max(len(ka), 4), 256, name="kernarg")
         if ka:
@@ -95,6 +112,8 @@ class Device:
         nthreads = block[0] * block[1] * block[2]
         wpg = (nthreads + 63) // 64
         per = max(1, waves_per_batch // wpg)
+        if d.private_segment_fixed_size:  # bound the scratch arrays the batch allocates
+            per = max(1, min(per, SCRATCH_BATCH_BYTES // (wpg * 64 * d.private_segment_fixed_size)))
         remaining = max_instructions
         cycles = 0
         try:

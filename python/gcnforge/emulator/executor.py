@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator import livelock
 from gcnforge.emulator.core import LANE, Machine, WaveFault, rows
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from gcnforge.emulator.program import EXEC, M0
@@ -86,6 +87,8 @@ class Executor(Machine):
         self.budget = budget
         self.executed = 0
         self.issued = 0
+        self.mem_writes = 0  # stores/atomics so far (the livelock check's memory-changed test)
+        self.livelock = livelock.Livelock()
         self.clock0 = clock0
         self.realtime_divider = 21  # s_memrealtime: 100 MHz against a 2.1 GHz shader clock
         self.ftz32 = desc.float_denorm_mode_32 == 0
@@ -225,11 +228,19 @@ class Executor(Machine):
                 raise self._error(WaveFault(f"pc 0x{pc:x} is not the start of an instruction of kernel "
                                             f"'{self.kernel}' (jump outside the kernel or into an instruction)"),
                                   int(w[0]), None, text="<no instruction>", pc=pc)
+            if self.issued % livelock.EVERY == 0 and self.issued:
+                first = self.livelock.repeats(self)
+                if first is not None:
+                    raise self._error(WaveFault(
+                        f"the kernel never finishes: the machine state at issue {self.issued} repeats that of "
+                        f"issue {first} and no memory was written in between (a spin-wait nothing releases?)"),
+                        int(w[0]), ins, kind="budget")
             self.executed += len(w)
             self.issued += 1
             if budget is not None and self.executed > budget:
                 raise self._error(WaveFault(f"instruction budget of {budget} wave-instructions exhausted "
-                                            "(endless loop?); raise max_instructions if the kernel is just long"),
+                                            "(endless loop?); raise max_instructions (gcnforge run "
+                                            "--max-instructions N) if the kernel is just long"),
                                   int(w[0]), ins, kind="budget")
             if self.trace is not None:
                 self.trace(TraceEvent(pc, ins.text, [int(self.wave_slot[i]) for i in w],
@@ -290,6 +301,7 @@ class Executor(Machine):
         return self.mem.gather(addr, n, v)
 
     def global_write(self, addr, data, valid, ins, w, scalar=False):
+        self.mem_writes += 1
         ok = self.mem.check(addr, data.shape[1])
         bad = valid & ~ok
         if bad.any():
@@ -328,6 +340,8 @@ class Executor(Machine):
         uint64 (byte addresses, or offsets for lds/scratch). Reads return (k,64,n) uint8;
         writes store ``data`` (k,64,n) where ``mask``."""
         k = len(w)
+        if data is not None:
+            self.mem_writes += 1
         if space == "flat":
             hi = (addrs >> U64(32)).astype(np.uint64)
             is_lds = mask & (hi == U64(SHARED_APERTURE_HI))

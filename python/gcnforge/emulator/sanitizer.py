@@ -136,6 +136,9 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         r = self._roles.get(ins.pc)
         if r is None:
             defs, uses = operand_roles(ins)
+            for i in (*defs, *uses):  # a VGPR beyond the allocation: the executor's own diagnostic
+                if ins.ops[i].kind in ("v", "a"):
+                    self.ex.vindex(ins.ops[i])
             ao = self.ex.accum_offset
             d = [s for i in defs for s in _reg_slots(ins.ops[i], ao)]
             u = [s for i in uses for s in _reg_slots(ins.ops[i], ao)]

@@ -6,7 +6,9 @@ AGPRs; 64 KiB LDS per work-group; wave64). Allocation/encoding granules as LLVM 
 them for ``.amdhsa`` granulated counts (AMDGPUBaseInfo: getVGPRAllocGranule /
 getVGPREncodingGranule = 8 for gfx90a+ unified VGPRs; getSGPRAllocGranule = 16 and
 getSGPREncodingGranule = 8 for gfx8-gfx9; VCC, FLAT_SCRATCH and XNACK_MASK add extra
-SGPRs). CU count from the AMD Instinct MI300X data sheet (304 CUs).
+SGPRs). CU count from the AMD Instinct MI300X data sheet (304 CUs). Scratch per wave: the
+13-bit COMPUTE_TMPRING_SIZE.WAVESIZE field in 1 KiB units before gfx11 (LLVM SIDefines.h
+S_00B860_WAVESIZE_PreGFX11, AMDGPU scratch alignment shift 10), so at most 8191 KiB per wave.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Target:
     # LDS-direct source operand (code 254): LLVM 22 rejects it on gfx90a and later
     # ("lds_direct is not supported on this GPU"); the CDNA3 ISA guide lists no LDS-direct reads.
     has_lds_direct: bool = False
+    max_scratch_per_wave: int = 0x1FFF * 1024  # bytes (private segment of a wave's 64 work-items)
 
 
 TARGETS: dict[str, Target] = {

@@ -126,13 +126,27 @@ def _terminated(b: Block) -> bool:
     return isinstance(b.last_op, BranchOp | EndOp)
 
 
-def _kernel_args(md: dict) -> list[KernelArgAttr]:
+def _md_int(a: dict, key: str, default: int, where: str) -> int:
+    """An integer field of the kernel metadata; anything else (a list, a string) is malformed."""
+    v = a.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Diagnostic(f"metadata field {key} is {type(v).__name__} {v!r}, not an integer", where)
+    return v
+
+
+def _kernel_args(md: dict, kernel: str = "") -> list[KernelArgAttr]:
     out = []
-    for a in md.get(".args", []):
+    args = md.get(".args", [])
+    if not isinstance(args, list):
+        raise Diagnostic(f"metadata field .args is {type(args).__name__}, not a list", f"kernel {kernel} metadata")
+    for i, a in enumerate(args):
+        where = f"kernel {kernel} metadata .args[{i}]"
+        if not isinstance(a, dict):
+            raise Diagnostic(f"argument entry is {type(a).__name__}, not a map", where)
         kind = a.get(".value_kind", "")
         if kind not in ARG_KINDS:
             continue
-        size, off = int(a.get(".size", 4)), int(a.get(".offset", 0))
+        size, off = _md_int(a, ".size", 4, where), _md_int(a, ".offset", 0, where)
         align = 1
         while align < 8 and align < size and off % (align * 2) == 0:
             align *= 2
@@ -164,9 +178,11 @@ def _kernel_op(k: KernelInfo, region: Region, gfx90a: bool) -> KernelOp:
     fm = FloatModeAttr.make(round32=kd.float_round_mode_32, round16_64=kd.float_round_mode_16_64,
                             denorm32=kd.float_denorm_mode_32, denorm16_64=kd.float_denorm_mode_16_64,
                             dx10_clamp=kd.dx10_clamp, ieee=kd.ieee_mode)
-    op = KernelOp(k.name, _kernel_args(k.metadata), region, user_sgprs=user, system_sgprs=system,
+    if not (isinstance(wg, list) and len(wg) == 3 and all(isinstance(x, int) for x in wg)):
+        wg = None  # absent or malformed: the raised kernel states no workgroup size
+    op = KernelOp(k.name, _kernel_args(k.metadata, k.name), region, user_sgprs=user, system_sgprs=system,
                   system_vgprs=vgprs, lds_size=lds if lds <= 65536 else None,
-                  workgroup_size=list(wg) if wg and len(wg) == 3 else None, float_mode=fm)
+                  workgroup_size=list(wg) if wg else None, float_mode=fm)
     d = kd.directives(gfx90a, reassemble=True)
     d.update(user_sgpr_kernarg_preload_length=kd.user_sgpr_kernarg_preload_length,
              user_sgpr_kernarg_preload_offset=kd.user_sgpr_kernarg_preload_offset)
