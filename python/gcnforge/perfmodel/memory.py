@@ -7,8 +7,13 @@ the emulator computed from the lanes' real addresses. Where a line is served:
 * vector L1 (32 KiB per CU, LRU): lines this CU read recently;
 * L2 (4 MiB per XCD): lines any modelled work-group touched before (the sample stands for
   its XCD: a line a sampled work-group read is assumed resident for the others);
-* otherwise the Infinity Cache / HBM: latency ``lat_hbm``; this CU's share of HBM
-  bandwidth is the peak divided by the CUs that are busy.
+* otherwise the Infinity Cache / HBM: latency ``lat_hbm``; this CU's share of bandwidth is
+  the peak divided by the CUs that are busy. The peak is HBM's when every CU reads data of
+  its own; when the CUs together request ``reuse`` times the bytes the kernel's buffers hold
+  (a GEMM's operand panels are read by every work-group of a row or column), only one
+  request in ``reuse`` can miss the shared caches (each byte comes from HBM once, the
+  Infinity Cache and the XCDs' L2s serve the rest), so the share is ``reuse`` times HBM's,
+  never more than the Infinity Cache's peak (``mall_bytes_per_s``).
 
 Stores and atomics go through to L2 (write-through L1), count as bytes written and take
 their share of HBM bandwidth (written back); their counter completes after the L2 latency
@@ -39,13 +44,14 @@ class _Server:
 
 
 class MemoryModel:
-    def __init__(self, prof: DeviceProfile, active_cus: int):
+    def __init__(self, prof: DeviceProfile, active_cus: int, reuse: float = 1.0):
         self.p = prof
         active = max(1, min(active_cus, prof.cus))
         per_xcd = max(1, min(prof.cus_per_xcd, -(-active // prof.xcds)))
         self.l1 = _Server(prof.l1_bytes_per_clk)
         self.l2 = _Server(prof.l2_bytes_per_clk_per_xcd / per_xcd)
-        self.hbm = _Server(prof.hbm_bytes_per_clk() / active)
+        far = min(prof.hbm_bytes_per_clk() * max(1.0, reuse), max(prof.mall_bytes_per_clk(), prof.hbm_bytes_per_clk()))
+        self.hbm = _Server(far / active)
         self.l1_lines: OrderedDict[int, None] = OrderedDict()
         self.l1_cap = prof.l1_bytes // prof.line_bytes
         self.l2_lines: set[int] = set()

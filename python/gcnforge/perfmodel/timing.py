@@ -19,6 +19,9 @@ Assumptions, stated:
 * device-wide HBM traffic is the modelled CU's misses scaled by work-groups, never more than
   the bytes of the buffers the kernel touched (each read once from HBM; the 256 MiB Infinity
   Cache holds the rest); time is at least that traffic at peak HBM bandwidth;
+* the bandwidth a CU's misses get inside the simulation follows the same rule: the ratio of
+  the bytes all work-groups read to those buffers' bytes (``reuse``) is how many times the
+  shared caches multiply HBM's bandwidth, up to the Infinity Cache's peak (``memory``);
 * no host launch overhead is added (the measured times we compare with are device times).
 """
 
@@ -126,6 +129,22 @@ def _replay(streams: list, k: int, shared: set[int]) -> list:
     return out
 
 
+def _reuse(sample: dict[int, list], n_wg: int, line_bytes: int, footprint_bytes: float | None) -> float:
+    """Device-wide bytes read (the sampled work-groups' distinct lines, scaled to the grid)
+    over the bytes of the buffers read: how often the average byte is fetched."""
+    if not footprint_bytes or not sample:
+        return 1.0
+    lines = 0
+    for streams in sample.values():
+        mine = set()
+        for st in streams:
+            for _pc, m in st:
+                if m is not None and m[0] == "load":
+                    mine.update(m[1])
+        lines += len(mine)
+    return max(1.0, lines * line_bytes * n_wg / len(sample) / footprint_bytes)
+
+
 def predict(static: dict, sample: dict[int, list], n_wg: int, occ: Occupancy, prof: DeviceProfile, *,
             kernel: str = "kernel", flops: float | None = None, footprint_bytes: float | None = None,
             keep_slices: bool = False, simds: int = 4) -> TimingReport:
@@ -151,14 +170,15 @@ def predict(static: dict, sample: dict[int, list], n_wg: int, occ: Occupancy, pr
         return out
 
     per_wg = max(1, sum(len(s) for st in sample.values() for s in st) // max(1, len(sample)))
+    reuse = _reuse(sample, n_wg, prof.line_bytes, footprint_bytes)
     if q * per_wg <= SIM_BUDGET or q <= 3 * resident:
-        cu = simulate_cu(static, queue(q), resident, prof, active, simds, keep_slices)
+        cu = simulate_cu(static, queue(q), resident, prof, active, simds, keep_slices, reuse=reuse)
         cycles = cu.cycles
         simulated = q
     else:
         q1, q2 = 2 * resident, 3 * resident
-        c1 = simulate_cu(static, queue(q1), resident, prof, active, simds).cycles
-        cu = simulate_cu(static, queue(q2), resident, prof, active, simds, keep_slices)
+        c1 = simulate_cu(static, queue(q1), resident, prof, active, simds, reuse=reuse).cycles
+        cu = simulate_cu(static, queue(q2), resident, prof, active, simds, keep_slices, reuse=reuse)
         rounds = -(-q // resident)
         cycles = cu.cycles + (rounds - 3) * (cu.cycles - c1)
         simulated = q2

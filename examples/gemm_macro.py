@@ -1,0 +1,257 @@
+"""bf16/f16 GEMM with a large macro tile: the structure of a production CDNA3 GEMM.
+
+``C[M, N] = A[M, K] @ B[K, N]`` with A row-major and B passed transposed (``bt``: N x K
+row-major), f32 accumulation, f32 or bf16 output. K and N are compile-time (the loop count
+and the C row stride), M is a kernel argument. What makes it fast, and why:
+
+* **macro tile** ``tm x tn`` per work-group (default 256 x 256) of ``wm x wn`` waves (2 x 2),
+  each wave a ``tm/wm x tn/wn`` block of 32 x 32 ``v_mfma_f32_32x32x8_{bf16,f16}`` tiles:
+  every A and B element brought into LDS feeds ``tn/32`` (``tm/32``) MFMAs;
+* **accumulators in AGPRs** (16 per 32 x 32 tile, 256 for a 128 x 128 wave block): the
+  VGPRs stay free for operands and staged loads;
+* **wide loads**: ``buffer_load_dwordx4`` (16 bytes per lane) through buffer resources whose
+  ``num_records`` bounds A, B and C: rows past M (or N) read as 0 and stores there are
+  dropped (MI300 ISA guide, "Buffer Instructions", range checking);
+* **XOR-swizzled LDS**: a K tile of ``TK = 64`` bytes per row is four 16-byte chunks; chunk
+  ``c`` of row ``r`` is stored at chunk ``c ^ ((r >> 1) & 3)``. The MFMA operand reads are
+  ``ds_read_b128`` (lane ``l`` reads row ``l % 32``, 16 bytes = two k steps) and the staging
+  writes ``ds_write_b128``; a 128-bit access is served 8 lanes per pass, and with the swizzle
+  those 8 lanes hit 8 different 16-byte bank groups (32 banks of 4 bytes, CDNA3 ISA guide
+  "LDS") in both directions, with no padding (256 x 256 double-buffered is exactly 64 KiB);
+* **double-buffered LDS, one barrier per K tile**: while the MFMAs of tile ``t`` read buffer
+  ``t % 2``, the staged registers of tile ``t + 1`` are written to the other buffer and the
+  loads of tile ``t + 2`` are issued, all interleaved between the MFMAs; a real loop of two
+  tiles per trip (buffers in the ``ds_*`` offset field, no address arithmetic in the loop);
+* **k permutation**: a ``ds_read_b128`` gives lane ``l`` the 8 consecutive k values
+  ``8 * (l // 32) .. +7`` of a 16-value step; the first MFMA takes the low four as its
+  ``4 * (l // 32) .. +3`` and the second the high four. A and B use the same permutation of
+  k, so the sum over k is unchanged (the MFMA layouts: AMD Matrix Instruction Calculator).
+
+Limits: K must be a multiple of ``TK / esize`` (32 for bf16/f16); M and N are free.
+
+grid = (ceil(N / tn), ceil(M / tm), 1), block = 64 wm wn.
+"""
+
+from __future__ import annotations
+
+from gcnforge.builder import Arg, Module
+from lib.regs import buffer_rsrc
+
+MFMA = {"f16": "v_mfma_f32_32x32x8_f16", "bf16": "v_mfma_f32_32x32x8_bf16"}
+ESIZE = 2
+TK = 64  # bytes of K per tile and row (four 16-byte chunks; the swizzle is written for four)
+CHUNK = 16
+OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
+
+
+def kernel_name(dtype: str, out: str, tm: int, tn: int) -> str:
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}"
+
+
+def lds_bytes(tm: int, tn: int) -> int:
+    return 2 * (tm + tn) * TK
+
+
+def grid(m: int, n: int, tm: int, tn: int) -> tuple[int, int, int]:
+    return (-(-n // tn), -(-m // tm), 1)
+
+
+def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
+          wm: int = 2, wn: int = 2, name: str | None = None) -> Module:
+    if dtype not in MFMA or out not in ("f32", "bf16"):
+        raise ValueError("dtype is bf16 or f16, out f32 or bf16")
+    kb = k_dim * ESIZE
+    if kb % TK or k_dim <= 0:
+        raise ValueError(f"K must be a positive multiple of {TK // ESIZE}")
+    wtm, wtn = tm // wm, tn // wn  # the wave's block of C
+    if tm % (32 * wm) or tn % (32 * wn):
+        raise ValueError("tm / wm and tn / wn must be multiples of 32")
+    threads = 64 * wm * wn
+    rows_per_pass = threads * CHUNK // TK  # tile rows one 16-byte load per work-item covers
+    if tm % rows_per_pass or tn % rows_per_pass:
+        raise ValueError(f"tm and tn must be multiples of {rows_per_pass}")
+    bm, bn = wtm // 32, wtn // 32
+    a_bytes, buf = tm * TK, (tm + tn) * TK
+    if 2 * buf > 65536:
+        raise ValueError("the two LDS buffers exceed 64 KiB")
+    tiles = kb // TK
+    ob = 4 if out == "f32" else 2
+    name = name or kernel_name(dtype, out, tm, tn)
+    mfma = MFMA[dtype]
+
+    m = Module(name)
+    args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only"),
+            Arg.value("m")]
+    with m.kernel(name, args, workgroup_size=(threads, 1, 1)) as k:
+        a, bt, c, m_rows = k.args()
+        lds = k.lds(2 * buf)
+        tid = k.thread_id("x")
+        row0_m = k.s_mul_i32(k.block_id("y"), k.s_mov_b32(tm))
+        col0_n = k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn))
+        kb_s = k.s_mov_b32(kb)
+        rs_a = buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
+        rs_b = buffer_rsrc(k, bt, n_dim * kb)
+        rs_c = buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
+
+        # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each tile
+        r_st = k.v_lshrrev_b32(2, tid)
+        c_st = k.v_and_b32(3, tid)
+        sw_st = k.v_xor_b32(c_st, k.v_and_b32(3, k.v_lshrrev_b32(1, r_st)))
+        wr = k.v_add_u32(lds, k.v_lshl_add_u32(r_st, 6, k.v_lshlrev_b32(4, sw_st)))  # same swizzle for every pass
+        cb = k.v_lshlrev_b32(4, c_st)
+        g_a0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0_m, r_st), kb_s), cb)
+        g_b0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(col0_n, r_st), kb_s), cb)
+        step = rows_per_pass * kb
+        g_a = [g_a0] + [k.v_add_u32(k.s_mov_b32(i * step), g_a0) for i in range(1, tm // rows_per_pass)]
+        g_b = [g_b0] + [k.v_add_u32(k.s_mov_b32(i * step), g_b0) for i in range(1, tn // rows_per_pass)]
+        wr_offs = ([i * rows_per_pass * TK for i in range(len(g_a))]
+                   + [a_bytes + i * rows_per_pass * TK for i in range(len(g_b))])
+        last = k.s_mov_b32((tiles - 1) * TK)
+
+        g_all = [(g, rs_a) for g in g_a] + [(g, rs_b) for g in g_b]
+
+        def clamp(koff):
+            """The K tile at byte ``koff`` (SGPR), clamped to the last tile so the pipeline's
+            look-ahead never reads past K."""
+            return k.s_min_u32(koff, last)
+
+        def load_one(q, so):
+            """Chunk ``q`` (A rows, then B rows) of the K tile at clamped byte offset ``so``."""
+            g, rs = g_all[q]
+            return k.buffer_load_dwordx4(g, rs, so, offen=True)[0]
+
+        def load_tile(koff):
+            so = clamp(koff)
+            return [load_one(q, so) for q in range(len(g_all))]
+
+        # -- operand reads: lane l, row l % 32 of each 32-row block, chunk (2 kp + l // 32) ^ swz
+        wave = k.v_readfirstlane_b32(k.v_lshrrev_b32(6, tid))
+        wave_m = k.s_lshr_b32(wave, (wn).bit_length() - 1)
+        wave_n = k.s_and_b32(wn - 1, wave)
+        lane = k.v_and_b32(63, tid)
+        r32 = k.v_and_b32(31, lane)
+        h = k.v_lshrrev_b32(5, lane)
+        swz = k.v_and_b32(3, k.v_lshrrev_b32(1, r32))
+        base_a = k.v_add_u32(lds, k.v_lshlrev_b32(6, k.v_add_u32(k.s_mul_i32(wave_m, k.s_mov_b32(wtm)), r32)))
+        base_b = k.v_add_u32(k.s_mov_b32(a_bytes), k.v_add_u32(lds, k.v_lshlrev_b32(
+            6, k.v_add_u32(k.s_mul_i32(wave_n, k.s_mov_b32(wtn)), r32))))
+        rd = []
+        for kp in range(2):
+            ch = k.v_lshlrev_b32(4, k.v_xor_b32(swz, h if kp == 0 else k.v_or_b32(2, h)))
+            rd.append((k.v_add_u32(base_a, ch), k.v_add_u32(base_b, ch)))
+
+        def read_ops(kp, bufi):
+            """The ``ds_read_b128`` of operand half ``kp`` of the tile in buffer ``bufi``,
+            ordered A0, B0..B(bn-1), A1.. so the first MFMAs can start after two reads."""
+            ra, rb = rd[kp]
+            bo = bufi * buf
+            av, bv = [None] * bm, [None] * bn
+            av[0] = k.ds_read_b128(ra, offset=bo)
+            for j in range(bn):
+                bv[j] = k.ds_read_b128(rb, offset=bo + 32 * TK * j)
+            for i in range(1, bm):
+                av[i] = k.ds_read_b128(ra, offset=bo + 32 * TK * i)
+            return av, bv
+
+        n_mf = 4 * bm * bn  # MFMAs per tile: 2 operand halves x 2 k steps x blocks
+        n_ld = len(wr_offs)
+        # where, among a tile's MFMAs, the other work goes: each wave's loads and LDS writes
+        # spread evenly (the CU's vector-memory and LDS pipes are shared by its waves); the
+        # barrier some MFMAs before the end, then the next tile's first operand reads, so
+        # their latency hides under the last MFMAs
+        bar_at = n_mf - min(max(4, bm + bn), n_mf // 2)
+        lo = min(4, n_mf // 4)
+        hi = max(lo, bar_at - 4)
+        w_at, l_at = {}, {}
+        for q in range(n_ld):
+            w_at.setdefault(q * (n_mf // 2) // n_ld, []).append(q)
+            l_at.setdefault(lo + q * (hi - lo) // n_ld, []).append(q)
+
+        def tile_step(bufi, accs, kp0, staged, koff_next):
+            """MFMAs of the tile in LDS buffer ``bufi`` into ``accs`` (its first operand half
+            ``kp0`` already read); meanwhile ``staged`` (the next tile) goes to the other
+            buffer and the tile after it is loaded. Returns (next tile's kp0 reads, loads)."""
+            other = (1 - bufi) * buf
+            ops = {0: kp0, 1: read_ops(1, bufi)}
+            order = [(kp, e, i, j) for kp in range(2) for e in range(2) for i in range(bm) for j in range(bn)]
+            writes, new, nxt = [], [None] * n_ld, None
+            so = clamp(koff_next)
+            for idx, (kp, e, i, j) in enumerate(order):
+                (av, ta), (bv, tb) = ops[kp][0][i], ops[kp][1][j]
+                k.wait(*[t for t in (ta, tb) if t is not None])  # loop-carried reads: the wait pass
+                acc = accs[i * bn + j]
+                k.inst(mfma, acc, av[2 * e: 2 * e + 2], bv[2 * e: 2 * e + 2], acc)  # in place
+                for q in w_at.get(idx, ()):
+                    writes.append(k.ds_write_b128(wr, staged[q], offset=other + wr_offs[q]))
+                for q in l_at.get(idx, ()):
+                    new[q] = load_one(q, so)
+                if idx == bar_at:
+                    # every wave's writes into the other buffer and reads of this one are done
+                    k.wait(*writes)
+                    k.s_barrier()
+                    nxt = read_ops(0, 1 - bufi)
+            return nxt, new
+
+        # -- prologue: tile 0 into buffer 0, tile 1 staged in registers. With an odd number of
+        # tiles, buffer 0 gets a tile of zeros instead (it adds nothing) and tile 0 is staged:
+        # the loop always runs whole trips of two tiles.
+        phantom = tiles % 2
+        if phantom:
+            z = k.v_mov_b32(0)
+            first = [k.concat(z, z, z, z)] * n_ld
+        else:
+            first = load_tile(k.s_mov_b32(0))
+        ws = [k.ds_write_b128(wr, v, offset=o) for v, o in zip(first, wr_offs)]
+        k.wait(*ws)
+        k.s_barrier()
+        staged = load_tile(k.s_mov_b32(TK * (1 - phantom)))
+        kp0 = read_ops(0, 0)
+        zero2 = k.concat(k.v_mov_b32(0), k.v_mov_b32(0))
+        # the accumulators are AGPR storage written in place by every MFMA (not loop
+        # iteration values: a chain of fresh MFMA results would need a second set of AGPRs)
+        accs = [k.agpr(None, 16) for _ in range(bm * bn)]
+        for acc in accs:
+            k.inst(mfma, acc, zero2, zero2, 0)
+        koff = k.s_mov_b32(TK * (2 - phantom))  # the K offset of the next tile to load
+
+        def flat(kp):
+            return [v for v, _ in kp[0]] + [v for v, _ in kp[1]]
+
+        def unflat(vals):
+            return ([(v, None) for v in vals[:bm]], [(v, None) for v in vals[bm:]])
+
+        nk = bm + bn
+        with k.loop((tiles + phantom) // 2, [*flat(kp0), *staged, koff]) as body:
+            kp0, staged, koff = unflat(body.args[:nk]), body.args[nk:-1], body.args[-1]
+            kp0, staged = tile_step(0, accs, kp0, staged, koff)
+            kp0, staged = tile_step(1, accs, kp0, staged, k.s_add_u32(TK, koff))
+            body.next(*flat(kp0), *staged, k.s_add_u32(2 * TK, koff))
+
+        # -- epilogue: lane l holds rows 8 (j // 4) + 4 (l // 32) + j % 4, column l % 32
+        row_l = k.v_add_u32(k.s_add_u32(row0_m, k.s_mul_i32(wave_m, k.s_mov_b32(wtm))), k.v_lshlrev_b32(2, h))
+        col_l = k.v_add_u32(k.s_add_u32(col0_n, k.s_mul_i32(wave_n, k.s_mov_b32(wtn))), r32)
+        n_s = k.s_mov_b32(n_dim)
+        if out == "bf16":
+            bias = k.s_mov_b32(0x7FFF)
+        oob = k.v_mov_b32(k.s_mov_b32(OOB))
+        for j in range(bn):
+            col = k.v_add_u32(32 * j, col_l) if j else col_l
+            off = k.v_mul_u32_u24(ob, k.v_add_u32(k.v_mul_lo_u32(row_l, n_s), col))
+            off = k.v_cndmask_b32_e64(oob, off, k.v_cmp_gt_u32_e64(n_s, col))  # columns past N: dropped
+            for i in range(bm):
+                for r, v in enumerate(accs[i * bn + j].split()):
+                    step_b = (32 * i + 8 * (r // 4) + r % 4) * n_dim * ob
+                    o = k.v_add_u32(k.s_mov_b32(step_b), off) if step_b else off
+                    if out == "f32":
+                        k.buffer_store_dword(v, o, rs_c, 0, offen=True)
+                    else:
+                        x = k.v_accvgpr_read_b32(v)
+                        x = k.v_add3_u32(x, bias, k.v_bfe_u32(x, 16, 1))  # round to nearest even
+                        k.buffer_store_short_d16_hi(x, o, rs_c, 0, offen=True)
+        k.s_endpgm()
+    m.verify()
+    return m
+
+
+if __name__ == "__main__":
+    print(build(64, 256))
