@@ -22,6 +22,14 @@
   global_load_dword v3, v20, s[6:7] offset:256
   s_waitcnt vmcnt(0)
 .endm
+.macro STORE4
+  s_waitcnt vmcnt(0)
+  global_store_dword v20, v4, s[4:5]
+  global_store_dword v20, v5, s[4:5] offset:256
+  global_store_dword v20, v6, s[4:5] offset:512
+  global_store_dword v20, v7, s[4:5] offset:768
+  s_endpgm
+.endm
 .macro STORE1
   s_waitcnt vmcnt(0)
   global_store_dword v20, v4, s[4:5]
@@ -88,6 +96,32 @@ KERNEL ld_lds_offen
   global_store_dword v20, v4, s[4:5]
   s_endpgm
 
+KERNEL tbuf_ld_8888_unorm
+  tbuffer_load_format_xyzw v[4:7], v2, s[8:11], s12 format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM] offen
+  STORE4
+
+KERNEL tbuf_ld_16_16_sint
+  tbuffer_load_format_xyzw v[4:7], v2, s[8:11], s12 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SINT] offen
+  STORE4
+
+KERNEL tbuf_ld_32_32_uint
+  tbuffer_load_format_xy v[4:5], v2, s[8:11], s12 format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_UINT] offen
+  STORE4
+
+KERNEL tbuf_ld_d16_16_16_float
+  tbuffer_load_format_d16_xy v4, v2, s[8:11], s12 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_FLOAT] offen
+  STORE4
+
+KERNEL buf_ld_format_xyzw
+  buffer_load_format_xyzw v[4:7], v2, s[8:11], s12 offen
+  STORE4
+
+KERNEL tbuf_st_32_32_uint
+  v_add_u32_e32 v4, 0x7000, v0
+  v_add_u32_e32 v5, 0x8000, v0
+  tbuffer_store_format_xy v[4:5], v2, s[8:11], s12 format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_UINT] offen
+  s_endpgm
+
 .rodata
 .p2align 6
 .macro KD name, lds=0
@@ -110,3 +144,9 @@ KD st_x2_offen
 KD st_idxen
 KD atomic_add_offen
 KD ld_lds_offen, 256
+KD tbuf_ld_8888_unorm
+KD tbuf_ld_16_16_sint
+KD tbuf_ld_32_32_uint
+KD tbuf_ld_d16_16_16_float
+KD buf_ld_format_xyzw
+KD tbuf_st_32_32_uint

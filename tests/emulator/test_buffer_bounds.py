@@ -1,4 +1,4 @@
-"""MUBUF range checking and addressing on hand-built buffer resources (V#).
+"""MUBUF/MTBUF range checking, addressing and data formats on hand-built buffer resources (V#).
 
 Each expected value is worked out here from the AMD Instinct MI300 (CDNA3) ISA guide,
 "Buffer Addressing", "Range Checking" and "Swizzled Buffer Addressing":
@@ -6,7 +6,7 @@ Each expected value is worked out here from the AMD Instinct MI300 (CDNA3) ISA g
     offset = (OFFEN ? vgpr_offset : 0) + inst_offset (SOFFSET counts on CDNA, issue 19);
   structured (IDXEN=1): out of range if index >= num_records (records);
   private (ADD_TID_EN=1, IDXEN=0): no range check;
-  dword x2/x4 accesses are checked per dword, atomics all or nothing;
+  dword x2/x4 accesses are checked per dword, atomics and format accesses all or nothing;
   out-of-range loads return 0 (also into LDS), stores and atomics are dropped.
 The buffer lies inside a larger allocation filled with a known pattern, so an access the
 emulator wrongly lets through reads or changes that pattern instead of faulting.
@@ -38,19 +38,21 @@ def code(tmp_path_factory):
     return (d / "k.so").read_bytes()
 
 
-def vsharp(base, stride=0, num=0, swizzle=False, add_tid=False, elem_code=0, istride_code=0, dfmt=4):
+def vsharp(base, stride=0, num=0, swizzle=False, add_tid=False, elem_code=0, istride_code=0, dfmt=4, nfmt=7,
+           dst_sel=(0, 0, 0, 0)):
     """The four dwords of a V# (guide Table 48; element size / index stride positions from
     LLVM SIDefines.h RSRC_ELEMENT_SIZE_SHIFT / RSRC_INDEX_STRIDE_SHIFT)."""
     w1 = ((base >> 32) & 0xFFFF) | (stride << 16) | (int(swizzle) << 31)
-    w3 = (7 << 12) | (dfmt << 15) | (elem_code << 19) | (istride_code << 21) | (int(add_tid) << 23)
+    sel = sum(c << (3 * i) for i, c in enumerate(dst_sel))
+    w3 = sel | (nfmt << 12) | (dfmt << 15) | (elem_code << 19) | (istride_code << 21) | (int(add_tid) << 23)
     return [base & 0xFFFFFFFF, w1, num, w3]
 
 
-def run(code, name, v0, v1=None, soffset=0, nout=1, **rsrc):
+def run(code, name, v0, v1=None, soffset=0, nout=1, arena_words=PATTERN, **rsrc):
     """-> (out (nout, 64) uint32, arena (ARENA_WORDS,) uint32 after the kernel)."""
     dev = Device()
     arena = dev.memory.alloc(4 * ARENA_WORDS)
-    dev.memory.write(arena, PATTERN.tobytes())
+    dev.memory.write(arena, np.asarray(arena_words, np.uint32).tobytes())
     out = dev.memory.alloc(4 * 64 * nout)
     dev.memory.write(out, b"\0" * (4 * 64 * nout))
     varr = dev.memory.alloc(512)
@@ -159,3 +161,64 @@ def test_swizzled_structured_buffer(code):
     idx, off = L, voff
     boff = ((idx // 8) * 8 + (off // 4) * 4) * 8 + (idx % 8) * 4 + off % 4
     np.testing.assert_array_equal(o[0], np.where(idx < 40, words_at(boff), 0))
+
+
+# ---- typed buffers: tbuffer_* (format in the instruction), buffer_*_format_* (format in the V#) ----
+def _f32(u32):
+    return np.asarray(u32, np.uint32).view(np.float32)
+
+
+def test_tbuffer_8888_unorm(code):
+    o, _ = run(code, "tbuf_ld_8888_unorm", 4 * L, num=200, nout=4)
+    raw = PATTERN.view(np.uint8)
+    for c in range(4):
+        byte = raw[(4 * L + c).astype(np.int64)]
+        expect = np.where(4 * L < 200, (byte / 255.0).astype(np.float32), np.float32(0))
+        np.testing.assert_array_equal(_f32(o[c]), expect, err_msg=f"component {c}")
+
+
+def test_tbuffer_16_16_sint_identity_select(code):
+    halves = (np.arange(2 * ARENA_WORDS) * 997 - 30000).astype(np.int16)
+    o, _ = run(code, "tbuf_ld_16_16_sint", 4 * L, num=128, nout=4, arena_words=halves.view(np.uint32))
+    inb = 4 * L < 128
+    for c in range(2):
+        expect = np.where(inb, halves[(2 * L + c).astype(np.int64)].astype(np.int32), 0).astype(np.uint32)
+        np.testing.assert_array_equal(o[c], expect, err_msg=f"component {c}")
+    np.testing.assert_array_equal(o[2:], 0)  # DST_SEL identity XY00 for a two-component format
+
+
+def test_tbuffer_32_32_all_or_nothing(code):
+    # 8-byte elements: lane 4 starts at 32 < 36, so both dwords load though the second lies past 36
+    o, _ = run(code, "tbuf_ld_32_32_uint", 8 * L, num=36, nout=4)
+    inb = 8 * L < 36
+    np.testing.assert_array_equal(o[0], np.where(inb, words_at(8 * L), 0))
+    np.testing.assert_array_equal(o[1], np.where(inb, words_at(8 * L + 4), 0))
+    np.testing.assert_array_equal(o[2:], 0xDEADBEEF)
+
+
+def test_tbuffer_d16_16_16_float_packs_halves(code):
+    o, _ = run(code, "tbuf_ld_d16_16_16_float", 4 * L, num=100, nout=4)
+    np.testing.assert_array_equal(o[0], np.where(4 * L < 100, words_at(4 * L), 0))
+    np.testing.assert_array_equal(o[1:], 0xDEADBEEF)
+
+
+def test_buffer_format_dst_sel_from_resource(code):
+    halves = (np.arange(2 * ARENA_WORDS) % 2000 * 0.25 - 100).astype(np.float16)
+    # V#: data format 16_16 (5), FLOAT, dst_sel = (Y, X, 1, 0)
+    o, _ = run(code, "buf_ld_format_xyzw", 4 * L, num=120, nout=4, arena_words=halves.view(np.uint32),
+               dfmt=5, nfmt=7, dst_sel=(5, 4, 1, 0))
+    inb = 4 * L < 120
+    for c, h in ((0, 1), (1, 0)):
+        expect = np.where(inb, halves[(2 * L + h).astype(np.int64)].astype(np.float32), np.float32(0))
+        np.testing.assert_array_equal(_f32(o[c]), expect, err_msg=f"component {c}")
+    np.testing.assert_array_equal(_f32(o[2]), 1.0)  # SEL_1 reads 1, in range or not (guide note 1)
+    np.testing.assert_array_equal(o[3], 0)
+
+
+def test_tbuffer_store_32_32_all_or_nothing(code):
+    _, a = run(code, "tbuf_st_32_32_uint", 8 * L, num=36)
+    expect = PATTERN.copy()
+    inb = 8 * L < 36
+    expect[(2 * L)[inb].astype(np.int64)] = 0x7000 + L[inb]
+    expect[(2 * L + 1)[inb].astype(np.int64)] = 0x8000 + L[inb]
+    np.testing.assert_array_equal(a, expect)

@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from gcnforge.asm.families import swizzle
+from gcnforge.emulator import buffer_format as bf
 from gcnforge.emulator.core import WaveFault
 from gcnforge.emulator.program import M0, XOp
 
@@ -358,11 +359,66 @@ def _buffer_move(x, ins, w, addr, inb, lanes, n, data=None):
     return out
 
 
+def _format_op(x, ins, w, lanes):
+    """buffer_{load,store}_format_* and tbuffer_*: one element of the data format per lane,
+    range-checked all or nothing (guide note 3); out-of-range lanes read 0 (1 where the V#
+    selects the constant 1)."""
+    b = ins.base
+    mtbuf = b.startswith("tbuffer_")
+    load = "_load_" in b
+    lds = load and "lds" in ins.mods
+    if lds:
+        data, (vaddr, srsrc, soff) = None, ins.ops[:3]
+    else:
+        data, vaddr, srsrc, soff = ins.ops[:4]
+    if not mtbuf:  # the format lives in each wave's V#: take the waves with one format together
+        w3 = x.S[w, srsrc.index + 3]
+        if len(w) > 1 and np.any(w3 != w3[0]):
+            for i in range(len(w)):
+                _format_op(x, ins, w[i:i + 1], lanes[i:i + 1])
+            return
+        dfmt, nfmt, sel = bf.rsrc_format(w3[0])
+        fmt = bf.Format(dfmt, nfmt, None if not load else sel)
+    else:
+        f = int(ins.mods.get("format", 0))
+        fmt = bf.Format(f & 0xF, (f >> 4) & 7, None)
+    comps = b.rsplit("_", 1)[1]
+    count = len(comps)  # x, xy, xyz, xyzw
+    d16 = "_d16" in b
+    floaty = fmt.nfmt in bf._FLOATY
+    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, fmt.nbytes, 1, fmt=True)
+    _buffer_report(x, lanes, inb, w, ins)
+    if not load:
+        if count != len(fmt.bits):
+            raise WaveFault(f"storing {count} component(s) to a {len(fmt.bits)}-component format is not modelled")
+        regs = x.vread_n(data, w, (count + 1) // 2 if d16 else count)
+        vals = bf.d16_unpack(regs, count, floaty) if d16 else regs
+        _buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes, fmt.store(vals))
+        return
+    vals = fmt.load(_buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes), count)
+    if lds:
+        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
+        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins,
+                      np.ascontiguousarray(vals[:, 0, :]).view(np.uint8).reshape(len(w), 64, 4))
+        return
+    if not d16:
+        x.vwrite_n(data, w, vals, lanes)
+        return
+    packed = bf.d16_pack(vals, floaty)
+    if b.endswith("_d16_hi_x"):  # the value goes to the high half, the low half stays
+        old = x.vread(data, w, 1)
+        packed = ((old & np.uint32(0xFFFF)) | (packed[:, 0, :] << np.uint32(16)))[:, None, :]
+    x.vwrite_n(data, w, packed, lanes)
+
+
 def buffer_op(x, ins, w):
     b = ins.base
     lanes = x.exec_lanes(w)
     if b.startswith("buffer_atomic_"):
         _buffer_atomic(x, ins, w, lanes)
+        return
+    if b.startswith("tbuffer_") or "_format_" in b:
+        _format_op(x, ins, w, lanes)
         return
     load = b.startswith("buffer_load_")
     n, signed, d16 = _size_kind(b.replace("buffer_load_", "x_").replace("buffer_store_", "x_").replace("format_", ""))
@@ -493,7 +549,7 @@ def lookup_mem(base: str):
         return flat_store
     if base.startswith(("global_atomic", "flat_atomic")):
         return flat_atomic
-    if base.startswith(("buffer_load", "buffer_store", "buffer_atomic")):
+    if base.startswith(("buffer_load", "buffer_store", "buffer_atomic", "tbuffer_load", "tbuffer_store")):
         return buffer_op
     if base == "ds_swizzle_b32":
         return ds_swizzle

@@ -159,7 +159,7 @@ def _bits(v: int, n: int) -> list[int]:
 
 
 _SRC_NUMBER = {"src0": 0, "src1": 1, "src2": 2, "vsrc1": 1}
-_NUMBERS = frozenset(("offset", "offset0", "offset1"))
+_NUMBERS = frozenset(("offset", "offset0", "offset1", "format"))  # format: MTBUF dfmt | nfmt << 4
 _MAI = frozenset(("cbsz", "abid", "blgp"))
 _SELS = {"dst_sel": _SEL, "dst_unused": _UNUSED, "src0_sel": _SEL, "src1_sel": _SEL}
 _SRC_MOD = {f"src{i}_{m}": (i, m) for i in range(3) for m in ("neg", "abs", "sext")}
