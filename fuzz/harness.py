@@ -145,7 +145,9 @@ def run_ir(text: str) -> None:
         try:
             pl.run(m, pl.parse(spec), ctx=ctx)
             if spec == pl.DEFAULT:
-                to_assembly(m)
+                from gcnforge.binary import assemble
+
+                assemble(to_assembly(m), filename="f.s")
         except Diagnostic as d:
             errors.append(d)
     for d in errors:
@@ -165,7 +167,16 @@ def run_asm(text: str) -> None:
                 raise Unlocated(str(d)) from None
 
 
-LAUNCH = True  # --no-launch: reader, dis and info only
+LAUNCH = True  # --no-launch: reader, dis, info, raise and raise -> compile only
+
+
+def raise_and_compile(co) -> None:
+    """``gcnforge raise`` (code object -> IR text -> parsed again) and raise -> compile."""
+    from gcnforge import lift
+
+    module = lift.raise_code_object(co)
+    module = lift.parse_module(lift.print_module(module), "raised.mlir")
+    lift.module_code_object(module)
 
 
 def run_obj(data: bytes) -> None:
@@ -181,6 +192,7 @@ def run_obj(data: bytes) -> None:
         co = read_code_object(data)
         describe(co)
         objdump_lines(co.text, co.text_address)
+        raise_and_compile(co)
         if not LAUNCH:
             return
         lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))

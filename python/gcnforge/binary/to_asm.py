@@ -12,6 +12,7 @@ symbols, kernel descriptors as ``.amdhsa_kernel`` blocks and relocated pointer s
 from __future__ import annotations
 
 import io
+import re
 
 from elftools.elf.elffile import ELFFile
 
@@ -99,6 +100,9 @@ def code_object_to_asm(co: CodeObject, text_align_log2: int = 8) -> str:
     return "\n".join(out) + "\n"
 
 
+MAX_DATA_SECTION = 1 << 24
+
+
 def _data_sections(co: CodeObject, gfx90a: bool) -> list[str]:
     elf = ELFFile(io.BytesIO(co.data))
     secs = [s for s in elf.iter_sections() if s["sh_flags"] & 0x2 and s.name not in LINKER_SECTIONS]
@@ -117,7 +121,15 @@ def _data_sections(co: CodeObject, gfx90a: bool) -> list[str]:
         flags = "aw" if sec["sh_flags"] & 0x1 else "a"
         kind = "@nobits" if nobits else "@progbits"
         out += [f'\t.section {sec.name},"{flags}",{kind}', f"\t.p2align {max(0, sec['sh_addralign'].bit_length() - 1)}"]
+        if not re.fullmatch(r"[A-Za-z0-9_.$-]+", sec.name):  # what the assembler's .section accepts
+            raise Diagnostic(f"section name {sec.name!r} cannot be written as assembly", "section header")
+        if size > MAX_DATA_SECTION:  # re-emitted byte by byte: bounded work on any input
+            raise Diagnostic(f"section {sec.name} is {size} bytes; at most {MAX_DATA_SECTION} can be re-emitted "
+                             "as assembly", f"{sec.name} header")
         data = b"" if nobits else sec.data()
+        if len(data) < size:
+            raise Diagnostic(f"section {sec.name} declares {size} bytes but the file holds {len(data)}",
+                             f"{sec.name} header")
         pos = 0
         pending = bytearray()
 

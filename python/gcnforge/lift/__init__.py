@@ -20,11 +20,8 @@ from __future__ import annotations
 import io
 
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
-from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
 
-from gcnforge.diagnostics import Diagnostic
 from gcnforge.lift.emit import module_asm, module_code_object
 from gcnforge.lift.lifter import raise_code_object, raise_file
 from gcnforge.dialect import context
@@ -37,15 +34,10 @@ def print_module(module: BuiltinModule) -> str:
 
 
 def parse_module(text: str, filename: str = "<mlir>") -> BuiltinModule:
-    """Parse (and verify) a raised module's text; errors as ``Diagnostic``."""
-    try:
-        m = Parser(context(), text, filename).parse_module()
-        m.verify()
-    except ParseError as e:
-        raise Diagnostic(str(e).strip(), filename) from None
-    except VerifyException as e:
-        raise Diagnostic(f"verification failed: {e}", filename) from None
-    return m
+    """Parse (and verify) a raised module's text; errors as located ``Diagnostic``s."""
+    from gcnforge.dialect.source import parse_module as parse_located
+
+    return parse_located(text, filename, context())
 
 
 __all__ = ["raise_file", "raise_code_object", "module_asm", "module_code_object", "print_module", "parse_module"]
