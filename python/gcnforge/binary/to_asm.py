@@ -127,7 +127,7 @@ def _data_sections(co: CodeObject, gfx90a: bool) -> list[str]:
             raise Diagnostic(f"section {sec.name} is {size} bytes; at most {MAX_DATA_SECTION} can be re-emitted "
                              "as assembly", f"{sec.name} header")
         data = b"" if nobits else sec.data()
-        if len(data) < size:
+        if not nobits and len(data) < size:
             raise Diagnostic(f"section {sec.name} declares {size} bytes but the file holds {len(data)}",
                              f"{sec.name} header")
         pos = 0
