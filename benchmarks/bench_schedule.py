@@ -4,7 +4,7 @@
    against an anchor run in the same process: cloning the same body the same number of
    times with a value map (the least any unroller must do).
 2. The GEMM main loop (global -> LDS -> MFMA, double-buffered) of
-   ``gcnforge.schedule.gemm``: modeled cycles and MFMA utilization of the naive and the
+   ``examples/gemm_scheduled.py``: modeled cycles and MFMA utilization of the naive and the
    scheduled order (gfx942 issue model), and, when LLVM is installed, llvm-mca's total for
    the same compiled code (its units are 1/4 of ours, see ``gcnforge.perfmodel.mca``).
 3. The same body software-pipelined as a real loop (``amdgcn-lower-loops``): the compiled
@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 from xdsl.ir import Block
 from xdsl.parser import Parser
@@ -24,6 +26,8 @@ from xdsl.parser import Parser
 from gcnforge.dialect.loop_ops import LoopOp
 from gcnforge.schedule.dialect import context
 from gcnforge.schedule.passes import schedule_loops
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))  # the kernel lives in examples/
 
 V = "!amdgcn.vgpr"
 
@@ -111,7 +115,7 @@ def bench_expand(repeat: int) -> None:
 
 def bench_gemm(k_dim: int) -> None:
     from gcnforge.perfmodel import analyze_ir
-    from gcnforge.schedule.gemm import NAIVE, SCHEDULED, build
+    from gemm_scheduled import NAIVE, SCHEDULED, build
 
     print(f"\nGEMM main loop, 32x32 tile, K = {k_dim} ({k_dim // 8} MFMA steps), global -> LDS -> MFMA:")
     texts = {}
@@ -150,7 +154,7 @@ def bench_gemm(k_dim: int) -> None:
 def bench_pipelined_loop(k_dim: int) -> None:
     """The same body as a real loop: stages (0, 0, 0) vs (0, 1, 2), lowered to a branch
     loop and compiled; the loop body modeled in steady state from the .s text."""
-    from gcnforge.schedule.gemm import build
+    from gemm_scheduled import build
     from gcnforge.schedule.lower_loops import lower_loops
 
     print(f"\nGEMM main loop as a real loop (K = {k_dim}), compiled, loop body in steady state:")

@@ -1,4 +1,4 @@
-// RUN: python -m gcnforge.schedule.opt %s --split-input-file -p amdgcn-schedule | filecheck %s
+// RUN: gcnforge-opt %s --split-input-file -p amdgcn-schedule | filecheck %s
 
 // delay/rate: A (delay 0, rate 2) at i = 0, 2; B (delay 1, rate 1) at i = 1..4.
 // B at iteration j reads A's clone of iteration j - j mod 2.

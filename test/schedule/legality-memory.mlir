@@ -1,5 +1,5 @@
-// RUN: not python -m gcnforge.schedule.opt %s -p amdgcn-schedule 2>&1 | filecheck %s
-// RUN: sed -e 's/{sched = array<i64: 0, 1, 0>}/{bufs = array<i64: 2, 0>, sched = array<i64: 0, 1, 0>}/' -e 's/{sched = array<i64: 0, 1, 1>}/{bufs = array<i64: 2, 0>, sched = array<i64: 0, 1, 1>}/' %s | python -m gcnforge.schedule.opt -p amdgcn-schedule | filecheck %s --check-prefix=DOUBLE
+// RUN: not gcnforge-opt %s -p amdgcn-schedule 2>&1 | filecheck %s
+// RUN: sed -e 's/{sched = array<i64: 0, 1, 0>}/{bufs = array<i64: 2, 0>, sched = array<i64: 0, 1, 0>}/' -e 's/{sched = array<i64: 0, 1, 1>}/{bufs = array<i64: 2, 0>, sched = array<i64: 0, 1, 1>}/' %s | gcnforge-opt -p amdgcn-schedule | filecheck %s --check-prefix=DOUBLE
 
 // The LDS store of iteration j+1 (stage 0) would move before the LDS load of iteration j
 // (stage 1): both touch LDS, the store writes -> rejected. With double buffering stated

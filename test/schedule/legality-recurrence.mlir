@@ -1,4 +1,4 @@
-// RUN: not python -m gcnforge.schedule.opt %s -p amdgcn-schedule 2>&1 | filecheck %s
+// RUN: not gcnforge-opt %s -p amdgcn-schedule 2>&1 | filecheck %s
 
 // A recurrence through the iteration value cannot span stages: iteration 1's stage-0 add
 // reads what iteration 0's stage-1 op yields.

@@ -1,4 +1,4 @@
-// RUN: not python -m gcnforge.schedule.opt %s -p amdgcn-schedule 2>&1 | filecheck %s
+// RUN: not gcnforge-opt %s -p amdgcn-schedule 2>&1 | filecheck %s
 
 
 // CHECK: error: '%d = amdgcn.alloca': sched needs delay >= 0, rate >= 1, stage >= 0; got [0, 0]

@@ -1,4 +1,4 @@
-// RUN: not python -m gcnforge.schedule.opt %s -p amdgcn-schedule 2>&1 | filecheck %s
+// RUN: not gcnforge-opt %s -p amdgcn-schedule 2>&1 | filecheck %s
 
 // %s is delayed by 1 but %t (delay 0) reads it in the same iteration.
 // CHECK: error: schedule emits a use before its definition: '%t = amdgcn.vop2 v_add_u32_e32' (body op #3) at iteration 0 reads '%s = amdgcn.vop2 v_add_u32_e32' (body op #1) of iteration 0, which is emitted later

@@ -1,4 +1,4 @@
-// RUN: not python -m gcnforge.schedule.opt %s -p amdgcn-schedule 2>&1 | filecheck %s
+// RUN: not gcnforge-opt %s -p amdgcn-schedule 2>&1 | filecheck %s
 
 // The wait for the load's token is delayed past the add that reads the loaded value.
 // CHECK: error: schedule breaks a wait token's order: '%s = amdgcn.vop2 v_add_f32_e32' (body op #4) at iteration 0 reads the result of '%v, %t = amdgcn.global global_load_dword' (body op #1) of iteration 0 before 'amdgcn.wait' (body op #2) waits for it

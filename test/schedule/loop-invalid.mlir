@@ -1,4 +1,4 @@
-// RUN: python -m gcnforge.schedule.opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: gcnforge-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // CHECK: amdgcn.loop: perm [0, 0] is not a permutation of the 2 dims
 amdgcn.module @m #amdgcn.target<gfx942> {

@@ -1,5 +1,5 @@
-// RUN: sed -e "s/ {sched = [^}]*}//" %s | python -m gcnforge.schedule.opt -p amdgcn-lower-loops | filecheck %s
-// RUN: python -m gcnforge.schedule.opt %s -p amdgcn-schedule,amdgcn-lower-loops | filecheck %s --check-prefix=SCHED
+// RUN: sed -e "s/ {sched = [^}]*}//" %s | gcnforge-opt -p amdgcn-lower-loops | filecheck %s
+// RUN: gcnforge-opt %s -p amdgcn-schedule,amdgcn-lower-loops | filecheck %s --check-prefix=SCHED
 
 // Without the schedules (sed): a loop of 5 with a swapped pair of iteration values and an accumulation: storage for
 // each value, the add writes its storage in place, the swap goes through a temporary.

@@ -1,4 +1,4 @@
-// RUN: python -m gcnforge.schedule.opt %s --split-input-file -p amdgcn-schedule | filecheck %s
+// RUN: gcnforge-opt %s --split-input-file -p amdgcn-schedule | filecheck %s
 //
 // Body of every case: A (stage 0) carries the recurrence acc' = acc + 1; B = A << 1 and
 // C = B - B are later stages; the loop yields (A, C). tests/schedule/test_expand.py checks

@@ -1,4 +1,4 @@
-// RUN: python -m gcnforge.schedule.opt %s -p amdgcn-schedule | filecheck %s
+// RUN: gcnforge-opt %s -p amdgcn-schedule | filecheck %s
 
 // What `rate` means here, and how it differs from ASTER's `sched.rate`.
 // gcnforge: an op of rate r handles only the iterations j with j mod r == 0 (at global

@@ -1,5 +1,5 @@
-// RUN: python -m gcnforge.schedule.opt %s --split-input-file -p amdgcn-schedule | filecheck %s
-// RUN: python -m gcnforge.schedule.opt %s --split-input-file | python -m gcnforge.schedule.opt --split-input-file | filecheck %s --check-prefix=ROUND
+// RUN: gcnforge-opt %s --split-input-file -p amdgcn-schedule | filecheck %s
+// RUN: gcnforge-opt %s --split-input-file | gcnforge-opt --split-input-file | filecheck %s --check-prefix=ROUND
 
 // 1-D unroll, the nest is the whole loop: 4 clones in order, indices as constants.
 // CHECK-LABEL: amdgcn.kernel @one_d

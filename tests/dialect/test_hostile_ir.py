@@ -17,7 +17,7 @@ LOCATED = re.compile(r"^\S+\.mlir:(\d+):(\d+): error: ", re.M)
 
 
 def _opt(path, *args, timeout=60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gcnforge.schedule.opt", *args, str(path)],
+    return subprocess.run([sys.executable, "-m", "gcnforge.cli.opt", *args, str(path)],
                           capture_output=True, text=True, timeout=timeout)
 
 

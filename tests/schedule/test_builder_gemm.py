@@ -4,6 +4,8 @@ utilization naive vs scheduled, and the scheduled kernel on the emulator vs NumP
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +16,10 @@ from gcnforge.dialect.loop_ops import LoopOp
 from gcnforge.perfmodel import analyze_ir
 from gcnforge.schedule.builder import sched_for
 from gcnforge.schedule.expr import explicit_sched
-from gcnforge.schedule.gemm import NAIVE, SCHEDULED, build
 from gcnforge.schedule.passes import schedule_loops
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))  # the kernel lives in examples/
+from gemm_scheduled import NAIVE, SCHEDULED, build  # noqa: E402
 
 
 def test_contexts_record_schedules():

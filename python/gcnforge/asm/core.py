@@ -464,9 +464,5 @@ def codec_for(encoding: str) -> Codec | None:
     return _CODECS.get(encoding)
 
 
-def registered_encodings() -> tuple[str, ...]:
-    return tuple(_CODECS)
-
-
 def resolvers() -> list[Callable[[str], list[Instruction] | None]]:
     return _RESOLVERS

@@ -49,11 +49,6 @@ def field_value(di: DecodedInst, op: Operand) -> int:
     return di.fields.get(op.field or "", 0)
 
 
-def _scale(codec: Codec, di_or_st_enc, op: Operand) -> int:
-    f = di_or_st_enc.fields.get(op.field) if op.field else None
-    return getattr(f, "scale", 1) if f is not None else 1
-
-
 class SRegHandler(KindHandler):
     """A scalar register (range) in a 7-bit field (sdst, sbase/srsrc scaled)."""
 

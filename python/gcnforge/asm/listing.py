@@ -39,10 +39,6 @@ def _strip_comment(s: str) -> str:
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$@]*):(?!:)")
 
 
-def _is_ident(s: str) -> bool:
-    return bool(s) and (s[0].isalpha() or s[0] in "._$") and all(c.isalnum() or c in "._$@" for c in s)
-
-
 def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
     """Parse every instruction (two passes: sizes and labels, then encodings)."""
     lines: list[Line] = []

@@ -147,19 +147,6 @@ def parse_expr(text: str, loc: SourceLoc) -> Node:
     return node
 
 
-def parse_expr_list(text: str, loc: SourceLoc) -> list[Node]:
-    """Comma-separated expressions (``.byte 1, 2, sym+3``)."""
-    p = _Parser(text, loc)
-    out = [p.parse()]
-    while p.peek()[1] == ",":
-        p.take()
-        out.append(p.parse())
-    kind, tok, col = p.peek()
-    if kind != "end":
-        raise p.error(f"unexpected '{tok}' after expression", col)
-    return out
-
-
 def symbols_in(node: Node) -> set[str]:
     if node.kind == "sym":
         return {node.value}

@@ -316,9 +316,3 @@ class WriteTokenType(ParametrizedAttribute, TypeAttribute):
 
 
 TokenType = ReadTokenType | WriteTokenType
-
-
-def reg_width(t: Attribute) -> int | None:
-    if isinstance(t, RegisterType | SpecialRegType):
-        return t.width
-    return None

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
+from gcnforge.builder.emit import user_location
 from gcnforge.builder.values import Value, unwrap
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
@@ -60,7 +61,7 @@ class SchedLoop:
                 continue
             if v < (1 if name == "rate" else 0):
                 raise Diagnostic(f"schedule {name} must be {'>= 1' if name == 'rate' else '>= 0'}, got {v}",
-                                 _user_loc())
+                                 user_location())
         saved = dict(self._explicit)
         self._explicit.update({n: v for n, v in kw.items() if v is not None})
         before = self.op.block.last_op
@@ -94,20 +95,6 @@ def _wrap(k, v):
     return w(v) if w is not None else Value(v, k)
 
 
-def _user_loc():
-    """The author's line: the innermost frame outside the gcnforge package."""
-    import os
-    import sys
-
-    from gcnforge.diagnostics import SourceLoc
-
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(pkg):
-        f = f.f_back  # type: ignore[assignment]
-    return SourceLoc(f.f_code.co_filename, f.f_lineno) if f is not None else SourceLoc("<unknown>", 0)
-
-
 def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
               iter: Sequence = (), kernel_unroll: int = 1) -> Iterator[SchedLoop]:  # noqa: A002
     """Build an ``amdgcn.loop`` in kernel builder ``k`` (see the module docstring).
@@ -116,7 +103,7 @@ def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | Non
     loop = LoopOp(count, inits, dims, perm)
     if kernel_unroll != 1:
         if kernel_unroll < 1:
-            raise Diagnostic(f"kernel_unroll must be >= 1, got {kernel_unroll}", _user_loc())
+            raise Diagnostic(f"kernel_unroll must be >= 1, got {kernel_unroll}", user_location())
         loop.attributes["kernel_unroll"] = IntegerAttr(kernel_unroll, i64)
     outer: Block = k.block
     outer.add_op(loop)
@@ -128,12 +115,12 @@ def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | Non
         k.block = outer
     vals = L._yield if L._yield is not None else []
     if len(vals) != len(inits):
-        raise Diagnostic(f"the loop has {len(inits)} iteration value(s) but L.yield_ got {len(vals)}", _user_loc())
+        raise Diagnostic(f"the loop has {len(inits)} iteration value(s) but L.yield_ got {len(vals)}", user_location())
     loop.block.add_op(YieldOp(*vals))
     try:
         loop.verify_()  # the loop's own rules; its body ops were verified as they were built
     except VerifyException as e:
-        raise Diagnostic(str(e), _user_loc()) from None
+        raise Diagnostic(str(e), user_location()) from None
     L.results = tuple(_wrap(k, r) for r in loop.res)
 
 
