@@ -44,8 +44,9 @@ CHUNK = 16
 OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
 
 
-def kernel_name(dtype: str, out: str, tm: int, tn: int) -> str:
-    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}"
+def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2) -> str:
+    waves = "" if (wm, wn) == (2, 2) else f"_w{wm}x{wn}"
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}"
 
 
 def lds_bytes(tm: int, tn: int) -> int:
@@ -68,15 +69,17 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         raise ValueError("tm / wm and tn / wn must be multiples of 32")
     threads = 64 * wm * wn
     rows_per_pass = threads * CHUNK // TK  # tile rows one 16-byte load per work-item covers
-    if tm % rows_per_pass or tn % rows_per_pass:
-        raise ValueError(f"tm and tn must be multiples of {rows_per_pass}")
+    for r in (tm, tn):
+        rest = r % rows_per_pass
+        if rest & (rest - 1) or (rest and rest < 8):
+            raise ValueError(f"tm and tn must be multiples of {rows_per_pass} plus a power of two >= 8")
     bm, bn = wtm // 32, wtn // 32
     a_bytes, buf = tm * TK, (tm + tn) * TK
     if 2 * buf > 65536:
         raise ValueError("the two LDS buffers exceed 64 KiB")
     tiles = kb // TK
     ob = 4 if out == "f32" else 2
-    name = name or kernel_name(dtype, out, tm, tn)
+    name = name or kernel_name(dtype, out, tm, tn, wm, wn)
     mfma = MFMA[dtype]
 
     m = Module(name)
@@ -93,22 +96,34 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         rs_b = buffer_rsrc(k, bt, n_dim * kb)
         rs_c = buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
 
-        # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each tile
+        # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each
+        # tile. A last pass of fewer rows (a power of two) wraps the row index: several
+        # work-items then load and write the same chunk (same bytes, same LDS address).
         r_st = k.v_lshrrev_b32(2, tid)
         c_st = k.v_and_b32(3, tid)
-        sw_st = k.v_xor_b32(c_st, k.v_and_b32(3, k.v_lshrrev_b32(1, r_st)))
-        wr = k.v_add_u32(lds, k.v_lshl_add_u32(r_st, 6, k.v_lshlrev_b32(4, sw_st)))  # same swizzle for every pass
         cb = k.v_lshlrev_b32(4, c_st)
-        g_a0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0_m, r_st), kb_s), cb)
-        g_b0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(col0_n, r_st), kb_s), cb)
-        step = rows_per_pass * kb
-        g_a = [g_a0] + [k.v_add_u32(k.s_mov_b32(i * step), g_a0) for i in range(1, tm // rows_per_pass)]
-        g_b = [g_b0] + [k.v_add_u32(k.s_mov_b32(i * step), g_b0) for i in range(1, tn // rows_per_pass)]
-        wr_offs = ([i * rows_per_pass * TK for i in range(len(g_a))]
-                   + [a_bytes + i * rows_per_pass * TK for i in range(len(g_b))])
-        last = k.s_mov_b32((tiles - 1) * TK)
+        stage = []  # per chunk: (global offset, resource, LDS write address, LDS offset)
 
-        g_all = [(g, rs_a) for g in g_a] + [(g, rs_b) for g in g_b]
+        def passes(rows, row0, rs, lds_off):
+            full = None
+            for i in range(-(-rows // rows_per_pass)):
+                here = min(rows_per_pass, rows - i * rows_per_pass)
+                if here < rows_per_pass or full is None:
+                    r = r_st if here == rows_per_pass else k.v_and_b32(here - 1, r_st)
+                    sw = k.v_xor_b32(c_st, k.v_and_b32(3, k.v_lshrrev_b32(1, r)))  # the swizzle of row r
+                    wr = k.v_add_u32(lds, k.v_lshl_add_u32(r, 6, k.v_lshlrev_b32(4, sw)))
+                    g0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0, r), kb_s), cb)
+                    if here == rows_per_pass:
+                        full = (g0, wr)
+                g0_, wr_ = full if here == rows_per_pass else (g0, wr)
+                g = k.v_add_u32(k.s_mov_b32(i * rows_per_pass * kb), g0_) if i else g0_
+                stage.append((g, rs, wr_, lds_off + i * rows_per_pass * TK))
+
+        passes(tm, row0_m, rs_a, 0)
+        passes(tn, col0_n, rs_b, a_bytes)
+        wr_offs = [x[3] for x in stage]
+        last = k.s_mov_b32((tiles - 1) * TK)
+        g_all = [(g, rs) for g, rs, _, _ in stage]
 
         def clamp(koff):
             """The K tile at byte ``koff`` (SGPR), clamped to the last tile so the pipeline's
@@ -182,7 +197,7 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
                 acc = accs[i * bn + j]
                 k.inst(mfma, acc, av[2 * e: 2 * e + 2], bv[2 * e: 2 * e + 2], acc)  # in place
                 for q in w_at.get(idx, ()):
-                    writes.append(k.ds_write_b128(wr, staged[q], offset=other + wr_offs[q]))
+                    writes.append(k.ds_write_b128(stage[q][2], staged[q], offset=other + wr_offs[q]))
                 for q in l_at.get(idx, ()):
                     new[q] = load_one(q, so)
                 if idx == bar_at:
@@ -201,7 +216,7 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
             first = [k.concat(z, z, z, z)] * n_ld
         else:
             first = load_tile(k.s_mov_b32(0))
-        ws = [k.ds_write_b128(wr, v, offset=o) for v, o in zip(first, wr_offs)]
+        ws = [k.ds_write_b128(x[2], v, offset=x[3]) for v, x in zip(first, stage)]
         k.wait(*ws)
         k.s_barrier()
         staged = load_tile(k.s_mov_b32(TK * (1 - phantom)))

@@ -43,6 +43,13 @@ def test_row_kernels():
     assert np.allclose(y.mean(1), 0, atol=1e-4)
     _run(compiled(("norm", "rms"), lambda: norms.build("rms", 1024, 4)), "rms_norm_f32",
          (x, g, y, np.uint32(1024), f32(1e-5)), (2, 1, 1), 256)
+    # bf16 rows of 2048: exactly one 16-byte chunk per work-item
+    xb = (np.random.default_rng(2).standard_normal((2, 2048)).astype(f32).view(np.uint32) >> 16).astype(np.uint16)
+    gb = np.full(2048, 0x3F80, np.uint16)  # bf16 1.0
+    yb = np.zeros_like(xb)
+    _run(compiled(("norm_bf16", "layer", 2048), lambda: norms.build_bf16("layer", 2048, 4)), "layer_norm_bf16",
+         (xb, gb, np.zeros_like(gb), yb, np.uint32(2048), f32(1e-5)), (2, 1, 1), 256)
+    assert np.allclose((yb.astype(np.uint32) << 16).view(f32).mean(1), 0, atol=1e-2)
 
 
 def test_topk():

@@ -15,11 +15,12 @@ import gemm_macro
 
 EPS = float(np.finfo(np.float32).eps)
 
-CASES = [  # m, n, k, dtype, out, tm, tn
-    (100, 200, 96, "bf16", "f32", 256, 256),
-    (300, 130, 160, "bf16", "bf16", 256, 128),
-    (130, 64, 128, "f16", "f32", 64, 64),
-    (64, 96, 32, "f16", "bf16", 128, 128),
+CASES = [  # m, n, k, dtype, out, tm, tn, wm, wn
+    (100, 200, 96, "bf16", "f32", 256, 256, 2, 2),
+    (300, 130, 160, "bf16", "bf16", 256, 128, 2, 2),
+    (130, 64, 128, "f16", "f32", 64, 64, 2, 2),
+    (64, 96, 32, "f16", "bf16", 128, 128, 2, 2),
+    (300, 330, 96, "bf16", "f32", 256, 160, 4, 1),  # a B tile of 2.5 staging passes
 ]
 
 
@@ -33,15 +34,15 @@ def _inputs(m, n, k, dtype, seed):
     return a, bt, bf16_value(a).astype(np.float64), bf16_value(bt).astype(np.float64)
 
 
-@pytest.mark.parametrize("m,n,k,dtype,out,tm,tn", CASES)
-def test_gemm_macro(m, n, k, dtype, out, tm, tn, device):
-    c = compiled(("macro", k, n, dtype, out, tm, tn), lambda: gemm_macro.build(k, n, dtype, out, tm, tn),
-                 schedule=True)
-    name = gemm_macro.kernel_name(dtype, out, tm, tn)
+@pytest.mark.parametrize("m,n,k,dtype,out,tm,tn,wm,wn", CASES)
+def test_gemm_macro(m, n, k, dtype, out, tm, tn, wm, wn, device):
+    c = compiled(("macro", k, n, dtype, out, tm, tn, wm, wn),
+                 lambda: gemm_macro.build(k, n, dtype, out, tm, tn, wm, wn), schedule=True)
+    name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn)
     assert c.asm.count("v_mfma") < 2 * 4 * (tm // 64) * (tn // 64) * 4 + 64  # a real loop, not unrolled
     a, bt, a64, b64 = _inputs(m, n, k, dtype, m + n + k)
     res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
-    c.load(device)[name](a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, tm, tn), block=(256, 1, 1))
+    c.load(device)[name](a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn, 1, 1))
     ref = a64 @ b64.T
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)
@@ -51,7 +52,7 @@ def test_gemm_macro(m, n, k, dtype, out, tm, tn, device):
 
 
 def test_gemm_macro_uses_agprs_and_swizzled_reads():
-    c = compiled(("macro", 96, 200, "bf16", "f32", 256, 256),
+    c = compiled(("macro", 96, 200, "bf16", "f32", 256, 256, 2, 2),
                  lambda: gemm_macro.build(96, 200, "bf16", "f32", 256, 256), schedule=True)
     regs = c.regs[gemm_macro.kernel_name("bf16", "f32", 256, 256)]
     assert regs["a"] == 256  # 16 32x32 accumulators per wave
@@ -77,7 +78,7 @@ def test_gemm_macro_lds_reads_conflict_free():
 
 def test_gemm_macro_sanitizer_clean():
     m, n, k = 256, 256, 128
-    c = compiled(("macro", k, n, "bf16", "f32", 256, 256), lambda: gemm_macro.build(k, n, "bf16", "f32", 256, 256),
+    c = compiled(("macro", k, n, "bf16", "f32", 256, 256, 2, 2), lambda: gemm_macro.build(k, n, "bf16", "f32", 256, 256),
                  schedule=True)
     a, bt, a64, b64 = _inputs(m, n, k, "bf16", 5)
     res = np.zeros((m, n), np.float32)
