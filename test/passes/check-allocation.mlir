@@ -1,9 +1,9 @@
 // RUN: not gcnforge-opt %s -p amdgcn-check-allocation 2>&1 | filecheck %s --check-prefix=BAD
-// (The allocator's own output goes through the same checker in tests/passes.)
+// (The allocator's own output goes through the same checker, regalloc/check.py, in tests/passes.)
 
 // A hand allocation that reuses v1 while %a is still needed.
 // BAD: check-allocation.mlir:{{[0-9]+}}:{{[0-9]+}}: error: @ok: 1 allocation problem(s)
-// BAD: note: 'v_add_u32_e32' operand src0 reads v1 but v1 no longer holds that value
+// BAD: note: block 0 op 2 'v_add_u32_e32': reads %a unit 0 from v1, which holds %b
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.kernel @ok {
@@ -19,3 +19,4 @@ builtin.module {
     }
   }
 }
+

@@ -15,7 +15,7 @@ may see; the union of those def-use chains gives *webs* (as in a classic registe
   unallocated range with each tuple a part (``amdgcn.split_range``) at its offset;
 * a web stays pinned when it reads a register's value from kernel entry (ABI-preloaded
   registers: kernarg pointer, workgroup and workitem ids); pinned tuples that overlap are
-  tied as parts of one pinned range. A kernel with calls (``s_swappc_b64``) or opaque
+  the same registers to the allocator (``regalloc.bind``). A kernel with calls (``s_swappc_b64``) or opaque
   ``lift.inst`` ops (whose registers the allocator cannot see) is left as raised.
 
 Vector writes honour EXEC, so lanes a VALU / memory write skips keep the register's older
@@ -320,24 +320,13 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
         return stats
     webs, entry_roots = found
     plan = []
-    pinned_keys: set = set()
     for root, sites in webs.items():
         keys = {s.key for s in sites}
         shape = _range_shape(keys) if len(keys) > 1 else None
         if root in entry_roots or (len(keys) > 1 and shape is None):
-            pinned_keys |= keys
             stats["pinned"] += 1
         else:
             plan.append((sites, keys, shape))
-    # pinned tuples that overlap must be parts of one pinned range (they are the same registers)
-    by_unit: dict = {}
-    for key in pinned_keys:
-        for u in _units(key):
-            by_unit.setdefault(u, set()).add(key)
-    mixed = {key for key in pinned_keys if any(len(by_unit[u]) > 1 for u in _units(key))}
-    if mixed and _spans(mixed) is None:
-        stats["pinned"] = -1  # overlapping pinned tuples span too far to tie together: keep the kernel
-        return stats
     entry = k.body.blocks[0]  # placeholders and storage go to the top of the entry block
     for sites, keys, shape in plan:
         key = sites[0].key
@@ -381,92 +370,9 @@ def lift_kernel(k: KernelOp) -> dict[str, int]:
                 if s.is_def and s.result is not None:
                     s.result._type = st.result.type  # noqa: SLF001
             stats["storage"] += 1
-    if mixed:
-        _tie_overlaps(k, mixed)
     _refresh_result_types(k)
     _drop_unused_pins(k)
     return stats
-
-
-def _spans(mixed: set) -> list[tuple[str, int, int]] | None:
-    """Overlapping tuples grouped into aligned, valid ranges (file, begin, count)."""
-    from gcnforge.dialect.types import VALID_COUNTS, default_align
-
-    spans = sorted({(f, b, b + w) for f, b, w in mixed})
-    changed = True
-    rounds = 0
-    while changed:
-        rounds += 1
-        if rounds > 4 * len(mixed) + 8:
-            return None
-        changed = False
-        out: list[list] = []
-        for f, lo, hi in sorted(spans):
-            if out and out[-1][0] == f and lo < out[-1][2]:
-                out[-1][2] = max(out[-1][2], hi)
-                changed = True
-            else:
-                out.append([f, lo, hi])
-        fixed = []
-        for f, lo, hi in out:
-            count = next((c for c in VALID_COUNTS if c >= hi - lo), None)
-            if count is None:
-                return None
-            a = default_align(f, count)
-            lo2 = lo - lo % a
-            count = next((c for c in VALID_COUNTS if c >= hi - lo2), None)
-            if count is None:
-                return None
-            a = default_align(f, count)
-            if lo2 % a:
-                lo2 -= lo2 % a
-                count = next((c for c in VALID_COUNTS if c >= hi - lo2), None)
-                if count is None or lo2 % default_align(f, count):
-                    return None
-            if (lo2, lo2 + count) != (lo, hi):
-                changed = True
-            fixed.append((f, lo2, lo2 + count))
-        spans = fixed
-    return [(f, lo, hi - lo) for f, lo, hi in spans]
-
-
-def _tie_overlaps(k: KernelOp, mixed: set) -> dict | None:
-    """Make every pinned tuple of an overlapping group a part (``amdgcn.split_range``) of
-    one pinned range, so the allocator sees them as the same registers."""
-    from gcnforge.dialect.structure_ops import SplitRangeOp
-    from gcnforge.dialect.types import FILE_LIMIT, REGISTER_TYPES
-
-    spans = _spans(mixed)
-    if spans is None or any(b + n > FILE_LIMIT[f] for f, b, n in spans):
-        return None
-    tied: dict = {}  # key -> (the range's alloca, its split_range)
-    entry = k.body.blocks[0]
-    pins = {}
-    for op in entry.ops:
-        if isinstance(op, AllocaOp) and isinstance(op.result.type, RegisterType) and op.result.type.is_allocated:
-            t = op.result.type
-            pins[(t.FILE, t.begin.data, t.width)] = op
-    # every pinned tuple inside a span (mixed or not) joins it
-    for f, b, n in spans:
-        rt = REGISTER_TYPES[f]
-        whole = AllocaOp(rt.allocated(b, n))
-        entry.insert_op_before(whole, entry.first_op)
-        pos = whole
-        for key, a in list(pins.items()):
-            kf, kb, kw = key
-            if kf != f or not (b <= kb and kb + kw <= b + n):
-                continue
-            parts = [rt.allocated(i, 1) for i in range(b, kb)] + [rt.allocated(kb, kw)] + \
-                [rt.allocated(i, 1) for i in range(kb + kw, b + n)]
-            sp = SplitRangeOp(whole.result, parts)
-            entry.insert_op_after(sp, pos)
-            pos = sp
-            a.result.replace_all_uses_with(sp.parts[kb - b])
-            tied[key] = (whole, sp)
-            a.detach()
-            a.erase()
-            del pins[key]
-    return tied
 
 
 def _set_arg(op: Operation, i: int, v: SSAValue) -> None:
@@ -517,7 +423,7 @@ def reallocate(module: BuiltinModule) -> list[str]:
         name = k.sym_name.data
         if stats[name]["pinned"] < 0 or not (stats[name]["ssa"] or stats[name]["storage"]
                                              or stats[name]["ranges"]):
-            lines.append(f"@{name}: kept as raised (calls, opaque lift.inst ops, or overlapping register tuples too wide to tie)")
+            lines.append(f"@{name}: kept as raised (calls or opaque lift.inst ops)")
             continue
         res = allocate_region_op(k, {"v": 256, "a": 256, "s": 96}, True)
         k.attributes["regalloc"] = DictionaryAttr({f: IntegerAttr(res.allocation.used[f], i32) for f in "vas"})

@@ -1,8 +1,9 @@
-"""``amdgcn-check-allocation``: the independent checker of allocated IR as a pass.
+"""``amdgcn-check-allocation``: the allocation checker (``regalloc.check``) on allocated IR.
 
 Pre: registers allocated. Post: unchanged IR, or a ``Diagnostic`` listing every read of
 an instruction's result whose registers were overwritten on some path before the read,
-and every misaligned / unallocated / out-of-file register (``regalloc.verify_ssa``).
+and every misaligned / unallocated / out-of-file register (``regalloc.verify_ssa`` builds
+the checker's program from the IR alone).
 """
 
 from __future__ import annotations
