@@ -222,12 +222,15 @@ PAIRS = {
     "setreg_getreg": ("s_setreg_b32 hwreg(HW_REG_MODE, 0, 1), s0", "s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 1)"),
     "valu_vgpr_mfma": ("v_mov_b32_e32 v4, 1.0", "v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v5, 0"),
     "valu_exec_mfma": ("v_cmpx_eq_u32_e32 vcc, v0, v0", "v_mfma_f32_4x4x1_16b_f32 v[8:11], v4, v5, 0"),
-    "mfma_srcc_overlap": ("v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]",
+    "mfma_srcc_overlap": ("v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]",  # XDL -> XDL: P + 1
                           "v_mfma_f32_4x4x4_16b_f16 v[8:11], v[4:5], v[6:7], v[2:5]"),
+    "mfma_srcc_overlap#smfma": ("v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3]",  # non-XDL -> non-XDL: P
+                                "v_mfma_f32_4x4x1_16b_f32 v[8:11], v4, v5, v[2:5]"),
     "mfma_srcc_war": ("v_mfma_f32_16x16x16_f16 v[8:11], v[4:5], v[6:7], v[0:3]", "v_mov_b32_e32 v1, 0"),
     "vmem_store_data": ("global_store_dwordx4 v0, v[4:7], s[0:1]", "v_mov_b32_e32 v5, 0"),
 }
-PAIR_PRODUCER_MNEMONIC = {"mfma_srcc_overlap": "v_mfma_f32_16x16x16_f16", "mfma_srcc_war": "v_mfma_f32_16x16x16_f16"}
+def _rule(key: str) -> str:
+    return key.split("#")[0]
 # rows checked by the clang-driven test above (every MFMA kind, exact where clang pads)
 CLANG_ROWS = {"mfma_srcc_same", "mfma_srcab", "mfma_valu_read", "mfma_mem_read", "mfma_overwrite"}
 # rows no hand-written pair reaches: s_sendmsg/GDS after an M0 write (the emulator runs no GDS)
@@ -248,13 +251,14 @@ def _pair_kernel(producer: str, consumer: str, wait_states: int) -> str:
 
 
 def test_every_row_is_walked():
-    assert set(hz.RULES) == set(PAIRS) | CLANG_ROWS | NOT_WALKED
+    assert set(hz.RULES) == {_rule(k) for k in PAIRS} | CLANG_ROWS | NOT_WALKED
 
 
-@pytest.mark.parametrize("rule", sorted(PAIRS))
-def test_pair_at_n_and_n_minus_1(rule):
-    producer, consumer = PAIRS[rule]
-    n = hz.need(rule, PAIR_PRODUCER_MNEMONIC.get(rule, producer.split()[0]))
+@pytest.mark.parametrize("key", sorted(PAIRS))
+def test_pair_at_n_and_n_minus_1(key):
+    producer, consumer = PAIRS[key]
+    rule = _rule(key)
+    n = hz.need(rule, producer.split()[0], consumer.split()[0])
     assert n > 0
     ok, short = _pair_kernel(producer, consumer, n), _pair_kernel(producer, consumer, n - 1)
     assert _hazard_findings(ok, "k") == []
@@ -265,3 +269,13 @@ def test_pair_at_n_and_n_minus_1(rule):
     assert _sanitizer_hazards(assemble(ok), "k") == []
     reps = _sanitizer_hazards(assemble(short), "k")
     assert reps and f"needs {n} wait states, got {n - 1}" in str(reps[0]), reps
+
+
+def test_xdl_reading_a_non_xdl_result_as_srcc_needs_nothing():
+    """checkMAIHazards90A (gfx940): an XDL MFMA overlapping a non-XDL MFMA's result with its
+    SrcC needs no wait states; both the pass and the sanitizer accept it back to back."""
+    text = _pair_kernel("v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3]",
+                        "v_mfma_f32_4x4x4_16b_f16 v[8:11], v[4:5], v[6:7], v[2:5]", 0)
+    assert hz.need("mfma_srcc_overlap", "v_mfma_f32_16x16x4_f32", "v_mfma_f32_4x4x4_16b_f16") == 0
+    assert _hazard_findings(text, "k") == []
+    assert _sanitizer_hazards(assemble(text), "k") == []

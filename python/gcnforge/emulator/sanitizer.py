@@ -34,6 +34,7 @@ from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin
 from gcnforge.emulator.sanitizer_regs import NS, _name, _reg_slots, operand_roles  # noqa: F401
 from gcnforge.isa import counters, table
 from gcnforge.isa import hazards as hz
+from gcnforge.isa import mfma as isa_mfma
 
 U64 = np.uint64
 _CTR = {"vmcnt": 0, "lgkmcnt": 1}  # expcnt: no exports on gfx942 compute
@@ -104,6 +105,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.mfma_w = np.full((W, NV), -100, np.int64)  # wait-state clock of an MFMA's write
         self.mfma_need = np.zeros((len(MFMA_NEED), W, NV), np.int64)  # its hazard-table wait states per use
         self.mfma_dgemm = np.zeros((W, NV), bool)
+        self.mfma_xdl = np.zeros((W, NV), bool)
         self.mfma_dst = np.full((W, NV), -1, np.int64)  # first register of its destination range
         self.trans_w = np.full((W, NV), -100, np.int64)
         self.partial_w = np.full((W, NV), -100, np.int64)  # VALU wrote part of the VGPR (SDWA / op_sel)
@@ -214,6 +216,8 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                 for k, n in enumerate(self._mfma_needs(ins.mnemonic)):
                     self.mfma_need[k][np.ix_(w, vd)] = n
                 self.mfma_dgemm[np.ix_(w, vd)] = ins.base.startswith("v_mfma_f64")
+                info = isa_mfma.info(ins.mnemonic)
+                self.mfma_xdl[np.ix_(w, vd)] = info is None or info.xdl
                 self.mfma_dst[np.ix_(w, vd)] = vd[0]
             elif vd and sem == "trans":
                 self.trans_w[np.ix_(w, vd)] = self.ws[w][:, None]

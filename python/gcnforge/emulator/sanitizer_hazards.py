@@ -109,7 +109,10 @@ class HazardMixin:
                 same_need = self.mfma_need[SRCC_SAME][w][:, c]
                 if not ins.base.startswith("v_mfma_f64"):  # a DGEMM's same-SrcC row is DGEMM -> DGEMM
                     same_need = np.where(self.mfma_dgemm[w][:, c], 0, same_need)
-                need = np.where(same, same_need, self.mfma_need[SRCC_OVERLAP][w][:, c])
+                over = self.mfma_need[SRCC_OVERLAP][w][:, c]  # (for a non-XDL reader; an XDL one:)
+                if hz.need("mfma_srcc_overlap", "v_mfma_f32_4x4x1_16b_f32", ins.mnemonic) == 0:
+                    over = np.where(self.mfma_xdl[w][:, c], over, 0)  # nothing after non-XDL producers
+                need = np.where(same, same_need, over)
                 gap = ws[:, None] - self.mfma_w[w][:, c]
                 self._need_var(gap, need, ins, w, "an MFMA result overlaps this MFMA's SrcC")
 

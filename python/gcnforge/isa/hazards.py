@@ -30,12 +30,15 @@ class Rule:
     producer: str
     consumer: str
     overlap: str  # what connects the two
-    wait_states: int | Callable[[str], int]  # a number, or a function of the producer's mnemonic
+    wait_states: int | Callable[..., int]  # a number, or a function of the producer's (and consumer's) mnemonic
     ref: str
 
-    def need(self, producer: str = "") -> int:
-        """Wait states required after ``producer`` (its mnemonic, for the MFMA rows)."""
-        return self.wait_states(producer) if callable(self.wait_states) else self.wait_states
+    def need(self, producer: str = "", consumer: str = "") -> int:
+        """Wait states required after ``producer`` (its mnemonic, for the MFMA rows) before
+        ``consumer`` (only the overlapping-SrcC row looks at it; unknown: the larger number)."""
+        if not callable(self.wait_states):
+            return self.wait_states
+        return self.wait_states(producer, consumer) if self.key == "mfma_srcc_overlap" else self.wait_states(producer)
 
 
 def _big_dgemm(m: str) -> bool:
@@ -57,10 +60,16 @@ def _srcc_same(m: str) -> int:
     return 2 if mfma.passes(m) == 2 else 0
 
 
-def _srcc_overlap(m: str) -> int:
+def _srcc_overlap(m: str, consumer: str = "") -> int:
+    """XDL producer P + 1, non-XDL P, DGEMM 9 / 4; nothing when an XDL MFMA reads the result
+    of a non-XDL one (or of a DGEMM) as SrcC (checkMAIHazards90A, gfx940)."""
+    p, c = mfma.info(m), mfma.info(consumer) if consumer else None
+    p_xdl = p is None or p.xdl
+    if c is not None and c.xdl and not p_xdl:
+        return 0
     if mfma.is_dgemm(m):
         return 9 if _big_dgemm(m) else 4
-    return mfma.passes(m) + 1
+    return mfma.passes(m) + (1 if p_xdl else 0)
 
 
 def _srcc_war(m: str) -> int:
@@ -112,6 +121,6 @@ RULES: dict[str, Rule] = {r.key: r for r in (
 MAX_WAIT_STATES = max(19, mfma.MAX_PASSES + 3)
 
 
-def need(key: str, producer: str = "") -> int:
+def need(key: str, producer: str = "", consumer: str = "") -> int:
     """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows)."""
-    return RULES[key].need(producer)
+    return RULES[key].need(producer, consumer)

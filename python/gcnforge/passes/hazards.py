@@ -85,7 +85,7 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
         return out
 
     def rule(key: str) -> None:
-        n = hz.need(key, prev.mnemonic)
+        n = hz.need(key, prev.mnemonic, cur.mnemonic)
         if n > 0:
             r = hz.RULES[key]
             out.append((n, f"{r.producer} -> {r.consumer}: {r.overlap} ({key})"))
