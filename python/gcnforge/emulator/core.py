@@ -185,6 +185,17 @@ class Machine:
             val = val.astype(np.uint64).astype(np.uint32) if val.dtype.kind in "iu" else val.view(np.uint32)
         self._put(r, i, val, mask)
 
+    def vwrite_f32(self, op: XOp, w, val, mask: np.ndarray | None) -> None:
+        """Write float values rounded to f32 (as ``val.astype(float32)``) where ``mask``."""
+        i = self.vindex(op)
+        if op.kind not in ("v", "a"):
+            raise WaveFault(f"operand {op} is not a vector destination")
+        r = rows(w)
+        if isinstance(r, slice):  # round straight into the registers
+            np.copyto(self.V[r, i].view(np.float32), val, casting="same_kind", where=True if mask is None else mask)
+        else:
+            self._put(r, i, np.asarray(val).astype(np.float32).view(np.uint32), mask)
+
     def _put(self, r, i, val, mask) -> None:
         """V[r, i] = val where mask (None: everywhere); ``r`` from ``rows``."""
         if mask is None:

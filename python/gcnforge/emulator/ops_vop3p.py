@@ -102,36 +102,46 @@ def v_pk_fmac_f16(x, ins, w):
 HANDLERS["v_pk_fmac_f16"] = v_pk_fmac_f16
 
 
-def _dword(x, op, w, sel):
-    """Dword ``sel`` (0/1) of a 64-bit packed-f32 source; constants repeat in both dwords."""
+def _dword(x, op, w, sel, view=False):
+    """Dword ``sel`` (0/1) of a 64-bit packed-f32 source; constants repeat in both dwords.
+    ``view``: VGPRs may come back as a view of the register file (sources consumed before
+    the destination is written)."""
     if op.kind in ("v", "a", "s"):
-        return x.vread(op.__class__(op.kind, op.index + sel, 1), w, 1)
+        one = op.__class__(op.kind, op.index + sel, 1)
+        return x.vview(one, w) if view else x.vread(one, w, 1)
     return x.vread(op.__class__("imm", 0, 1, op.value & 0xFFFFFFFF), w, 1)
 
 
 def pk32(fn, nsrc):
     def h(x, ins, w):
-        lanes = x.exec_lanes(w)
+        mask = None if x.exec_full(w) else x.exec_lanes(w)
         osel, ohi, nlo, nhi = _mods(ins, nsrc)
         los, his = [], []
         for i in range(nsrc):
             op = ins.ops[1 + i]
-            lo = _dword(x, op, w, osel[i]).view(F32)
-            hi = _dword(x, op, w, ohi[i]).view(F32)
+            lo = _dword(x, op, w, osel[i], view=True).view(F32)
+            hi = _dword(x, op, w, ohi[i], view=True).view(F32)
             los.append(-lo if nlo[i] else lo)
             his.append(-hi if nhi[i] else hi)
         with np.errstate(all="ignore"):
-            rl, rh = fn(*los).astype(F32), fn(*his).astype(F32)
+            rl, rh = fn(*los), fn(*his)
         d = ins.ops[0]
-        x.vwrite(d.__class__(d.kind, d.index, 1), w, rl.view(np.uint32), lanes, 1)
-        x.vwrite(d.__class__(d.kind, d.index + 1, 1), w, rh.view(np.uint32), lanes, 1)
+        x.vwrite_f32(d.__class__(d.kind, d.index, 1), w, rl, mask)
+        x.vwrite_f32(d.__class__(d.kind, d.index + 1, 1), w, rh, mask)
 
     return h
 
 
 HANDLERS["v_pk_add_f32"] = pk32(lambda a, b: a + b, 2)
 HANDLERS["v_pk_mul_f32"] = pk32(lambda a, b: a * b, 2)
-HANDLERS["v_pk_fma_f32"] = pk32(lambda a, b, c: (a.astype(np.float64) * b + c), 3)
+def _fma_f64(a, b, c):
+    """a * b + c in double precision (exact product of f32s), rounded once by the caller."""
+    r = np.multiply(a, b, dtype=np.float64)
+    r += c
+    return r
+
+
+HANDLERS["v_pk_fma_f32"] = pk32(_fma_f64, 3)
 
 
 def v_pk_mov_b32(x, ins, w):
