@@ -373,10 +373,9 @@ class Executor(Machine):
             self.mem.scatter(flat, data.reshape(-1, n), fm, checked=True)
             return None
         if space == "lds":
-            off = addrs.astype(np.int64)
-            inb = (off >= 0) & (off + n <= self.lds_bytes)
-            m = mask & inb  # out-of-range LDS accesses read 0 and drop writes (ISA guide "LDS")
-            if n % 4 == 0 and not (off[m] & 3).any():
+            off = addrs.view(np.int64) if addrs.dtype == np.uint64 else addrs.astype(np.int64)  # offsets < 2**32
+            m = mask & (off >= 0) & (off <= self.lds_bytes - n)  # out of range: reads 0, writes dropped (ISA guide "LDS")
+            if n % 4 == 0 and not (off & 3).any():
                 return self._lds_words(off, n, m, w, data)
             g = self.wg_of[w][:, None, None]
             idx = np.where(m, off, 0)[:, :, None] + np.arange(n)

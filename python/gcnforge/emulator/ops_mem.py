@@ -483,7 +483,10 @@ def ds_permute(x, ins, w):
 
 def _ds_addr(x, ins, w, vaddr, key="offset"):
     # LDS addresses are 32-bit: vaddr + offset wraps (compilers fold negative bases into offset)
-    return ((x.vread(vaddr, w, 1).astype(np.int64) + _mods_offset(ins, key)) & 0xFFFFFFFF).astype(U64)
+    a = x.vview(vaddr, w).astype(np.int64)
+    a += _mods_offset(ins, key)
+    a &= 0xFFFFFFFF
+    return a.view(U64)
 
 
 def ds_op(x, ins, w):
