@@ -80,7 +80,10 @@ class Layout:
 def _layouts(base: str):
     t = _table()[base]
     m, n, k, nb = t["m"], t["n"], t["k"], t["blocks"]
-    return t, Layout(t["A"], nb, m, k), Layout(t["B"], nb, k, n), Layout(t["D"], nb, m, n)
+    la, lb, ld = Layout(t["A"], nb, m, k), Layout(t["B"], nb, k, n), Layout(t["D"], nb, m, n)
+    # A's elements gathered with its rows already in D's register order (see mfma)
+    la.flat_dorder = None if ld.order is None or la.flat is None else la.flat[0][ld.order]
+    return t, la, lb, ld
 
 
 def _decode(raw_bits: np.ndarray, ty: str) -> np.ndarray:
@@ -143,7 +146,14 @@ def mfma(x, ins, w):
     B_regs = _regs(x, b_op, w, gB)
     lane = np.arange(64)
     b_src = None if is_f64 or not blgp else _BLGP[blgp](lane)
-    A = _decode(_gather(A_regs, la), types["Src0"])
+    fast = ld.order is not None and types["Vdst"] != "FP64"
+    if fast and la.flat_dorder is not None:
+        elems = np.ascontiguousarray(A_regs).view(_UINT[la.bits]).reshape(len(A_regs), -1)
+        A = _decode(elems[:, la.flat_dorder], types["Src0"])[:, None]  # (n, 1, m, k), rows in D's order
+    else:
+        A = _decode(_gather(A_regs, la), types["Src0"])
+        if fast:
+            A = A[:, :, ld.order]
     B = _decode(_gather(B_regs, lb, b_src), types["Src1"])
     if not is_f64 and cbsz:
         grp = 1 << cbsz
@@ -152,9 +162,9 @@ def mfma(x, ins, w):
     if ins.base.endswith("_xf32"):
         A, B = _xf32(A), _xf32(B)
     n = len(w)
-    if ld.order is not None and types["Vdst"] != "FP64":
+    if fast:
         # D in register order: A's rows permuted, C and D reshapes of the registers
-        A = A[:, 0, ld.order]
+        A = A[:, 0]
         r = rows(w)
         if isinstance(r, slice) and types["Src2"] == types["Vdst"] == "FP32" and c_op.kind in ("v", "a") \
                 and dst.kind in ("v", "a"):
