@@ -107,7 +107,12 @@ class Memory:
         """Bool per address: the ``n`` bytes at it lie inside one live allocation."""
         if len(self._starts) == 0:
             return np.zeros(addrs.shape, dtype=bool)
-        a = addrs.astype(np.uint64)
+        a = addrs.astype(np.uint64, copy=False)
+        if a.size:  # usually every lane is inside one allocation: two reductions decide it
+            lo, hi = int(a.min()), int(a.max())
+            j = int(np.searchsorted(self._starts, np.uint64(lo), side="right")) - 1
+            if j >= 0 and self._live[j] and hi + n <= int(self._ends[j]):
+                return np.ones(addrs.shape, dtype=bool)
         i = np.searchsorted(self._starts, a, side="right") - 1
         ok = i >= 0
         ic = np.clip(i, 0, None)
