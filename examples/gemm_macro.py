@@ -27,9 +27,13 @@ and the C row stride), M is a kernel argument. What makes it fast, and why:
   ``4 * (l // 32) .. +3`` and the second the high four. A and B use the same permutation of
   k, so the sum over k is unchanged (the MFMA layouts: AMD Matrix Instruction Calculator).
 
-Limits: K must be a multiple of ``TK / esize`` (32 for bf16/f16); M and N are free.
+Split-K (``splitk = s``, for skinny problems): work-group z of the grid takes the K range
+``[z K / s, (z + 1) K / s)`` and adds its f32 partial tile into C (which must hold zeros)
+with ``buffer_atomic_add_f32``.
 
-grid = (ceil(N / tn), ceil(M / tm), 1), block = 64 wm wn.
+Limits: K must be a multiple of ``s * TK / esize`` (32 s for bf16/f16); M and N are free.
+
+grid = (ceil(N / tn), ceil(M / tm), s), block = 64 wm wn.
 """
 
 from __future__ import annotations
@@ -44,26 +48,29 @@ CHUNK = 16
 OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
 
 
-def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2) -> str:
+def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2, splitk: int = 1) -> str:
     waves = "" if (wm, wn) == (2, 2) else f"_w{wm}x{wn}"
-    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}"
+    sk = f"_splitk{splitk}" if splitk > 1 else ""
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}{sk}"
 
 
 def lds_bytes(tm: int, tn: int) -> int:
     return 2 * (tm + tn) * TK
 
 
-def grid(m: int, n: int, tm: int, tn: int) -> tuple[int, int, int]:
-    return (-(-n // tn), -(-m // tm), 1)
+def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, int]:
+    return (-(-n // tn), -(-m // tm), splitk)
 
 
 def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
-          wm: int = 2, wn: int = 2, name: str | None = None) -> Module:
+          wm: int = 2, wn: int = 2, splitk: int = 1, name: str | None = None) -> Module:
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16 or f16, out f32 or bf16")
     kb = k_dim * ESIZE
-    if kb % TK or k_dim <= 0:
-        raise ValueError(f"K must be a positive multiple of {TK // ESIZE}")
+    if kb % (TK * splitk) or k_dim <= 0:
+        raise ValueError(f"K must be a positive multiple of {TK // ESIZE} * splitk")
+    if splitk > 1 and out != "f32":
+        raise ValueError("split-K accumulates with f32 atomics: out must be f32")
     wtm, wtn = tm // wm, tn // wn  # the wave's block of C
     if tm % (32 * wm) or tn % (32 * wn):
         raise ValueError("tm / wm and tn / wn must be multiples of 32")
@@ -77,9 +84,9 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
     a_bytes, buf = tm * TK, (tm + tn) * TK
     if 2 * buf > 65536:
         raise ValueError("the two LDS buffers exceed 64 KiB")
-    tiles = kb // TK
+    tiles = kb // (TK * splitk)  # K tiles of one work-group
     ob = 4 if out == "f32" else 2
-    name = name or kernel_name(dtype, out, tm, tn, wm, wn)
+    name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk)
     mfma = MFMA[dtype]
 
     m = Module(name)
@@ -92,8 +99,21 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         row0_m = k.s_mul_i32(k.block_id("y"), k.s_mov_b32(tm))
         col0_n = k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn))
         kb_s = k.s_mov_b32(kb)
-        rs_a = buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
-        rs_b = buffer_rsrc(k, bt, n_dim * kb)
+        if splitk > 1:
+            # work-group z reads K bytes [z kb / s, (z + 1) kb / s): the resources start there
+            # (and end where the matrices end, so rows past M or N still read 0)
+            kofs = k.s_mul_i32(k.block_id("z"), k.s_mov_b32(kb // splitk))
+
+            def shifted(ptr, nbytes):
+                lo, hi = ptr.split()
+                return buffer_rsrc(k, k.concat(k.s_add_u32(lo, kofs), k.s_addc_u32(hi, 0)),
+                                   k.s_sub_u32(nbytes, kofs))
+
+            rs_a = shifted(a, k.s_mul_i32(m_rows, kb_s))
+            rs_b = shifted(bt, k.s_mov_b32(n_dim * kb))
+        else:
+            rs_a = buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
+            rs_b = buffer_rsrc(k, bt, n_dim * kb)
         rs_c = buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
 
         # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each
@@ -257,7 +277,9 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
                 for r, v in enumerate(accs[i * bn + j].split()):
                     step_b = (32 * i + 8 * (r // 4) + r % 4) * n_dim * ob
                     o = k.v_add_u32(k.s_mov_b32(step_b), off) if step_b else off
-                    if out == "f32":
+                    if splitk > 1:  # C must hold zeros; no return (vdata is read in place)
+                        k.buffer_atomic_add_f32(k.v_accvgpr_read_b32(v), o, rs_c, 0, offen=True)
+                    elif out == "f32":
                         k.buffer_store_dword(v, o, rs_c, 0, offen=True)
                     else:
                         x = k.v_accvgpr_read_b32(v)

@@ -85,3 +85,17 @@ def test_gemm_macro_sanitizer_clean():
     c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 256, 256)](
         a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 256, 256), block=(256, 1, 1), sanitize=True)
     assert np.allclose(res, a64 @ b64.T, atol=1e-3)
+
+
+@pytest.mark.parametrize("m,n,k,splitk", [(100, 70, 192, 3), (64, 256, 512, 4)])
+def test_gemm_macro_splitk(m, n, k, splitk, device):
+    """Split-K: work-group z adds its K slice into the zeroed C with f32 atomics (the slices
+    add in an unknown order: the same f32 bound)."""
+    c = compiled(("macro", k, n, "bf16", "f32", 64, 64, 2, 2, splitk),
+                 lambda: gemm_macro.build(k, n, "bf16", "f32", 64, 64, 2, 2, splitk), schedule=True)
+    a, bt, a64, b64 = _inputs(m, n, k, "bf16", k)
+    res = np.zeros((m, n), np.float32)
+    c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk)](
+        a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
+    tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
+    assert np.all(np.abs(res - a64 @ b64.T) <= tol)

@@ -1,0 +1,91 @@
+"""Tuning families of the macro-tile GEMM (examples/gemm_macro.py) for ``gcnforge tune``.
+
+K and N are compile-time in that kernel, so a family is one (N, K) with its tile and
+split-K variants; shapes are M x N x K (N and K must be the family's). Each family ranks
+its variants by the timing model (``--timing mi300x`` / ``mi308x``)::
+
+    gcnforge tune examples/gemm_tune.py --family skinny --timing mi308x \\
+        --shapes 64x256x5120 128x256x5120 --device emulator -o examples/configs/gemm_macro_skinny.csv
+    gcnforge tune examples/gemm_tune.py --family large_4096 --timing mi300x \\
+        --shapes 4096x4096x4096 --device emulator -o /tmp/large.csv
+
+The check: a timing-mode launch of a large grid emulates only a sample of work-groups
+(those the busiest CU receives), so only the C tile of work-group (0, 0, 0) is compared with
+NumPy. The inputs are zero past K / 64 (the largest split-K factor's first slice), so that
+tile is the whole product for every variant, split-K or not (the timing model does not look
+at values). Split-K variants accumulate with atomics into the zeroed C.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gemm_macro  # noqa: E402
+from gcnforge.runtime.tuning import KernelFamily, Variant  # noqa: E402
+
+CHECK = 64  # rows and columns of C compared (every variant's work-group (0, 0, 0) covers them)
+MAX_SPLIT = 64
+
+
+class MacroGemm(KernelFamily):
+    dtype = "bf16"
+    rtol = 1e-4
+    atol = 1e-4
+
+    def __init__(self, name: str, n: int, k: int, tiles):
+        self.name, self.n, self.k = name, n, k
+        self.tiles = list(tiles)  # (tm, tn, wm, wn, splitk)
+
+    def variants(self):
+        for tm, tn, wm, wn, s in self.tiles:
+            kern = gemm_macro.kernel_name("bf16", "f32", tm, tn, wm, wn, s)
+            yield Variant(kern, kern, {"tile_m": tm, "tile_n": tn, "tile_k": gemm_macro.TK // gemm_macro.ESIZE,
+                                       "splitk": s, "block": 64 * wm * wn, "waves": f"{wm}x{wn}"})
+
+    def build(self, v):
+        from lib.compile import compile_module
+
+        p = v.params
+        wm, wn = (int(x) for x in p["waves"].split("x"))
+        mod = gemm_macro.build(self.k, self.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"])
+        return compile_module(mod, schedule=True).blob
+
+    def supports(self, v, shape):
+        return shape[1] == self.n and shape[2] == self.k
+
+    def make_inputs(self, shape, rng):
+        m, n, k = shape
+        live = max(1, k // MAX_SPLIT)
+        a = np.zeros((m, k), np.float32)
+        b = np.zeros((n, k), np.float32)
+        a[:, :live] = rng.standard_normal((m, live))
+        b[:, :live] = rng.standard_normal((n, live))
+        bits = lambda x: (x.view(np.uint32) >> 16).astype(np.uint16)  # exact: truncation of bf16 values
+        return {"a": bits(a), "bt": bits(b), "c": np.zeros((m, n), np.float32)}
+
+    def reference(self, shape, inputs):
+        f = lambda u: (u.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return (f(inputs["a"][:CHECK]) @ f(inputs["bt"][:CHECK]).T)
+
+    def call(self, kernel, v, shape, inputs, device):
+        m, n, k = shape
+        p = v.params
+        c = inputs["c"]
+        kernel(inputs["a"], inputs["bt"], c, np.uint32(m), grid=gemm_macro.grid(m, n, p["tile_m"], p["tile_n"],
+                                                                                 p["splitk"]),
+               block=(p["block"], 1, 1), device=device, flops=2.0 * m * n * k)
+        return c[:CHECK, :CHECK]
+
+
+SKINNY = [(64, 64, 2, 2, s) for s in (10, 20, 40)] + [(128, 64, 2, 2, s) for s in (10, 20)]
+LARGE = [(256, 256, 2, 2, 1), (192, 256, 2, 2, 1), (256, 160, 4, 1, 1), (256, 128, 2, 2, 1)]
+
+family = skinny = MacroGemm("gemm_macro_skinny", 256, 5120, SKINNY)  # aiter's bf16_tuned_gemm.csv rows
+large_4096 = MacroGemm("gemm_macro_4096", 4096, 4096, LARGE)
+large_8192 = MacroGemm("gemm_macro_8192", 8192, 8192, LARGE)
+llm_1280 = MacroGemm("gemm_macro_1280", 1280, 8192, LARGE)
