@@ -11,7 +11,8 @@ text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (r
 disassembly, ``info`` description, emulator launch with a small instruction budget).
 
 A failure is an exception other than ``Diagnostic``, a run past the time bound (SIGALRM),
-or a ``Diagnostic`` without a ``line`` location for text input. Failures print with the
+a ``Diagnostic`` without a ``line`` location for text input, or (``--objdump``) a code
+object produced that ``llvm-objdump`` rejects. Failures print with the
 input that caused them (``--save DIR`` writes them as files to minimize into tests).
 
     python -m fuzz.harness --seed 0 --inputs 200 --targets ir,asm,obj
@@ -127,7 +128,7 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
 
 
 # -- targets ---------------------------------------------------------------------------
-def run_ir(text: str) -> None:
+def run_ir(text: str) -> bool:
     from gcnforge.dialect.source import parse_module
     from gcnforge.passes import pipeline as pl
     from gcnforge.passes.registry import PASSES
@@ -136,6 +137,7 @@ def run_ir(text: str) -> None:
 
     ctx = context()
     errors = []
+    compiled = False
     for spec in [*PASSES, "amdgcn-regalloc{max_vgprs=2}", pl.DEFAULT]:
         try:
             m = parse_module(text, "f.mlir", ctx)
@@ -147,24 +149,29 @@ def run_ir(text: str) -> None:
             if spec == pl.DEFAULT:
                 from gcnforge.binary import assemble
 
-                assemble(to_assembly(m), filename="f.s")
+                check_objdump(assemble(to_assembly(m), filename="f.s"))
+                compiled = True
         except Diagnostic as d:
             errors.append(d)
     for d in errors:
         if not _LOCATED.search(str(d)):
             raise Unlocated(str(d))
+    return compiled
 
 
-def run_asm(text: str) -> None:
+def run_asm(text: str) -> bool:
     from gcnforge.asm.listing import show_encoding
     from gcnforge.binary import assemble
 
-    for f in (lambda: show_encoding(text, "f.s"), lambda: assemble(text, filename="f.s")):
+    made = False
+    for f in (lambda: show_encoding(text, "f.s"), lambda: check_objdump(assemble(text, filename="f.s"))):
         try:
             f()
+            made = True
         except Diagnostic as d:
             if not _LOCATED.search(str(d)):
                 raise Unlocated(str(d)) from None
+    return made
 
 
 LAUNCH = True  # --no-launch: reader, dis, info, raise and raise -> compile only
@@ -179,7 +186,7 @@ def raise_and_compile(co) -> None:
     lift.module_code_object(module)
 
 
-def run_obj(data: bytes) -> None:
+def run_obj(data: bytes) -> bool:
     import numpy as np
 
     import gcnforge
@@ -194,7 +201,7 @@ def run_obj(data: bytes) -> None:
         objdump_lines(co.text, co.text_address)
         raise_and_compile(co)
         if not LAUNCH:
-            return
+            return True
         lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
         for name in list(co.kernels)[:1]:
             k = lib[name]
@@ -202,12 +209,34 @@ def run_obj(data: bytes) -> None:
             for f in k.layout._explicit:
                 args.append(np.zeros(256, np.float32) if f.kind == "ptr" else 0)
             k(*args, grid=(1, 1, 1), block=(64, 1, 1))
+        return True
     except Diagnostic:
-        return
+        return False
 
 
 class Unlocated(Exception):
     pass
+
+
+class ObjdumpRejects(Exception):
+    pass
+
+
+OBJDUMP: str | None = None  # --objdump: every code object produced must satisfy llvm-objdump
+
+
+def check_objdump(data: bytes) -> None:
+    if OBJDUMP is None:
+        return
+    import subprocess
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".hsaco") as f:
+        f.write(data)
+        f.flush()
+        r = subprocess.run([OBJDUMP, "-d", "--mcpu=gfx942", f.name], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or "error" in r.stderr or "warning" in r.stderr:
+        raise ObjdumpRejects(r.stderr.strip()[:300])
 
 
 def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | None = None,
@@ -232,11 +261,14 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
             t0 = time.perf_counter()
             signal.setitimer(signal.ITIMER_REAL, bound)
             try:
-                f(inp)
+                if f(inp):
+                    counts[(target, "reached output")] += 1
             except Hang:
                 kind = "hang"
             except Unlocated as e:
                 kind, detail = "unlocated", str(e)
+            except ObjdumpRejects as e:
+                kind, detail = "objdump-rejects", str(e)
             except Exception as e:  # noqa: BLE001 - any other exception is the finding
                 kind, detail = "crash", f"{type(e).__name__}: {e}"
             finally:
@@ -261,13 +293,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")
     ap.add_argument("--save", type=Path, help="write failing inputs here")
     ap.add_argument("--no-launch", action="store_true", help="obj: do not launch on the emulator")
+    ap.add_argument("--objdump", action="store_true", help="ir: check every code object with llvm-objdump")
     a = ap.parse_args(argv)
-    global LAUNCH
+    global LAUNCH, OBJDUMP
     LAUNCH = not a.no_launch
+    if a.objdump:
+        from gcnforge.llvm_tools import find_tool
+
+        OBJDUMP = find_tool("llvm-objdump")
     counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save)
     for t in a.targets.split(","):
-        print(f"{t}: " + ", ".join(f"{k} {counts[(t, k)]}" for k in ("ok", "crash", "hang", "unlocated")))
-    return 0 if all(k == "ok" for (_, k) in counts if counts[(_, k)]) else 1
+        print(f"{t}: " + ", ".join(f"{k} {counts[(t, k)]}" for k in ("ok", "crash", "hang", "unlocated",
+                                                                         "objdump-rejects", "reached output")))
+    return 0 if all(k in ("ok", "reached output") for (_, k) in counts) else 1
 
 
 if __name__ == "__main__":

@@ -33,6 +33,10 @@ REJECTED = [
     "v_mov_b32_sdwa v1, lds_direct",
     "v_mov_b32_dpp v1, v2",           # DPP without a control
     "v_add_f32_dpp v1, v2, v3 row_mask:0xf",
+    # found by fuzz/asm_diff.py
+    "s_cmp_le_i32 src_flat_scratch_base_lo, 4",  # printed by the disassembler, not assembled by LLVM 22
+    "buffer_load_dword v1, off, s[4:7], src_flat_scratch_base_hi",
+    "v_mfma_i32_16x16x4_4b_i8 v[180:195], a122, a214, v[170:185] cbsz:1 abid:8 blgp:4",  # src2 partly dst
 ]
 
 # neighbours llvm-mc accepts: same bytes
@@ -44,6 +48,9 @@ ACCEPTED = [
     "v_add_u16 v1, 0.1, v2",
     "v_add_f32_dpp v1, v2, v3 row_shl:1",
     "v_mov_b32_dpp v1, v2 quad_perm:[0,1,2,3]",
+    "v_mfma_f32_4x4x1_16b_f32 v[0:3], v1, v2, v[2:5]",   # 128-bit results may overlap partially
+    "v_mfma_f32_32x32x1_2b_f32 v[0:31], v1, v2, v[0:31]",  # src2 == vdst
+    "v_mfma_f32_32x32x1_2b_f32 a[0:31], v1, v2, a[32:63]",
 ]
 
 

@@ -437,6 +437,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
             raise _err(f"invalid operand for instruction: {what} cannot be lds_direct (vector ALU only)", tok, base)
         if _SRC_ALIASES[low] == 254:
             reject_lds_direct(tok, base)
+        if _SRC_ALIASES[low] in SRC_FLAT_SCRATCH_BASE:  # printed by the disassembler, refused by LLVM 22's assembler
+            raise _err(f"{SRC_FLAT_SCRATCH_BASE[_SRC_ALIASES[low]]} register not available on this GPU", tok, base)
         return SrcResult(_SRC_ALIASES[low])
     iv = parse_int(text)
     if iv is not None:

@@ -223,6 +223,23 @@ class MaiCodec(VopCodec):
             st.extra["acc_cd"] = acc
             st.fields["acc_cd"] = acc
 
+    def finish(self, st, toks):
+        super().finish(st, toks)
+        # LLVM 22 (validateMFMA): for results wider than 128 bits, src2 may be vdst itself or
+        # disjoint from it, never a partial overlap ("source 2 operand must not partially
+        # overlap with dst"); the hardware reads C while writing D in passes.
+        ops = {o.name: o for o in st.inst.operands}
+        d, c = ops.get("vdst"), ops.get("src2")
+        if d is None or c is None or d.dwords <= 4 or c.dwords != d.dwords or st.inst.base.startswith("v_accvgpr"):
+            return
+        code = st.fields.get("src2")
+        if code is None or code < 256:
+            return
+        d0, c0 = st.fields.get("vdst", 0), code - 256
+        if d0 != c0 and d0 < c0 + c.dwords and c0 < d0 + d.dwords:
+            tok = toks.get("src2")
+            raise Diagnostic("source 2 operand must not partially overlap with dst", tok.loc(st.loc) if tok else st.loc)
+
     def reg_file(self, f, op):
         if op.kind == OperandKind.AGPR:
             return "a"
