@@ -55,15 +55,18 @@ def _alarm(signum, frame):
 
 
 # -- corpus ----------------------------------------------------------------------------
+CORPUS_GLOB = "*"  # --corpus: restrict the corpus files (e.g. 'interleave*')
+
+
 def ir_corpus() -> list[str]:
     out = []
-    for p in sorted((ROOT / "test").rglob("*.mlir")):
+    for p in sorted((ROOT / "test").rglob(CORPUS_GLOB + ".mlir")):
         out += [c for c in p.read_text().split("// -----") if "amdgcn" in c]
     return out
 
 
 def asm_corpus() -> list[str]:
-    return [p.read_text() for p in sorted((ROOT / "test").rglob("*.s"))]
+    return [p.read_text() for p in sorted((ROOT / "test").rglob(CORPUS_GLOB + ".s"))]
 
 
 def obj_corpus(asm: list[str]) -> list[bytes]:
@@ -293,10 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")
     ap.add_argument("--save", type=Path, help="write failing inputs here")
     ap.add_argument("--no-launch", action="store_true", help="obj: do not launch on the emulator")
+    ap.add_argument("--corpus", default="*", help="only corpus files matching this glob (without extension)")
     ap.add_argument("--objdump", action="store_true", help="ir: check every code object with llvm-objdump")
     a = ap.parse_args(argv)
-    global LAUNCH, OBJDUMP
+    global LAUNCH, OBJDUMP, CORPUS_GLOB
     LAUNCH = not a.no_launch
+    CORPUS_GLOB = a.corpus
     if a.objdump:
         from gcnforge.llvm_tools import find_tool
 
