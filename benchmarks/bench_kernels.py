@@ -1,0 +1,201 @@
+"""The kernel library's fast kernels, predicted by the timing model, against references run in
+the same process.
+
+1. Large bf16 GEMMs (examples/gemm_macro.py, f32 out) on the MI300X profile: 4096^3, 8192^3,
+   8192 x 1280 x 8192. Reference: the MFMA peak (``DeviceProfile.mfma_peak_flops``) and, at
+   4096^3, the library's previous best GEMM (examples/gemm_lds.py, 64 x 64 tile) predicted in
+   the same run.
+2. aiter's skinny bf16 rows (``bf16_tuned_gemm.csv``, cu_num 80: M 64..384, N 256, K 5120,
+   f32 out) on the MI308X profile. References: aiter's measured time from the table and the
+   model's prediction for aiter's own kernel on the same shape (both from
+   ``bench_timing_model.aiter_rows``, imported, not copied). Split-K variants add the same
+   fill kernel aiter's launcher runs (``out.zero_()``). Ours: the best of the skinny tuning
+   family (examples/gemm_tune.py) per row.
+3. RMSNorm / LayerNorm bf16 (examples/norms.py ``build_bf16``), 8192 rows of 4096 and 8192, on
+   MI300X. Reference: the bytes moved (x read once, y written once) at peak HBM bandwidth.
+
+For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
+
+    python benchmarks/bench_kernels.py [--cache DIR] [--skip-aiter] [--quick]
+
+``--quick``: 4096^3 and two aiter rows only. Figures are predictions of the model in
+``gcnforge.perfmodel`` (2.1 GHz engine clock, no power throttling), not measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_timing_model as btm  # noqa: E402
+
+LARGE = [  # m, n, k, tm, tn, wm, wn
+    (4096, 4096, 4096, 256, 256, 2, 2),
+    (8192, 8192, 8192, 256, 256, 2, 2),
+    (8192, 1280, 8192, 256, 160, 4, 1),
+]
+ROWS = []  # (kernel, shape, predicted us, rate, % of peak, reference, ratio, limiter, resources)
+
+
+def _resources(c, name: str, rep) -> str:
+    r = c.regs.get(name, {})
+    o = rep.occupancy
+    return (f"v{r.get('v', '?')} a{r.get('a', '?')} s{r.get('s', '?')}, LDS "
+            f"{_lds(c.asm, name)} B, {o.waves_per_simd} waves/SIMD, {o.wgs_per_cu} WG/CU ({o.limiter})")
+
+
+def _lds(asm: str, name: str) -> int:
+    import re
+
+    m = re.search(r"\.amdhsa_group_segment_fixed_size\s+(\d+)", asm)
+    return int(m.group(1)) if m else 0
+
+
+def large_gemms(quick: bool) -> None:
+    import gemm_lds
+    import gemm_macro
+    from gcnforge.perfmodel import profiles
+    from lib.compile import compile_module
+
+    prof = profiles.get("mi300x")
+    peak = prof.mfma_peak_flops("v_mfma_f32_32x32x8_bf16")
+    print(f"\nlarge bf16 GEMMs (f32 out) on MI300X; dense bf16 MFMA peak {peak / 1e12:.0f} TFLOP/s")
+    for m, n, k, tm, tn, wm, wn in LARGE[:1] if quick else LARGE:
+        c = compile_module(gemm_macro.build(k, n, "bf16", "f32", tm, tn, wm, wn), schedule=True)
+        name = gemm_macro.kernel_name("bf16", "f32", tm, tn, wm, wn)
+        kern = c.load("emulator")[name]
+        a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
+        t0 = time.perf_counter()
+        rep = kern(a, bt, out, np.uint32(m), grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn,),
+                   timing=prof, flops=2.0 * m * n * k).timing
+        wall = time.perf_counter() - t0
+        ROWS.append((name, f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", rep.pct_mfma_peak, "MFMA peak",
+                     rep.pct_mfma_peak / 100, rep.limiter, _resources(c, name, rep)))
+        print(f"  {m}x{n}x{k} {name}: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of peak "
+              f"({rep.limiter}; {wall:.0f} s to predict)")
+        if (m, n, k) == (4096, 4096, 4096):
+            # the previous best GEMM of the library, same shape, same model
+            c0 = compile_module(gemm_lds.build(k, n, "bf16", "f32", 2, 2))
+            k0 = c0.load("emulator")[gemm_lds.kernel_name("bf16", "f32", 2, 2, 64)]
+            r0 = k0(a, bt, out, grid=(n // 64, m // 64, 1), block=(256,), timing=prof, flops=2.0 * m * n * k).timing
+            ROWS.append(("gemm_lds (previous best)", f"{m}x{n}x{k}", r0.us, f"{r0.tflops:.0f} TFLOP/s",
+                         r0.pct_mfma_peak, "MFMA peak", r0.pct_mfma_peak / 100, r0.limiter, ""))
+            print(f"    reference in this run: gemm_lds 64x64 {r0.us:.1f} us ({r0.pct_mfma_peak:.1f}% of peak): "
+                  f"gemm_macro is {r0.us / rep.us:.2f}x faster")
+
+
+def skinny(cache: Path, quick: bool) -> None:
+    import gemm_tune
+    import gcnforge.runtime as rt
+    from gcnforge.binary import assemble
+    from gcnforge.perfmodel import kernels, profiles
+    from gcnforge.runtime.kernargs import ArgLayout
+    from lib.compile import compile_module
+
+    whl = btm.fetch_wheel(cache)
+    if isinstance(whl, str):
+        if os.environ.get("CI") == "true":
+            raise SystemExit(f"error: {whl}")
+        print(f"\nskipping aiter's skinny rows: {whl}")
+        return
+    prof = profiles.get("mi308x")
+    ref = btm.aiter_rows(whl, 2 if quick else None)
+    fam = gemm_tune.skinny
+    built = {}
+    for v in fam.variants():
+        p = v.params
+        wm, wn = (int(x) for x in p["waves"].split("x"))
+        c = compile_module(gemm_tune.gemm_macro.build(fam.k, fam.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
+                                                      p["splitk"]), schedule=True)
+        built[v.name] = (v, c, c.load("emulator")[v.kernel])
+    fill = rt.load(assemble(kernels.FILL)).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
+    print("\naiter's skinny bf16 rows (f32 out) on MI308X (80 CUs): ours = best gemm_macro variant per row")
+    print(f"{'M':>4} {'N':>4} {'K':>5} {'ours us':>8} {'variant':>40} {'aiter meas':>10} {'aiter model':>11} "
+          f"{'/meas':>6} {'/model':>7}  limiter")
+    for x in ref:
+        m, n, k = x["m"], x["n"], x["k"]
+        best = None
+        for name, (v, c, kern) in built.items():
+            p = v.params
+            a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
+            rep = kern(a, bt, out, np.uint32(m), grid=gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"],
+                                                                                p["splitk"]),
+                       block=(p["block"],), timing=prof, flops=2.0 * m * n * k).timing
+            t_fill = 0.0
+            if p["splitk"] > 1:
+                t_fill = fill(np.zeros(m * n, np.uint32), grid=(m * n * 4 // 1024,), block=(64,), device="emulator",
+                              timing=prof).timing.us
+            tot = rep.us + t_fill
+            if best is None or tot < best[0]:
+                best = (tot, name, rep, c)
+        tot, name, rep, c = best
+        aiter_model = x["gemm"] + x["fill"]
+        ROWS.append((name, f"{m}x{n}x{k} (MI308X)", tot, f"{2 * m * n * k / tot / 1e6:.0f} TFLOP/s",
+                     100 * 2 * m * n * k / (tot * 1e-6) / prof.mfma_peak_flops("v_mfma_f32_32x32x8_bf16"),
+                     f"aiter {x['measured']:.2f} meas / {aiter_model:.2f} model", tot / x["measured"], rep.limiter,
+                     _resources(c, name, rep)))
+        print(f"{m:>4} {n:>4} {k:>5} {tot:8.2f} {name:>40} {x['measured']:10.2f} {aiter_model:11.2f} "
+              f"{tot / x['measured']:6.2f} {tot / aiter_model:7.2f}  {rep.limiter}")
+
+
+def norms_bf16(quick: bool) -> None:
+    import norms
+    from gcnforge.perfmodel import profiles
+    from lib.compile import compile_module
+
+    prof = profiles.get("mi300x")
+    print(f"\nbf16 norms (f32 math) on MI300X; HBM peak {prof.hbm_bytes_per_s / 1e12:.1f} TB/s")
+    rows = 8192
+    for cols in (4096,) if quick else (4096, 8192):
+        for kind in ("rms", "layer"):
+            c = compile_module(norms.build_bf16(kind, cols, 4))
+            name = f"{kind}_norm_bf16"
+            kern = c.load("emulator")[name]
+            x = np.zeros((rows, cols), np.uint16)
+            g = np.full(cols, 0x3F80, np.uint16)
+            y = np.zeros_like(x)
+            args = (x, g, np.zeros_like(g), y) if kind == "layer" else (x, g, y)
+            rep = kern(*args, np.uint32(cols), np.float32(1e-5), grid=(rows, 1, 1), block=(256,), timing=prof).timing
+            moved = 2 * x.nbytes
+            floor_us = moved / prof.hbm_bytes_per_s * 1e6
+            pct = 100 * floor_us / rep.us
+            ROWS.append((name, f"{rows}x{cols}", rep.us, f"{moved / rep.seconds / 1e12:.2f} TB/s", pct,
+                         f"HBM floor {floor_us:.1f} us", rep.us / floor_us, rep.limiter, _resources(c, name, rep)))
+            print(f"  {name} {rows}x{cols}: {rep.us:.1f} us, {moved / rep.seconds / 1e12:.2f} TB/s = {pct:.0f}% of "
+                  f"HBM peak ({rep.limiter})")
+
+
+def summary() -> None:
+    print("\nsummary (predicted):")
+    print(f"{'kernel':>42} {'shape':>20} {'us':>9} {'rate':>14} {'% peak':>7} {'ratio':>6}  reference / limiter / "
+          f"resources")
+    for name, shape, us, rate, pct, refname, ratio, lim, res in ROWS:
+        print(f"{name:>42} {shape:>20} {us:9.2f} {rate:>14} {pct:7.1f} {ratio:6.2f}  {refname}; {lim}"
+              + (f"; {res}" if res else ""))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
+    ap.add_argument("--skip-aiter", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    large_gemms(a.quick)
+    if not a.skip_aiter:
+        skinny(Path(a.cache), a.quick)
+    norms_bf16(a.quick)
+    summary()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
