@@ -383,7 +383,21 @@ def _family_op(name: str, family: str, doc: str) -> type[InstOp]:
             "__module__": __name__,
         },
     )
-    return irdl_op_definition(cls)
+    cls = irdl_op_definition(cls)
+    # ``args``/``outs`` are each the op's only variadic group, i.e. all operands / results.
+    # xDSL's IRDL accessors re-slice them on every access (the passes read them for every op,
+    # several times); these return the same tuples directly. Read-only, as the accessors are.
+    cls.args = property(_all_operands, doc="All operands (the one variadic operand group).")  # type: ignore[assignment]
+    cls.outs = property(_all_results, doc="All results (the one variadic result group).")  # type: ignore[assignment]
+    return cls
+
+
+def _all_operands(op: Operation):
+    return op._operands  # noqa: SLF001  (xDSL 0.74: the SSAValues tuple ``operands`` views)
+
+
+def _all_results(op: Operation):
+    return op.results
 
 
 _FAMILY_DOCS = {
