@@ -25,7 +25,7 @@ from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.llvm_tools import require_tool
 
 TRIPLE = "amdgcn-amd-amdhsa"
-MCPU = "gfx942"
+MCPU = "gfx942"  # the target probed; ``python -m tools.isa_gen --mcpu`` sets it before generating
 LIT = 0xBF80_1234  # literal filler: decodes as "s_nop 0x1234" when not consumed as a literal
 SEP = 0xBF80_0000  # "s_nop 0" separator
 
@@ -42,14 +42,27 @@ class Decoded:
 
 
 def _run(args: list[str], text: str) -> tuple[str, str]:
+    out, err, _ = _run_rc(args, text)
+    return out, err
+
+
+def _run_rc(args: list[str], text: str) -> tuple[str, str, int]:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(text)
         path = f.name
     try:
         p = subprocess.run([require_tool("llvm-mc"), *args, path], capture_output=True, text=True)
-        return p.stdout, p.stderr
+        return p.stdout, p.stderr, p.returncode
     finally:
         os.unlink(path)
+
+
+# Probes on which llvm-mc crashed (LLVM 22 bug: ``-show-encoding`` segfaults re-encoding some
+# decoded MFMAs with a misaligned AGPR tuple, on gfx942 and gfx950 alike:
+#   echo 0x27,0x8a,0xc1,0xd3,0xc4,0x8c,0x1b,0xee | llvm-mc --disassemble \
+#        -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -show-encoding      -> exit 139
+# without it, such a probe's whole batch was read as "not decoded").
+CRASHED: list[bytes] = []
 
 
 def word(enc: str, **fields: int) -> bytes:
@@ -150,13 +163,14 @@ def _entries(out: str) -> list[tuple[str, bytes, str]]:
 _WARN_RE = re.compile(r":(\d+):(\d+): warning: invalid instruction encoding")
 
 
-def disassemble(probes: list[bytes], mcpu: str = MCPU) -> list[Decoded | None]:
+def disassemble(probes: list[bytes], mcpu: str | None = None) -> list[Decoded | None]:
     """Decode each probe (bytes of one instruction, without literal) with llvm-mc.
 
     Layout per probe (one input line each): probe, LIT, 3 x SEP, marker. Garbage decoded
     from a probe's tail (at most 12 bytes) cannot reach the marker, so the output groups
     between markers map 1:1 to probes; a probe whose first byte LLVM rejected is reported
     in stderr at column 1 of its line (then the result is None)."""
+    mcpu = mcpu or MCPU
     res: list[Decoded | None] = []
     for b0 in range(0, len(probes), 60000):
         res.extend(_disassemble_batch(probes[b0:b0 + 60000], mcpu))
@@ -169,8 +183,14 @@ def _disassemble_batch(probes: list[bytes], mcpu: str) -> list[Decoded | None]:
     for i, p in enumerate(probes):
         b = p + tail + (MARK_BASE | i).to_bytes(4, "little")
         lines.append(",".join(f"0x{x:02x}" for x in b))
-    out, err = _run(["--disassemble", f"-triple={TRIPLE}", f"-mcpu={mcpu}", "-show-encoding", "-show-inst"],
-                    "\n".join(lines) + "\n")
+    out, err, rc = _run_rc(["--disassemble", f"-triple={TRIPLE}", f"-mcpu={mcpu}", "-show-encoding", "-show-inst"],
+                           "\n".join(lines) + "\n")
+    if rc < 0 or "Stack dump:" in err:  # crashed: find the probe(s) by halving the batch
+        if len(probes) == 1:
+            CRASHED.append(probes[0])
+            return [None]
+        half = len(probes) // 2
+        return _disassemble_batch(probes[:half], mcpu) + _disassemble_batch(probes[half:], mcpu)
     bad = set()
     for ln in err.splitlines():
         m = _WARN_RE.search(ln)
@@ -199,10 +219,10 @@ def _disassemble_batch(probes: list[bytes], mcpu: str) -> list[Decoded | None]:
 _ERR_RE = re.compile(r":(\d+):(\d+): error: (.*)$")
 
 
-def assemble(lines: list[str], mcpu: str = MCPU) -> list[tuple[bytes | None, str | None]]:
+def assemble(lines: list[str], mcpu: str | None = None) -> list[tuple[bytes | None, str | None]]:
     """Assemble each line (one instruction each) with llvm-mc -show-encoding."""
     src = "\n".join(lines) + "\n"
-    out, err = _run([f"-triple={TRIPLE}", f"-mcpu={mcpu}", "-show-encoding"], src)
+    out, err = _run([f"-triple={TRIPLE}", f"-mcpu={mcpu or MCPU}", "-show-encoding"], src)
     errors: dict[int, str] = {}
     for ln in err.splitlines():
         m = _ERR_RE.search(ln)
@@ -225,10 +245,10 @@ def assemble(lines: list[str], mcpu: str = MCPU) -> list[tuple[bytes | None, str
     return res
 
 
-def assemble_text(lines: list[str], mcpu: str = MCPU) -> list[tuple[str | None, bytes | None, str | None]]:
+def assemble_text(lines: list[str], mcpu: str | None = None) -> list[tuple[str | None, bytes | None, str | None]]:
     """Like ``assemble`` but also returns LLVM's echoed (canonical) text per line."""
     src = "\n".join(lines) + "\n"
-    out, err = _run([f"-triple={TRIPLE}", f"-mcpu={mcpu}", "-show-encoding"], src)
+    out, err = _run([f"-triple={TRIPLE}", f"-mcpu={mcpu or MCPU}", "-show-encoding"], src)
     errors: dict[int, str] = {}
     for ln in err.splitlines():
         m = _ERR_RE.search(ln)

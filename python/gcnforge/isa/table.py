@@ -1,19 +1,34 @@
-"""The gfx942 instruction table: merges every ``isa/data/gfx942_*.json`` (lazily, once per
-process) into ``Instruction`` records with lookup dicts built up front, so the assembler
-and disassembler never scan linearly. A compact form is cached on disk (see ``cache_dir``)
-and records are built on first lookup, so a process that needs ten instructions pays for ten.
+"""The instruction tables, one per target: for gfx942 every ``isa/data/gfx942_*.json`` is
+merged (lazily, once per process) into ``Instruction`` records with lookup dicts built up
+front, so the assembler and disassembler never scan linearly. A compact form is cached on
+disk (see ``cache_dir``) and records are built on first lookup, so a process that needs ten
+instructions pays for ten.
 
 JSON layout (written by ``tools/isa_gen``): ``{"instructions": [ {record}, ... ]}`` where a
 record has the ``Instruction`` fields and ``operands`` is a list of ``Operand`` dicts;
 enum values are their strings; tuples are lists; defaults may be omitted.
+
+Other targets are a delta over a base target, so a fact shared with gfx942 lives only in
+gfx942's files: ``isa/data/gfx950_GROUP.delta.json`` holds ``"base"``, ``"remove"`` (the
+``[encoding, opcode, mnemonic]`` keys of base records the target lacks) and
+``"instructions"`` (records the target adds, or replaces by the same key). A group's table
+is the base group's records with the delta applied, in the generator's order (sorted by
+that key, which is unique). ``tools/isa_gen --mcpu gfx950 --check`` regenerates the full
+table from LLVM and checks that delta bit for bit.
+
+Which table a lookup reads: the ``target=`` argument, else the active target
+(``use_target("gfx950")``, a context variable: per thread and task), else gfx942.
 """
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import marshal
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -21,7 +36,41 @@ from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Counter, Encoding, Instruction, Operand, OperandKind, Role
 
 DATA_DIR = Path(__file__).parent / "data"
-TARGET = "gfx942"
+TARGET = "gfx942"  # the default target
+DELTA_BASE = {"gfx950": "gfx942"}  # targets stored as a delta over a base target's files
+_ACTIVE: contextvars.ContextVar[str] = contextvars.ContextVar("gcnforge_isa_target", default=TARGET)
+
+
+def known_targets() -> tuple[str, ...]:
+    return (TARGET, *DELTA_BASE)
+
+
+def processor(target: str) -> str:
+    """``gfx950`` from ``gfx950``, ``gfx950:xnack-`` or ``amdgcn-amd-amdhsa--gfx950``."""
+    t = target.strip()
+    if t.startswith("amdgcn-amd-amdhsa-"):
+        t = t[len("amdgcn-amd-amdhsa-"):].lstrip("-")
+    return t.split(":")[0]
+
+
+def active_target() -> str:
+    return _ACTIVE.get()
+
+
+@contextmanager
+def use_target(target: str | None) -> Iterator[str]:
+    """Make ``target`` (a processor or target id; None keeps the current one) the table that
+    lookups without ``target=`` read, for the ``with`` block."""
+    name = processor(target) if target else _ACTIVE.get()
+    if name not in known_targets():
+        from gcnforge.diagnostics import Diagnostic
+
+        raise Diagnostic(f"no instruction table for target '{target}' (known: {', '.join(known_targets())})")
+    token = _ACTIVE.set(name)
+    try:
+        yield name
+    finally:
+        _ACTIVE.reset(token)
 
 
 def operand_from_dict(d: dict) -> Operand:
@@ -135,21 +184,64 @@ def _shared(x, memo: dict):
     return x
 
 
-def _read_sources() -> tuple[list[bytes], str]:
+def group_files(target: str) -> list[Path]:
+    """The data files a target's table is made of (base groups first, then deltas)."""
+    base = DELTA_BASE.get(target, target)
+    files = sorted(DATA_DIR.glob(f"{base}_*.json"))
+    return [f for f in files if not f.name.endswith(".delta.json")] + (
+        sorted(DATA_DIR.glob(f"{target}_*.delta.json")) if target != base else [])
+
+
+def record_key(d: dict) -> tuple[str, int, str]:
+    return (d["encoding"], d["opcode"], d["mnemonic"])
+
+
+def apply_delta(base: list[dict], delta: dict) -> list[dict]:
+    """A group's records: ``base`` minus ``delta["remove"]``, with ``delta["instructions"]``
+    added or replacing the record of the same key, sorted by key."""
+    rows = {record_key(d): d for d in base}
+    for k in delta.get("remove", ()):
+        rows.pop(tuple(k), None)
+    for d in delta.get("instructions", ()):
+        rows[record_key(d)] = d
+    return [rows[k] for k in sorted(rows)]
+
+
+def target_records(target: str, blobs: list[bytes] | None = None) -> list[dict]:
+    """Every record of ``target``'s table, as dicts in table order (no cache)."""
+    import json
+
+    files = group_files(target)
+    blobs = blobs if blobs is not None else [f.read_bytes() for f in files]
+    docs = {f.name: json.loads(b) for f, b in zip(files, blobs)}
+    base = DELTA_BASE.get(target, target)
+    out: list[dict] = []
+    for f in files:
+        if f.name.endswith(".delta.json"):
+            continue
+        recs = docs[f.name]["instructions"]
+        if target != base:
+            group = f.name[len(base) + 1:-len(".json")]
+            recs = apply_delta(recs, docs.get(f"{target}_{group}.delta.json", {}))
+        out.extend(recs)
+    return out
+
+
+def _read_sources(target: str) -> tuple[list[bytes], str]:
     from gcnforge import __version__
 
-    blobs = [path.read_bytes() for path in sorted(DATA_DIR.glob(f"{TARGET}_*.json"))]
-    h = hashlib.sha256(f"gcnforge {__version__} layout {_LAYOUT} {TARGET}".encode())
+    blobs = [path.read_bytes() for path in group_files(target)]
+    h = hashlib.sha256(f"gcnforge {__version__} layout {_LAYOUT} {target}".encode())
     for b in blobs:
         h.update(len(b).to_bytes(8, "little"))
         h.update(b)
     return blobs, h.hexdigest()
 
 
-def _load_compact() -> dict:
-    blobs, key = _read_sources()
+def _load_compact(target: str) -> dict:
+    blobs, key = _read_sources(target)
     where = cache_dir()
-    path = where / f"isa-{TARGET}-{key[:40]}.marshal" if where is not None else None
+    path = where / f"isa-{target}-{key[:40]}.marshal" if where is not None else None
     try:
         if path is None:
             raise OSError("no cache directory")
@@ -160,7 +252,10 @@ def _load_compact() -> dict:
         pass  # absent, unreadable or damaged: rebuild below
     import json  # only when the cache is cold
 
-    insts = [instruction_from_dict(d) for b in blobs for d in json.loads(b)["instructions"]]
+    if target in DELTA_BASE:
+        insts = [instruction_from_dict(d) for d in target_records(target, blobs)]
+    else:  # the base target's files in order, as before
+        insts = [instruction_from_dict(d) for b in blobs for d in json.loads(b)["instructions"]]
     data = _compact(insts, key)
     if path is None:
         return data
@@ -184,8 +279,8 @@ def _load_compact() -> dict:
 
 
 class _Table:
-    def __init__(self) -> None:
-        data = _load_compact()
+    def __init__(self, target: str) -> None:
+        data = _load_compact(target)
         self._operands = tuple(_operand_of_row(r) for r in data["operands"])
         self._rows = data["instructions"]
         self._objs: list[Instruction | None] = [None] * len(self._rows)
@@ -212,32 +307,36 @@ class _Table:
 
 
 @cache
-def _table() -> _Table:
-    return _Table()
+def _table_of(target: str) -> _Table:
+    return _Table(target)
+
+
+def _table(target: str | None = None) -> _Table:
+    return _table_of(target or _ACTIVE.get())
 
 
 def reload() -> None:
-    """Forget the cached table (after regenerating the JSON in-process)."""
-    _table.cache_clear()
+    """Forget the cached tables (after regenerating the JSON in-process)."""
+    _table_of.cache_clear()
 
 
-def instructions() -> tuple[Instruction, ...]:
-    return _table().all()
+def instructions(target: str | None = None) -> tuple[Instruction, ...]:
+    return _table(target).all()
 
 
-def by_mnemonic(m: str) -> Instruction | None:
-    t = _table()
+def by_mnemonic(m: str, target: str | None = None) -> Instruction | None:
+    t = _table(target)
     n = t.by_mnemonic_ix.get(m)
     return None if n is None else t.get(n)
 
 
-def variants(base: str) -> tuple[Instruction, ...]:
-    t = _table()
+def variants(base: str, target: str | None = None) -> tuple[Instruction, ...]:
+    t = _table(target)
     return tuple(t.get(n) for n in t.variants_ix.get(base, ()))
 
 
-def by_opcode(encoding: str, opcode: int) -> Instruction | None:
-    t = _table()
+def by_opcode(encoding: str, opcode: int, target: str | None = None) -> Instruction | None:
+    t = _table(target)
     n = t.by_opcode_ix.get((encoding, opcode))
     return None if n is None else t.get(n)
 
@@ -246,5 +345,5 @@ def encodings() -> dict[str, Encoding]:
     return ENCODINGS
 
 
-def mnemonics() -> tuple[str, ...]:
-    return tuple(_table().by_mnemonic_ix)
+def mnemonics(target: str | None = None) -> tuple[str, ...]:
+    return tuple(_table(target).by_mnemonic_ix)
