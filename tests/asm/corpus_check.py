@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from gcnforge.asm import decode, parse_instruction
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa import table
 from tools.isa_gen import common
 
 
@@ -25,9 +26,14 @@ def norm(t: str) -> str:
     return " ".join(t.split())
 
 
-def check(lines: list[str]) -> Report:
+def check(lines: list[str], mcpu: str = "gfx942") -> Report:
+    with table.use_target(mcpu):
+        return _check(lines, mcpu)
+
+
+def _check(lines: list[str], mcpu: str) -> Report:
     rep = Report(forms=len(lines))
-    llvm = common.assemble(lines)
+    llvm = common.assemble(lines, mcpu)
     ok_bytes = []
     for n, (line, (lb, lerr)) in enumerate(zip(lines, llvm), 1):
         try:
@@ -45,7 +51,7 @@ def check(lines: list[str]) -> Report:
             rep.bytes_mismatch.append((line, lb.hex(), ours.hex()))
             continue
         ok_bytes.append((line, lb))
-    dis = common.disassemble([b for _, b in ok_bytes])
+    dis = common.disassemble([b for _, b in ok_bytes], mcpu)
     for (line, b), d in zip(ok_bytes, dis):
         want = d.text if d is not None else None
         got = decode(b).text()

@@ -109,36 +109,45 @@ def candidates(mnemonic: str) -> list:
 
 
 @cache
-def _by_prefix() -> dict[str, tuple[str, ...]]:
+def _by_prefix(target: str) -> dict[str, tuple[str, ...]]:
     groups: dict[str, list[str]] = {}
-    for m in table.mnemonics():
+    for m in table.mnemonics(target):
         groups.setdefault(m[:3], []).append(m)
         groups.setdefault(m[:6], []).append(m)
     return {k: tuple(v) for k, v in groups.items()}
 
 
 @lru_cache(maxsize=1024)
-def _suggest(m: str) -> tuple[str, ...]:
+def _suggest(m: str, target: str) -> tuple[str, ...]:
     """Close mnemonics for a typo: compared within the same 6- (else 3-) letter prefix
     (``v_cmpx``, ``s_a``) and similar length, which keeps the search cheap, else across all."""
-    groups = _by_prefix()
+    groups = _by_prefix(target)
     pool = [x for x in groups.get(m[:6]) or groups.get(m[:3], ()) if abs(len(x) - len(m)) <= 4]
     if not pool:
-        pool = [x for x in table.mnemonics() if abs(len(x) - len(m)) <= 2]
+        pool = [x for x in table.mnemonics(target) if abs(len(x) - len(m)) <= 2]
     return tuple(difflib.get_close_matches(m, pool, n=3, cutoff=0.75))
 
 
-def parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
-    """Parse one instruction (no label, no comment) into a ``ParsedInst``."""
+def parse_instruction(text: str, loc: SourceLoc, target: str | None = None) -> ParsedInst:
+    """Parse one instruction (no label, no comment) into a ``ParsedInst``, with ``target``'s
+    instruction table (default: the active one, ``isa.table.use_target``)."""
+    if target is not None:
+        with table.use_target(target):
+            return _parse_instruction(text, loc)
+    return _parse_instruction(text, loc)
+
+
+def _parse_instruction(text: str, loc: SourceLoc) -> ParsedInst:
     mnem, mcol, rest, rcol = split_mnemonic(text)
     mtok = Tok(mnem, mcol)
     if not mnem:
         raise Diagnostic("expected an instruction", loc)
     cands = candidates(mnem)
     if not cands:
-        close = _suggest(mnem.lower())
+        target = table.active_target()
+        close = _suggest(mnem.lower(), target)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise Diagnostic(f"unknown instruction '{mnem}' for gfx942{hint}", mtok.loc(loc))
+        raise Diagnostic(f"unknown instruction '{mnem}' for {target}{hint}", mtok.loc(loc))
     segs = lex_operands(rest, rcol) if rest else []
     best: Diagnostic | None = None
     best_col = -1
@@ -184,8 +193,16 @@ def _long(code: bytes, offset: int) -> DecodedInst:
     return DecodedInst(None, 4, {}, None, None, word)
 
 
-def decode(code: bytes, offset: int = 0) -> DecodedInst:
-    """Decode one instruction at ``offset``; undecodable bytes give a 4-byte ``.long``."""
+def decode(code: bytes, offset: int = 0, target: str | None = None) -> DecodedInst:
+    """Decode one instruction at ``offset``; undecodable bytes give a 4-byte ``.long``.
+    ``target``: whose instruction table (default: the active one)."""
+    if target is not None:
+        with table.use_target(target):
+            return _decode(code, offset)
+    return _decode(code, offset)
+
+
+def _decode(code: bytes, offset: int) -> DecodedInst:
     n = len(code)
     if offset + 4 > n:
         return _long(code, offset)
@@ -213,12 +230,17 @@ def decode(code: bytes, offset: int = 0) -> DecodedInst:
     return _long(code, offset)
 
 
-def disassemble(code: bytes, base_pc: int = 0) -> list[tuple[int, DecodedInst]]:
+def disassemble(code: bytes, base_pc: int = 0, target: str | None = None) -> list[tuple[int, DecodedInst]]:
+    with table.use_target(target):
+        return _disassemble(code, base_pc)
+
+
+def _disassemble(code: bytes, base_pc: int) -> list[tuple[int, DecodedInst]]:
     out = []
     off = 0
     n = len(code)
     while off < n:
-        di = decode(code, off)
+        di = _decode(code, off)
         out.append((base_pc + off, di))
         off += di.size
     return out

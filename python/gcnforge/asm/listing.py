@@ -8,12 +8,14 @@ code-object output is ``gcnforge.binary.assemble``'s job."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
 from gcnforge.asm import decode, disassemble, parse_instruction
 from gcnforge.asm.core import ParsedInst
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.isa import table
 
 MAX_LINES = 5_000_000
 _HEX = tuple(f"0x{b:02x}" for b in range(256))  # bound on input size the listing assembler accepts
@@ -39,6 +41,16 @@ def _strip_comment(s: str) -> str:
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$@]*):(?!:)")
 
 
+def _with_target(fn):
+    """Adds ``target=`` (a processor or target id; default: the active table) to ``fn``."""
+    @functools.wraps(fn)
+    def run(*args, target: str | None = None, **kwargs):
+        with table.use_target(target):
+            return fn(*args, **kwargs)
+    return run
+
+
+@_with_target
 def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
     """Parse every instruction (two passes: sizes and labels, then encodings)."""
     lines: list[Line] = []
@@ -100,6 +112,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
     return lines
 
 
+@_with_target
 def show_encoding(text: str, filename: str = "<asm>") -> str:
     """``llvm-mc -show-encoding``-style listing: canonical text and bytes per instruction."""
     out = []
@@ -123,6 +136,7 @@ def _words(data: bytes) -> str:
     return " ".join(f"{int.from_bytes(padded[i:i + 4], 'little'):08X}" for i in range(0, len(padded), 4))
 
 
+@_with_target
 def objdump_lines(code: bytes, base: int, symbols: list[tuple[int, str]] | None = None) -> list[str]:
     """Instructions in llvm-objdump -d layout; ``symbols`` (address, name) sorted by address
     start new blocks and symbolize branch targets (``<name+0x..>``)."""

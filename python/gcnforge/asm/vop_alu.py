@@ -89,14 +89,15 @@ class Vop3pCodec(VopCodec):
 
     encodings = ("VOP3P",)
 
-    # v_mfma_*_xf32 sit in the VOP3P opcode range (op < 64) but use the MAI field layout
+    # v_mfma_*_xf32 (gfx942) and gfx950's new MFMAs and SMFMACs sit in the VOP3P opcode range
+    # (op < 64) but use the MAI field layout
     def parse(self, inst, segs, loc, mtok):
-        if inst.base.startswith("v_mfma"):
+        if inst.base.startswith(("v_mfma", "v_smfmac")):
             return MAI.parse(inst, segs, loc, mtok)
         return super().parse(inst, segs, loc, mtok)
 
     def decode(self, inst, enc, raw, code, offset):
-        if inst.base.startswith("v_mfma"):
+        if inst.base.startswith(("v_mfma", "v_smfmac")):
             return MAI.decode(inst, ENCODINGS["VOP3P_MAI"], raw, code, offset)
         return super().decode(inst, enc, raw, code, offset)
 

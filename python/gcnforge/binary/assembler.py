@@ -168,6 +168,14 @@ class Assembler:
 
     # -- pass 1 -------------------------------------------------------------------------
     def run(self, text: str) -> bytes:
+        from gcnforge.isa import table
+
+        # the target's instruction table (other gfx9 processors have none yet: gfx942's, as before)
+        proc = self.target.processor
+        with table.use_target(proc if proc in table.known_targets() else None):
+            return self._run(text)
+
+    def _run(self, text: str) -> bytes:
         from gcnforge.asm import parse_instruction  # the instruction encoder (helper A/B)
 
         statements = split_statements(text, self.filename)
