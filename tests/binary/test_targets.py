@@ -11,7 +11,8 @@ from gcnforge.testing import require_llvm
 
 from .corpus import CASES, kernel_file
 
-TARGETS = ["gfx942", "gfx942:xnack-", "gfx942:xnack+", "gfx942:sramecc+", "gfx942:sramecc-:xnack+", "gfx90a:xnack-"]
+TARGETS = ["gfx942", "gfx942:xnack-", "gfx942:xnack+", "gfx942:sramecc+", "gfx942:sramecc-:xnack+", "gfx90a:xnack-",
+           "gfx950", "gfx950:xnack-", "gfx950:sramecc+:xnack-"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

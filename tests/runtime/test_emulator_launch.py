@@ -160,18 +160,19 @@ def test_sanitize_flag_reaches_the_emulator(mod, emulator):
     assert np.all(out == 1)
 
 
-def test_code_object_for_another_arch_is_refused(tmp_path, emulator):
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx950"])
+def test_code_object_for_another_arch_is_refused(tmp_path, emulator, arch):
     tools = require_llvm("clang", "ld.lld")
     s = tmp_path / "k.cl"
     s.write_text("__kernel void k(__global int* o) { o[0] = 1; }")
-    subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib",
+    subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", f"-mcpu={arch}", "-nogpulib",
                     "-O2", "-c", str(s), "-o", str(tmp_path / "k.o")], check=True)
     subprocess.run([tools["ld.lld"], "-shared", str(tmp_path / "k.o"), "-o", str(tmp_path / "k.co")], check=True)
     from gcnforge.diagnostics import Diagnostic
 
     with pytest.raises(Diagnostic) as e:
         rt.load(tmp_path / "k.co")["k"](np.zeros(1, np.int32), grid=1, block=64, device=emulator)
-    assert "gfx90a" in str(e.value) and "gfx942" in str(e.value) and "emulator" in str(e.value)
+    assert arch in str(e.value) and "gfx942" in str(e.value) and "emulator" in str(e.value)
 
 
 def test_sanitizer_report_and_no_copy_back_after_a_fault(mod, emulator):

@@ -22,19 +22,21 @@ def _run(args) -> int:
         data = assemble(text, target=args.mcpu, toolchain=args.toolchain, filename=name)
         Path(args.output).write_bytes(data)
         return 0
-    if args.mcpu != "gfx942":  # the listing encodes with the gfx942 table; don't ignore the option silently
-        raise Diagnostic(f"--mcpu {args.mcpu}: the encoding listing is gfx942 only "
+    from gcnforge.isa import table
+
+    if table.processor(args.mcpu) not in table.known_targets():  # don't encode with another table silently
+        raise Diagnostic(f"--mcpu {args.mcpu}: the encoding listing knows {', '.join(table.known_targets())} "
                          "(with -o, the code object's target may be another gfx9 processor)")
     from gcnforge.asm.listing import show_encoding
 
-    sys.stdout.write(show_encoding(text, name))
+    sys.stdout.write(show_encoding(text, name, target=args.mcpu))
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("as", help="assemble gfx942 assembly (print encodings, or -o a code object)")
+    p = sub.add_parser("as", help="assemble gfx942/gfx950 assembly (print encodings, or -o a code object)")
     p.add_argument("file", help="assembly file ('-' for stdin)")
     p.add_argument("-o", "--output", help="write a code object (HSACO) here instead of printing encodings")
-    p.add_argument("--mcpu", default="gfx942")
+    p.add_argument("--mcpu", "--target", dest="mcpu", default="gfx942", help="target processor or id (gfx942, gfx950)")
     p.add_argument("--toolchain", default="builtin", choices=("builtin", "llvm"))
     p.set_defaults(func=_run)

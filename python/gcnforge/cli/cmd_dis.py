@@ -25,15 +25,25 @@ def _run(args) -> int:
         syms = sorted((s.value, s.name) for s in co.symbols.values()
                       if s.type == "FUNC" and s.section == ".text")
         print(f"\n{Path(args.file).name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n")
-        lines = objdump_lines(co.text, co.text_address, syms)
+        lines = objdump_lines(co.text, co.text_address, syms, target=_table_target(co.target, args.file))
     else:
         if not args.raw and _looks_like_text(data):
             # A .s or .mlir given by mistake would otherwise "disassemble" as nonsense.
             raise Diagnostic("not an ELF code object (this looks like a text file); "
                              "use --raw to disassemble it as a raw code blob anyway", args.file)
-        lines = objdump_lines(data, args.base, [(args.base, "blob")] if args.base is not None else [])
+        lines = objdump_lines(data, args.base, [(args.base, "blob")] if args.base is not None else [],
+                              target=args.target)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _table_target(target_id: str, where: str) -> str | None:
+    """The instruction table for a code object's target (gfx950's, else gfx942's as before:
+    the other gfx9 processors have no table of their own yet)."""
+    from gcnforge.isa import table
+
+    proc = table.processor(target_id)
+    return proc if proc in table.known_targets() else None
 
 
 def _looks_like_text(data: bytes) -> bool:
@@ -54,8 +64,10 @@ _address.__name__ = "address"  # argparse names the type in its message: "invali
 
 
 def register(sub) -> None:
-    p = sub.add_parser("dis", help="disassemble a gfx942 code object (HSACO) or raw code blob")
+    p = sub.add_parser("dis", help="disassemble a gfx942/gfx950 code object (HSACO) or raw code blob")
     p.add_argument("file")
+    p.add_argument("--target", "--mcpu", dest="target", default="gfx942",
+                   help="instruction set of a raw blob (a code object names its own)")
     p.add_argument("--raw", action="store_true", help="treat the file as a raw code blob even if it is an ELF")
     p.add_argument("--base", type=_address, default=0, help="address of a raw blob's first byte")
     p.set_defaults(func=_run)

@@ -1,4 +1,4 @@
-"""Target facts, one place per target (gfx942 now; room for gfx950).
+"""Target facts, one place per target (gfx942 and gfx950).
 
 Sources: AMD Instinct MI300 ISA Reference Guide (CDNA3) ch. 3 "Kernel State" (102
 addressable SGPRs; a unified 512-entry VGPR file per lane = up to 256 arch VGPRs + 256
@@ -9,6 +9,11 @@ getSGPREncodingGranule = 8 for gfx8-gfx9; VCC, FLAT_SCRATCH and XNACK_MASK add e
 SGPRs). CU count from the AMD Instinct MI300X data sheet (304 CUs). Scratch per wave: the
 13-bit COMPUTE_TMPRING_SIZE.WAVESIZE field in 1 KiB units before gfx11 (LLVM SIDefines.h
 S_00B860_WAVESIZE_PreGFX11, AMDGPU scratch alignment shift 10), so at most 8191 KiB per wave.
+
+gfx950 (CDNA4, MI350X / MI355X) keeps gfx942's register files, granules and wave64, and
+raises LDS to 160 KiB per work-group (AMD Instinct MI355X data sheet, "160 KB LDS per CU";
+LLVM's FeatureAddressableLocalMemorySize163840 for gfx950, and its test
+CodeGen/AMDGPU/gfx950-lds-size: ``.lds_size 0x28000``). 256 CUs (MI355X data sheet).
 """
 
 from __future__ import annotations
@@ -50,6 +55,12 @@ TARGETS: dict[str, Target] = {
         name="gfx942", sgprs=102, vgprs=512, arch_vgprs=256, agprs=256, vgpr_granule=8,
         vgpr_encoding_granule=8, sgpr_granule=16, sgpr_encoding_granule=8, lds_bytes=65536, lds_granule=512,
         wave_size=64, max_waves_per_simd=8, simds_per_cu=4, cu_count=304,
+    ),
+    "gfx950": Target(
+        name="gfx950", sgprs=102, vgprs=512, arch_vgprs=256, agprs=256, vgpr_granule=8,
+        # lds_granule: gfx942's (only the occupancy model reads it; not checked for gfx950)
+        vgpr_encoding_granule=8, sgpr_granule=16, sgpr_encoding_granule=8, lds_bytes=163840, lds_granule=512,
+        wave_size=64, max_waves_per_simd=8, simds_per_cu=4, cu_count=256,
     ),
 }
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from gcnforge.isa.target import target as isa_target
 
-LDS_PER_CU = 65536  # bytes (ROCm GPU specifications: LDS 64 KiB per CU on MI300)
+LDS_PER_CU = 65536  # gfx942 (ROCm GPU specifications: LDS 64 KiB per CU on MI300); per target: isa.target lds_bytes
 MAX_WGS_PER_CU = 16
 
 
@@ -70,7 +70,7 @@ def occupancy(vgprs: int, sgprs: int, lds_bytes: int, workitems: int, tgt: str =
     by_waves = slots // (per_simd * min(wpg, t.simds_per_cu))
     cands = [(by_waves, limiter)]
     if lds_bytes > 0:
-        cands.append((LDS_PER_CU // _align(lds_bytes, t.lds_granule), "lds"))
+        cands.append((t.lds_bytes // _align(lds_bytes, t.lds_granule), "lds"))  # LDS per CU = per WG max
     if wpg > 1:
         cands.append((MAX_WGS_PER_CU, "workgroups"))
     wgs, lim = min(cands, key=lambda c: c[0])
