@@ -55,7 +55,7 @@ def src_optype(base: str, slot: int, dwords: int) -> str:
     if base.startswith(("v_dot2_", "v_dot2c_")):
         if slot == 2:
             return "f32" if "_f32_" in base else "i32"
-        return "v2f16" if "f16" in base else ("v2bf16" if "bf16" in base else "v2i16")
+        return "v2bf16" if "bf16" in base else ("v2f16" if "f16" in base else "v2i16")  # bf16 first
     if base.startswith(("v_dot4", "v_dot8")):
         return "i32"
     if base.startswith("v_fma_mix"):

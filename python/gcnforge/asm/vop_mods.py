@@ -32,10 +32,15 @@ def mods_valid(di: DecodedInst, neg_field: str | None, abs_field: str | None) ->
     return True
 
 
+# Conversions that write part of their old destination: LLVM 22 gives them a tied ``vdst_in``
+# in the src2 slot, so op_sel has four entries (gfx942's v_cvt_sr_{fp8,bf8}_f32; gfx950's
+# v_cvt_scalef32_pk_fp4_{f16,bf16}). gfx950's v_cvt_sr_{f16,bf16}_f32 have none.
+_OLD_DST_IN_SRC2 = ("v_cvt_sr_fp8_", "v_cvt_sr_bf8_", "v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16")
+
+
 def opsel_srcs(inst: Instruction) -> int:
-    """Sources op_sel names before its dst bit: v_cvt_sr_{fp8,bf8}_f32 also select the byte
-    of the old destination (src2 slot), so their op_sel has four entries (LLVM 22)."""
-    return 3 if inst.base.startswith("v_cvt_sr_") else nsrc(inst)
+    """Sources op_sel names before its dst bit (see ``_OLD_DST_IN_SRC2``)."""
+    return 3 if inst.base.startswith(_OLD_DST_IN_SRC2) else nsrc(inst)
 
 
 def parse_bits(st: EncState, name: str, val: str | None, tok: Tok, n: int) -> list[int]:

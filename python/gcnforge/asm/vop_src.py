@@ -44,6 +44,21 @@ _EXTRA_SPECIAL = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_h
 _F16_INLINE = {t[2]: c for c, t in INLINE_FLOATS.items()}
 _F32_INLINE = {t[1]: c for c, t in INLINE_FLOATS.items()}
 _F64_INLINE = {t[3]: c for c, t in INLINE_FLOATS.items()}
+# bf16 operands (gfx950) take the inline floats as bf16 bit patterns: the f32 value's high half
+# (exact for +-0.5 ... +-4.0), and 0x3E22 for 1/(2*pi) (LLVM 22 AMDGPU bf16 inline constants:
+# llvm-mc -mcpu=gfx950 encodes v_dot2c_f32_bf16 v0, 0x3f80, v2 with source code 242, "1.0").
+_BF16_INLINE = {t[1] >> 16: c for c, t in INLINE_FLOATS.items() if t[1] & 0xFFFF == 0} | {0x3E22: 248}
+
+
+def _bf16_bits(fv: float) -> int | None:
+    """bf16 bits of ``fv``, rounded to nearest even from binary32 (None if out of range)."""
+    b = f32_bits(fv)
+    if b is None:
+        return None
+    if (b & 0x7F800000) == 0x7F800000:
+        return b >> 16
+    r = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    return None if (r & 0x7F80) == 0x7F80 else r
 
 
 def bits_of(optype: str, dwords: int) -> int:
@@ -103,6 +118,8 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
         c = inline_int_code(iv)
         if c is not None:
             return c, None
+        if optype in ("bf16", "v2bf16") and iv in _BF16_INLINE:
+            return _BF16_INLINE[iv], None
         if nb == 64:
             if iv & 0xFFFFFFFFFFFFFFFF in _F64_INLINE:
                 return _F64_INLINE[iv & 0xFFFFFFFFFFFFFFFF], None
@@ -153,6 +170,15 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 raise _err(f"floating-point literal {core} out of range", tok, loc)
             return LITERAL, b32
         return LITERAL, b >> 32
+    if optype in ("bf16", "v2bf16"):
+        h = 0x3E22 if abs(fv - 1 / (2 * math.pi)) < 1e-7 else _bf16_bits(fv)  # 0.15915494: LLVM's 1/(2*pi)
+        if h is not None and h in _BF16_INLINE:
+            return _BF16_INLINE[h], None
+        if not literal_ok:
+            raise _err(f"literal {core} not allowed here: {what} accepts only inline constants", tok, loc)
+        if h is None:
+            raise _err(f"floating-point literal {core} out of range for bf16", tok, loc)
+        return LITERAL, h
     if optype in ("f16", "v2f16", "bf16"):
         h = _f16_bits(fv)
         if h is not None and h in _F16_INLINE:
