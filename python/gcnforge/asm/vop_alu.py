@@ -7,6 +7,9 @@ AMDGPUInstPrinter / disassembler, probed with llvm-mc."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import lru_cache
+
 from gcnforge.asm.core import register_codec
 from gcnforge.asm.vop_codec import VopCodec
 from gcnforge.asm.vop_mods import (
@@ -29,15 +32,53 @@ class E32Codec(VopCodec):
         return super().valid(di)
 
 
+def _bitop3(inst: Instruction) -> bool:
+    """gfx950 v_bitop3_{b16,b32}: the 8-bit truth table ``bitop3:N`` lives in the neg (bits
+    2:0), abs (5:3) and omod (7:6) fields, so the sources take no modifiers (probed with
+    llvm-mc -mcpu=gfx950)."""
+    return inst.base.startswith("v_bitop3_")
+
+
+def _bitop3_of(f: dict) -> int:
+    return (f.get("neg", 0) & 7) | (f.get("abs", 0) & 7) << 3 | (f.get("omod", 0) & 3) << 6
+
+
+def _swap_e64(inst: Instruction) -> bool:
+    """gfx950 v_permlane{16,32}_swap_b32_e64: ``bound_ctrl`` in op_sel bit 1 and ``fi`` in
+    op_sel bit 0, written in that order; LLVM 22 sets the bound_ctrl bit for ``bound_ctrl:0``
+    too, as it does for DPP (probed with llvm-mc -mcpu=gfx950)."""
+    return inst.base in ("v_permlane16_swap_b32", "v_permlane32_swap_b32") and inst.encoding == "VOP3A"
+
+
 class Vop3Codec(VopCodec):
     """VOP3A (abs/neg/clamp/omod/op_sel) and VOP3B (sdst carry-out; neg/clamp/omod)."""
 
     encodings = ("VOP3A", "VOP3B")
 
     def src_mod_fields(self, inst, idx):
+        if _bitop3(inst):
+            return None, 0, None, 0
         return "neg", idx, ("abs" if inst.encoding == "VOP3A" else None), idx
 
     def parse_modifier(self, st, name, val, tok):
+        if _swap_e64(st.inst):
+            if name not in ("bound_ctrl", "fi"):
+                return False
+            if val not in ("0", "1"):
+                raise Diagnostic(f"{name} expects 0 or 1 ({name}:1)", tok.loc(st.loc))
+            if name == "bound_ctrl" and "fi" in st.extra:
+                raise Diagnostic("bound_ctrl must come before fi", tok.loc(st.loc))
+            st.extra[name] = 1
+            bit = 2 if name == "bound_ctrl" else int(val)
+            st.fields["op_sel"] = st.fields.get("op_sel", 0) | bit
+            return True
+        if _bitop3(st.inst):
+            if name == "bitop3":
+                v = parse_uint(st, name, val, tok, 255)
+                st.fields.update(neg=v & 7, abs=(v >> 3) & 7, omod=(v >> 6) & 3)
+                return True
+            if name in ("clamp", "mul", "div"):
+                return False
         if parse_clamp_omod(self, st, name, val, tok):
             return True
         if name == "op_sel" and "op_sel" in st.inst.modifiers:
@@ -53,18 +94,39 @@ class Vop3Codec(VopCodec):
 
     def modifier_text(self, di):
         out = []
+        if _swap_e64(di.inst):
+            v = di.fields.get("op_sel", 0)
+            return ["bound_ctrl:1"] * bool(v & 2) + ["fi:1"] * bool(v & 1)
+        if _bitop3(di.inst):  # LLVM prints bitop3 first, decimal up to 10, else hex
+            b = _bitop3_of(di.fields)
+            if b:
+                out.append(f"bitop3:{b}" if b <= 10 else f"bitop3:0x{b:x}")
         v = di.fields.get("op_sel", 0) if "op_sel" in di.inst.modifiers else 0
         if v:
             n = opsel_srcs(di.inst)
             out.append(bits_text("op_sel", [(v >> i) & 1 for i in range(n)] + [(v >> 3) & 1]))
+        if _bitop3(di.inst):
+            return out
         return out + clamp_omod_text(di)  # LLVM prints op_sel before clamp and omod
 
     def modifier_values(self, di):
+        if _swap_e64(di.inst):
+            v = di.fields.get("op_sel", 0)
+            return {"bound_ctrl": (v >> 1) & 1, "fi": v & 1}
+        if _bitop3(di.inst):
+            return {"bitop3": _bitop3_of(di.fields), "op_sel": di.fields.get("op_sel", 0)}
         return {k: di.fields.get(k, 0) for k in ("clamp", "omod", "op_sel", "abs", "neg") if k in di.fields}
 
     def valid(self, di):
         mods = di.inst.modifiers
         f = di.fields
+        if _swap_e64(di.inst):
+            return (VopCodec.valid(self, di) and not f.get("op_sel", 0) & 0b1100 and not f.get("clamp")
+                    and not f.get("omod") and not f.get("neg") and not f.get("abs"))
+        if _bitop3(di.inst):
+            absent = 0b0111 & ~((1 << opsel_srcs(di.inst)) - 1) if "op_sel" in mods else 0
+            return VopCodec.valid(self, di) and not f.get("clamp") and not (f.get("op_sel", 0) & absent) and (
+                "op_sel" in mods or not f.get("op_sel"))
         n = opsel_srcs(di.inst)
         # op_sel bits of sources the op lacks (bit 3 is dst) are refused when it has op_sel
         absent = 0b0111 & ~((1 << n) - 1) if "op_sel" in mods else 0
@@ -187,12 +249,49 @@ class Vop3pCodec(VopCodec):
 
 
 # ---------------------------------------------------------------------------------------
+# gfx950 v_mfma_*_f8f6f4: cbsz (A) and blgp (B) name the operand format, and the format the
+# register tuple's size: fp6/bf6 (2, 3) take 6 dwords, fp4 (4) 4, fp8/bf8 (0, 1) and 5..7 8
+# (LLVM 22: "wrong register tuple size for cbsz value N"; probed with llvm-mc -mcpu=gfx950).
+_F8F6F4_DWORDS = {2: 6, 3: 6, 4: 4}
+
+
+@lru_cache(maxsize=256)
+def _f8f6f4_shape(inst: Instruction, cbsz: int, blgp: int) -> Instruction:
+    a, b = _F8F6F4_DWORDS.get(cbsz, 8), _F8F6F4_DWORDS.get(blgp, 8)
+    ops = tuple(replace(o, dwords=a) if o.name == "src0" else replace(o, dwords=b) if o.name == "src1" else o
+                for o in inst.operands)
+    return replace(inst, operands=ops)
+
+
+def _written_format(segs, name: str) -> int:
+    """The value of modifier ``name`` in the operand text (0 when absent or malformed: the
+    modifier's own parse reports it)."""
+    for t in (segs[-1][1:] if segs and segs[-1] else ()):
+        key, _, val = t.text.partition(":")
+        if key.lower() == name:
+            try:
+                return int(val, 0)
+            except ValueError:
+                return 0
+    return 0
+
+
 class MaiCodec(VopCodec):
     """VOP3P-MAI: MFMA/SMFMAC (vdst and src2 in the file chosen by acc_cd; src0/src1 AGPR
     when their ``acc`` bit is set; cbsz, abid, blgp or, for f64 MFMA, neg:[a,b,c] in the
     blgp bits) and v_accvgpr_read/write (LLVM encodes abid=8, acc=3 by default there)."""
 
     encodings = ("VOP3P_MAI",)
+
+    def parse(self, inst, segs, loc, mtok):
+        if inst.base.endswith("_f8f6f4"):
+            inst = _f8f6f4_shape(inst, _written_format(segs, "cbsz"), _written_format(segs, "blgp"))
+        return super().parse(inst, segs, loc, mtok)
+
+    def decode(self, inst, enc, raw, code, offset):
+        if inst.base.endswith("_f8f6f4"):
+            inst = _f8f6f4_shape(inst, (raw >> 8) & 7, (raw >> 61) & 7)
+        return super().decode(inst, enc, raw, code, offset)
 
     def encode(self, pi, pc=0, resolve=None):
         lay = ENCODINGS["VOP3P_MAI"]
