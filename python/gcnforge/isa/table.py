@@ -29,7 +29,6 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 
 from gcnforge.isa.encodings import ENCODINGS
@@ -306,18 +305,20 @@ class _Table:
         return self._all
 
 
-@cache
-def _table_of(target: str) -> _Table:
-    return _Table(target)
+_LOADED: dict[str, _Table] = {}  # target -> its table, built on first use
 
 
 def _table(target: str | None = None) -> _Table:
-    return _table_of(target or _ACTIVE.get())
+    name = target or _ACTIVE.get()
+    t = _LOADED.get(name)
+    if t is None:
+        t = _LOADED[name] = _Table(name)
+    return t
 
 
 def reload() -> None:
     """Forget the cached tables (after regenerating the JSON in-process)."""
-    _table_of.cache_clear()
+    _LOADED.clear()
 
 
 def instructions(target: str | None = None) -> tuple[Instruction, ...]:
@@ -336,7 +337,7 @@ def variants(base: str, target: str | None = None) -> tuple[Instruction, ...]:
 
 
 def by_opcode(encoding: str, opcode: int, target: str | None = None) -> Instruction | None:
-    t = _table(target)
+    t = _LOADED.get(target or _ACTIVE.get()) or _table(target)  # the decoder's hot path
     n = t.by_opcode_ix.get((encoding, opcode))
     return None if n is None else t.get(n)
 
