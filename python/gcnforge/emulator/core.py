@@ -72,14 +72,14 @@ class Machine:
 
     # ---- masks ------------------------------------------------------------------
     def exec_mask(self, w) -> np.ndarray:
-        return np.ascontiguousarray(self.S[w, EXEC : EXEC + 2]).view(np.uint64).reshape(-1)
+        return self.S[rows(w), EXEC : EXEC + 2].copy().view(np.uint64).reshape(-1)  # a copy: EXEC may change
 
     def exec_full(self, w) -> bool:
         """Every lane of every wave in ``w`` is enabled."""
         return bool((self.S[rows(w), EXEC : EXEC + 2] == 0xFFFFFFFF).all())
 
     def exec_lanes(self, w) -> np.ndarray:
-        e = np.ascontiguousarray(self.S[w, EXEC : EXEC + 2])
+        e = np.ascontiguousarray(self.S[rows(w), EXEC : EXEC + 2])
         return np.unpackbits(e.view(np.uint8), bitorder="little").reshape(len(e), 64).view(bool)
 
     def sread64(self, i: int, w) -> np.ndarray:

@@ -8,6 +8,7 @@ ELF image (``CodeObject.data``) gives the ``<kernel>.kd`` and ``<kernel>`` symbo
 
 from __future__ import annotations
 
+import hashlib
 import io
 from dataclasses import dataclass, field
 
@@ -39,12 +40,30 @@ def _elf_bytes(code_object) -> bytes:
     return bytes(data)
 
 
+_IMAGES: dict = {}  # (sha1 of the ELF, kernel name) -> (descriptor, text, text address, entry, end)
+
+
 def kernel_image(code_object, name: str) -> KernelImage:
-    """Find kernel ``name`` (and its descriptor ``name.kd``) in a code object."""
+    """Find kernel ``name`` (and its descriptor ``name.kd``) in a code object (the ELF is
+    read once per content: repeated launches of a kernel skip it)."""
+    data = _elf_bytes(code_object)
+    key = (hashlib.sha1(data).digest(), name)
+    found = _IMAGES.get(key)
+    if found is None:
+        if len(_IMAGES) >= 256:
+            _IMAGES.clear()
+        found = _IMAGES[key] = _read_image(data, name)
+    md = {}
+    kinfo = getattr(getattr(code_object, "kernels", None) or {}, "get", lambda _k: None)(name)
+    if kinfo is not None:
+        md = dict(getattr(kinfo, "metadata", {}) or {})
+    return KernelImage(name, *found, md)
+
+
+def _read_image(data: bytes, name: str) -> tuple:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
-    data = _elf_bytes(code_object)
     try:
         elf = ELFFile(io.BytesIO(data))
         syms = {}
@@ -81,8 +100,4 @@ def kernel_image(code_object, name: str) -> KernelImage:
         end = entry + ksym["st_size"]
     if not (text_addr <= entry < text_addr + len(text)):
         raise Diagnostic(f"kernel '{name}': entry 0x{entry:x} outside .text")
-    md = {}
-    kinfo = getattr(getattr(code_object, "kernels", None) or {}, "get", lambda _k: None)(name)
-    if kinfo is not None:
-        md = dict(getattr(kinfo, "metadata", {}) or {})
-    return KernelImage(name, desc, bytes(text), text_addr, entry, end, md)
+    return desc, bytes(text), text_addr, entry, end
