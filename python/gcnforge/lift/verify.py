@@ -1,7 +1,8 @@
 """The wait and hazard verifiers on raised code, each finding named by the original pc.
 
 Runs ``amdgcn-insert-waits`` in ``verify`` mode and ``amdgcn-hazards`` in ``verify`` mode
-(``gcnforge.passes``) over every raised kernel. Those passes word their findings per
+(``gcnforge.passes``) over every raised kernel: the counter model (``gcnforge.isa.counters``)
+and the hazard table (``gcnforge.isa.hazards``) the compiler and the sanitizer use. Those passes word their findings per
 instruction; here each one is prefixed with the ``pc`` attribute of the op it was found
 at (the pass computes the op's machine view just before recording a finding for it, which
 is where the op is captured). ``lift.inst`` ops are opaque to both analyses.
