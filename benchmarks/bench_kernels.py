@@ -115,7 +115,7 @@ def skinny(cache: Path, quick: bool) -> None:
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
         c = compile_module(gemm_tune.gemm_macro.build(fam.k, fam.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
-                                                      p["splitk"]), schedule=True)
+                                                      p["splitk"], p["depth"]), schedule=True)
         built[v.name] = (v, c, c.load("emulator")[v.kernel])
     fill = rt.load(assemble(kernels.FILL)).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
     print("\naiter's skinny bf16 rows (f32 out) on MI308X (80 CUs): ours = best gemm_macro variant per row")

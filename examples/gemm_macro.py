@@ -22,6 +22,9 @@ and the C row stride), M is a kernel argument. What makes it fast, and why:
   ``t % 2``, the staged registers of tile ``t + 1`` are written to the other buffer and the
   loads of tile ``t + 2`` are issued, all interleaved between the MFMAs; a real loop of two
   tiles per trip (buffers in the ``ds_*`` offset field, no address arithmetic in the loop);
+* **deeper global prefetch** (``depth = d``, for short K loops): tile ``t``'s loads are issued
+  ``d`` tiles ahead, into ``d`` staging slots (the loop then holds ``lcm(2, d)`` tiles per trip,
+  so every slot is reloaded in place);
 * **k permutation**: a ``ds_read_b128`` gives lane ``l`` the 8 consecutive k values
   ``8 * (l // 32) .. +7`` of a 16-value step; the first MFMA takes the low four as its
   ``4 * (l // 32) .. +3`` and the second the high four. A and B use the same permutation of
@@ -48,10 +51,12 @@ CHUNK = 16
 OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
 
 
-def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2, splitk: int = 1) -> str:
+def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2, splitk: int = 1,
+                depth: int = 1) -> str:
     waves = "" if (wm, wn) == (2, 2) else f"_w{wm}x{wn}"
     sk = f"_splitk{splitk}" if splitk > 1 else ""
-    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}{sk}"
+    pf = f"_pf{depth}" if depth > 1 else ""
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}{sk}{pf}"
 
 
 def lds_bytes(tm: int, tn: int) -> int:
@@ -63,7 +68,7 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
 
 
 def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
-          wm: int = 2, wn: int = 2, splitk: int = 1, name: str | None = None) -> Module:
+          wm: int = 2, wn: int = 2, splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16 or f16, out f32 or bf16")
     kb = k_dim * ESIZE
@@ -85,8 +90,11 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
     if 2 * buf > 65536:
         raise ValueError("the two LDS buffers exceed 64 KiB")
     tiles = kb // (TK * splitk)  # K tiles of one work-group
+    unroll = depth if depth % 2 == 0 else 2 * depth  # tiles per loop trip: both buffers, every staging slot
+    if depth < 1 or (unroll > 2 and tiles % unroll):
+        raise ValueError(f"depth {depth}: the work-group's {tiles} K tiles must be a multiple of {unroll}")
     ob = 4 if out == "f32" else 2
-    name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk)
+    name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk, depth)
     mfma = MFMA[dtype]
 
     m = Module(name)
@@ -230,7 +238,7 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         # -- prologue: tile 0 into buffer 0, tile 1 staged in registers. With an odd number of
         # tiles, buffer 0 gets a tile of zeros instead (it adds nothing) and tile 0 is staged:
         # the loop always runs whole trips of two tiles.
-        phantom = tiles % 2
+        phantom = tiles % 2 if unroll == 2 else 0
         if phantom:
             z = k.v_mov_b32(0)
             first = [k.concat(z, z, z, z)] * n_ld
@@ -239,7 +247,11 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         ws = [k.ds_write_b128(x[2], v, offset=x[3]) for v, x in zip(first, stage)]
         k.wait(*ws)
         k.s_barrier()
-        staged = load_tile(k.s_mov_b32(TK * (1 - phantom)))
+        # staging slots: slot p % depth holds tile p (of the sequence with the zero tile in
+        # front) until the step before p writes it to LDS and loads tile p + depth in place
+        slots = [None] * depth
+        for p_ in range(1, depth + 1):
+            slots[p_ % depth] = load_tile(k.s_mov_b32(TK * (p_ - phantom)))
         kp0 = read_ops(0, 0)
         zero2 = k.concat(k.v_mov_b32(0), k.v_mov_b32(0))
         # the accumulators are AGPR storage written in place by every MFMA (not loop
@@ -247,7 +259,7 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         accs = [k.agpr(None, 16) for _ in range(bm * bn)]
         for acc in accs:
             k.inst(mfma, acc, zero2, zero2, 0)
-        koff = k.s_mov_b32(TK * (2 - phantom))  # the K offset of the next tile to load
+        koff = k.s_mov_b32(TK * (depth + 1 - phantom))  # the K offset of the next tile to load
 
         def flat(kp):
             return [v for v, _ in kp[0]] + [v for v, _ in kp[1]]
@@ -256,11 +268,14 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
             return ([(v, None) for v in vals[:bm]], [(v, None) for v in vals[bm:]])
 
         nk = bm + bn
-        with k.loop((tiles + phantom) // 2, [*flat(kp0), *staged, koff]) as body:
-            kp0, staged, koff = unflat(body.args[:nk]), body.args[nk:-1], body.args[-1]
-            kp0, staged = tile_step(0, accs, kp0, staged, koff)
-            kp0, staged = tile_step(1, accs, kp0, staged, k.s_add_u32(TK, koff))
-            body.next(*flat(kp0), *staged, k.s_add_u32(2 * TK, koff))
+        with k.loop((tiles + phantom) // unroll, [*flat(kp0), *[r for sl in slots for r in sl], koff]) as body:
+            kp0, koff = unflat(body.args[:nk]), body.args[-1]
+            flat_slots = body.args[nk:-1]
+            slots = [flat_slots[i * n_ld:(i + 1) * n_ld] for i in range(depth)]
+            for u in range(unroll):
+                si = (u + 1) % depth
+                kp0, slots[si] = tile_step(u % 2, accs, kp0, slots[si], k.s_add_u32(u * TK, koff) if u else koff)
+            body.next(*flat(kp0), *[r for sl in slots for r in sl], k.s_add_u32(unroll * TK, koff))
 
         # -- epilogue: lane l holds rows 8 (j // 4) + 4 (l // 32) + j % 4, column l % 32
         row_l = k.v_add_u32(k.s_add_u32(row0_m, k.s_mul_i32(wave_m, k.s_mov_b32(wtm))), k.v_lshlrev_b32(2, h))
@@ -278,7 +293,7 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
                     step_b = (32 * i + 8 * (r // 4) + r % 4) * n_dim * ob
                     o = k.v_add_u32(k.s_mov_b32(step_b), off) if step_b else off
                     if splitk > 1:  # C must hold zeros; no return (vdata is read in place)
-                        k.buffer_atomic_add_f32(k.v_accvgpr_read_b32(v), o, rs_c, 0, offen=True)
+                        k.buffer_atomic_add_f32(v, o, rs_c, 0, offen=True)  # data straight from the AGPRs
                     elif out == "f32":
                         k.buffer_store_dword(v, o, rs_c, 0, offen=True)
                     else:

@@ -39,20 +39,21 @@ class MacroGemm(KernelFamily):
 
     def __init__(self, name: str, n: int, k: int, tiles):
         self.name, self.n, self.k = name, n, k
-        self.tiles = list(tiles)  # (tm, tn, wm, wn, splitk)
+        self.tiles = list(tiles)  # (tm, tn, wm, wn, splitk, depth)
 
     def variants(self):
-        for tm, tn, wm, wn, s in self.tiles:
-            kern = gemm_macro.kernel_name("bf16", "f32", tm, tn, wm, wn, s)
+        for tm, tn, wm, wn, s, d in self.tiles:
+            kern = gemm_macro.kernel_name("bf16", "f32", tm, tn, wm, wn, s, d)
             yield Variant(kern, kern, {"tile_m": tm, "tile_n": tn, "tile_k": gemm_macro.TK // gemm_macro.ESIZE,
-                                       "splitk": s, "block": 64 * wm * wn, "waves": f"{wm}x{wn}"})
+                                       "splitk": s, "block": 64 * wm * wn, "waves": f"{wm}x{wn}", "depth": d})
 
     def build(self, v):
         from lib.compile import compile_module
 
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
-        mod = gemm_macro.build(self.k, self.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"])
+        mod = gemm_macro.build(self.k, self.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"],
+                               p["depth"])
         return compile_module(mod, schedule=True).blob
 
     def supports(self, v, shape):
@@ -82,8 +83,10 @@ class MacroGemm(KernelFamily):
         return c[:CHECK, :CHECK]
 
 
-SKINNY = [(64, 64, 2, 2, s) for s in (10, 20, 40)] + [(128, 64, 2, 2, s) for s in (10, 20)]
-LARGE = [(256, 256, 2, 2, 1), (192, 256, 2, 2, 1), (256, 160, 4, 1, 1), (256, 128, 2, 2, 1)]
+# skinny: split-K fills the CUs, loads four K tiles ahead (the loop is short)
+SKINNY = ([(64, 64, 2, 2, s, 4) for s in (10, 20, 40)] + [(128, 64, 2, 2, s, 4) for s in (10, 20)]
+          + [(64, 128, 2, 2, 20, 4), (128, 128, 2, 2, 20, 4)])
+LARGE = [(256, 256, 2, 2, 1, 1), (192, 256, 2, 2, 1, 1), (256, 160, 4, 1, 1, 1), (256, 128, 2, 2, 1, 1)]
 
 family = skinny = MacroGemm("gemm_macro_skinny", 256, 5120, SKINNY)  # aiter's bf16_tuned_gemm.csv rows
 large_4096 = MacroGemm("gemm_macro_4096", 4096, 4096, LARGE)

@@ -87,15 +87,16 @@ def test_gemm_macro_sanitizer_clean():
     assert np.allclose(res, a64 @ b64.T, atol=1e-3)
 
 
-@pytest.mark.parametrize("m,n,k,splitk", [(100, 70, 192, 3), (64, 256, 512, 4)])
-def test_gemm_macro_splitk(m, n, k, splitk, device):
+@pytest.mark.parametrize("m,n,k,splitk,depth", [(100, 70, 192, 3, 1), (64, 256, 512, 4, 4), (130, 96, 96, 1, 2)])
+def test_gemm_macro_splitk(m, n, k, splitk, depth, device):
     """Split-K: work-group z adds its K slice into the zeroed C with f32 atomics (the slices
-    add in an unknown order: the same f32 bound)."""
-    c = compiled(("macro", k, n, "bf16", "f32", 64, 64, 2, 2, splitk),
-                 lambda: gemm_macro.build(k, n, "bf16", "f32", 64, 64, 2, 2, splitk), schedule=True)
+    add in an unknown order: the same f32 bound); loads ``depth`` tiles ahead (the last case
+    with an odd number of tiles: the zero tile in front)."""
+    c = compiled(("macro", k, n, "bf16", "f32", 64, 64, 2, 2, splitk, depth),
+                 lambda: gemm_macro.build(k, n, "bf16", "f32", 64, 64, 2, 2, splitk, depth), schedule=True)
     a, bt, a64, b64 = _inputs(m, n, k, "bf16", k)
     res = np.zeros((m, n), np.float32)
-    c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk)](
+    c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk, depth)](
         a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     assert np.all(np.abs(res - a64 @ b64.T) <= tol)
