@@ -119,11 +119,19 @@ _SWAPS = (
     "v_permlane32_swap_b32_e64 v1, v2 op_sel:[1,0]", "v_permlane32_swap_b32_e64 v1, s2",
 )
 
-FORMS += tuple(_f8f6f4()) + tuple(_bitop3()) + _SWAPS
+_LD_SCALE = (
+    "v_mfma_ld_scale_b32 v24, v25", "v_mfma_ld_scale_b32 s1, v2", "v_mfma_ld_scale_b32 1, -4",
+    "v_mfma_ld_scale_b32 v1, 0x1234", "v_mfma_ld_scale_b32 v1, v2 op_sel:[1,1]",
+    "v_mfma_ld_scale_b32 v1, v2 op_sel_hi:[0,1]", "v_mfma_ld_scale_b32 v1, v2 op_sel_hi:[0,0]",
+    "v_mfma_ld_scale_b32 a1, v2", "v_mfma_ld_scale_b32 v1, 1.0", "v_mfma_ld_scale_b32 v1, -v2",
+    "v_mfma_ld_scale_b32 v1, v2 op_sel:[0,1] op_sel_hi:[1,1]", "v_mfma_ld_scale_b32 v1, v2 clamp",
+    "v_mfma_ld_scale_b32 vcc_lo, m0",
+)
+
+FORMS += tuple(_f8f6f4()) + tuple(_bitop3()) + _SWAPS + _LD_SCALE
 
 UNSUPPORTED: tuple[str, ...] = (
     # block-scaled MFMA: a 16-byte pair (v_mfma_ld_scale_b32 prefix + MFMA) in LLVM 22
     "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25",
     "v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49 op_sel:[1,0,0] op_sel_hi:[0,1,0]",
-    "v_mfma_ld_scale_b32 v24, v25",
 )

@@ -42,7 +42,7 @@ if __package__ in (None, ""):
 from gcnforge.isa.table import instruction_from_dict  # noqa: E402
 from tools.isa_gen import common  # noqa: E402
 from tools.isa_gen.vector_discover import _parse_reg, discover, operands_of, split_text, strip_suffix  # noqa: E402
-from tools.isa_gen.vector_types import implicit, sem_class, src_optype  # noqa: E402
+from tools.isa_gen.vector_types import implicit, is_scale_load, sem_class, src_optype  # noqa: E402
 
 REF_ISA = "AMD Instinct MI300 ISA Reference Guide (CDNA3)"
 
@@ -59,7 +59,7 @@ _ENC_OF = {"VOP1": "VOP1", "VOP2": "VOP2", "VOPC": "VOPC", "VOP1_DPP": "VOP1_DPP
 def build_operands(rec: dict, base: str) -> tuple[str, list[dict]]:
     fam = rec["family"]
     raw = operands_of(rec)
-    mfma = base.startswith(("v_mfma", "v_smfmac"))
+    mfma = base.startswith(("v_mfma", "v_smfmac")) and not is_scale_load(base)
     enc = _ENC_OF.get(fam)
     if fam == "VOP3":
         enc = "VOP3B" if any(o["name"] == "sdst" and o.get("file") == "s" for o in raw) else "VOP3A"
@@ -267,7 +267,7 @@ def _tok_is(t: str, o: dict) -> bool:
 
 
 def _is_mai(r: dict) -> bool:
-    return r["opcode"] >= 64 or r["base"].startswith(("v_mfma", "v_smfmac"))
+    return r["opcode"] >= 64 or (r["base"].startswith(("v_mfma", "v_smfmac")) and not is_scale_load(r["base"]))
 
 
 def finalize(recs: list[dict]) -> list[dict]:

@@ -52,6 +52,8 @@ def _templates() -> list[tuple[str, int, list[bytes]]]:
             _w(d0, (V + 20) | (V + 30) << 9 | hi),
             _w(d0, (V + 20) | hi),
             _w(0xD3800000 | op << 16 | 10, (V + 20) | (V + 30) << 9 | (V + 40) << 18),
+            # no destination (vdst must be 0): gfx950's v_mfma_ld_scale_b32
+            _w(0xD3800000 | op << 16 | 1 << 14, (V + 20) | (V + 30) << 9 | hi),
         ]))
     return out
 

@@ -30,13 +30,19 @@ def _norm(t: str, dwords: int) -> str:
     return "i32" if dwords == 1 else "i64"
 
 
+def is_scale_load(base: str) -> bool:
+    """gfx950's v_mfma_ld_scale_b32 is named like an MFMA but is a plain VOP3P op (two scalar
+    or vector sources, op_sel/op_sel_hi, no destination) that loads the next MFMA's scales."""
+    return base == "v_mfma_ld_scale_b32"
+
+
 def src_optype(base: str, slot: int, dwords: int) -> str:
     """Value type of source ``slot`` (0..2) for inline constants and literals, from the
     mnemonic's type suffixes (LLVM's operand types follow the same naming)."""
     name = base[2:] if base.startswith("v_") else base
     types = _TYPE_RE.findall(name.replace("_", " ").replace(" ", "_"))
     types = re.findall(r"(?:^|_)(" + "|".join(_TYPE_TOKENS) + r")(?=_|$)", name)
-    if base.startswith(("v_mfma", "v_smfmac")):
+    if base.startswith(("v_mfma", "v_smfmac")) and not is_scale_load(base):
         return "f64" if "_f64" in base else ("i32" if "_i32_" in base else "f32")
     if base.startswith("v_pk_"):
         if "f32" in base or base == "v_pk_mov_b32":
@@ -91,7 +97,7 @@ _TRANS = ("v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_",
 def sem_class(base: str, ops: list[dict]) -> str:
     # ISA guide ch. 7 (matrix core) for MFMA/SMFMAC; 6.x transcendental unit; f64 VALU ops
     # issue to the double-precision path (ch. 6, "VALU instruction issue").
-    if base.startswith(("v_mfma", "v_smfmac")):
+    if base.startswith(("v_mfma", "v_smfmac")) and not is_scale_load(base):
         return "mfma"
     if base.startswith(_TRANS):
         return "trans"

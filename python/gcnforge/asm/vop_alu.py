@@ -153,13 +153,14 @@ class Vop3pCodec(VopCodec):
 
     # v_mfma_*_xf32 (gfx942) and gfx950's new MFMAs and SMFMACs sit in the VOP3P opcode range
     # (op < 64) but use the MAI field layout
+    # (gfx950's v_mfma_ld_scale_b32 is named like one but has the plain VOP3P layout)
     def parse(self, inst, segs, loc, mtok):
-        if inst.base.startswith(("v_mfma", "v_smfmac")):
+        if inst.sem == "mfma":
             return MAI.parse(inst, segs, loc, mtok)
         return super().parse(inst, segs, loc, mtok)
 
     def decode(self, inst, enc, raw, code, offset):
-        if inst.base.startswith(("v_mfma", "v_smfmac")):
+        if inst.sem == "mfma":
             return MAI.decode(inst, ENCODINGS["VOP3P_MAI"], raw, code, offset)
         return super().decode(inst, enc, raw, code, offset)
 
