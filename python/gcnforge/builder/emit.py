@@ -190,13 +190,14 @@ class InstructionEmitter:
                 f"unknown modifier(s) {', '.join(unknown)} (accepted: {', '.join(inf.inst.modifiers) or 'none'})"
             )
         ssa = inf.ssa_slots
-        uses = [s for s in ssa if not s.is_def or s.operand.role == "defuse"]
+        uses_ix = [i for i, s in enumerate(ssa) if not s.is_def or s.operand.role == "defuse"]
+        uses = [ssa[i] for i in uses_ix]
         pos_imms = [s for s in inf.imm_slots if s.name not in imm_kw]
         n = len(operands)
         if n in (len(ssa) + len(pos_imms), len(ssa)) and (len(ssa) != len(uses) or n == len(ssa) + len(pos_imms)):
-            given_slots, fresh = list(ssa), False
+            given_ix, fresh = range(len(ssa)), False
         elif n in (len(uses) + len(pos_imms), len(uses)):
-            given_slots, fresh = uses, True
+            given_ix, fresh = uses_ix, True
         else:
             want = f"{len(uses)} source(s) ({', '.join(s.name for s in uses) or 'none'})"
             if len(ssa) != len(uses):
@@ -204,10 +205,8 @@ class InstructionEmitter:
             if pos_imms:
                 want += f", then immediate(s) {', '.join(s.name for s in pos_imms)}"
             raise _Mismatch(f"expects {want}; got {n} operand(s)")
-        reg_ops, imm_ops = operands[: len(given_slots)], operands[len(given_slots):]
-        bound: dict[int, object] = {}
-        for s, v in zip(given_slots, reg_ops, strict=True):
-            bound[ssa.index(s)] = v
+        reg_ops, imm_ops = operands[: len(given_ix)], operands[len(given_ix):]
+        bound: dict[int, object] = dict(zip(given_ix, reg_ops, strict=True))  # slot position -> operand
         args: list[SSAValue] = []
         offs: list[int] = []
         for i, s in enumerate(ssa):

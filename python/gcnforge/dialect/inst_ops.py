@@ -218,8 +218,7 @@ class InstOp(IRDLOperation):
                 f"{m}: with sc0 the atomic returns the pre-op value and needs a vdst" if od in offs else
                 f"{m}: an atomic with a vdst returns the pre-op value and must use sc0 "
                 "(or write vdst as 'off' for the non-returning form)")
-        off_set = set(offs)
-        present = [s for i, s in enumerate(inf.ssa_slots) if i not in off_set]
+        present, widths = _present(inf, offs)
         if len(args) != len(present):
             names = ", ".join(s.name for s in present) or "none"
             raise VerifyException(
@@ -231,9 +230,8 @@ class InstOp(IRDLOperation):
                 f"{m} expects {len(inf.imm_slots)} immediate(s) ({names}), got {len(imm_values)}"
             )
         literals: set[int | float] = set()
-        saddr_on = any(s.name == "saddr" for s in present)
-        for slot, val in zip(present, args, strict=True):
-            self._check_operand(m, slot, val, literals, isa_info.slot_dwords(inf, slot, saddr_on))
+        for slot, val, dwords in zip(present, args, widths, strict=True):
+            self._check_operand(m, slot, val, literals, dwords)
         if len(literals) > 1:
             raise VerifyException(f"{m}: at most one 32-bit literal per instruction, got {len(literals)}")
         if inf.family in _VALU_FAMILIES:
@@ -349,6 +347,22 @@ def _check_constant_bus(m: str, inf: isa_info.InstInfo, present, args, literals:
             f"{m}: violates the constant bus limit: a VALU instruction reads at most one scalar "
             f"value (SGPR, special register or literal), this one reads {len(reads)}: {', '.join(reads)}"
         )
+
+
+_PRESENT: dict[tuple[str, tuple[int, ...]], tuple[tuple, tuple[int, ...]]] = {}
+
+
+def _present(inf: isa_info.InstInfo, offs: tuple[int, ...]) -> tuple[tuple, tuple[int, ...]]:
+    """The SSA slots an op with these 'off' slots has operands for, and their widths in
+    dwords; per (mnemonic, offs), so bounded by the table."""
+    key = (inf.inst.mnemonic, offs)
+    r = _PRESENT.get(key)
+    if r is None:
+        off_set = set(offs)
+        present = tuple(s for i, s in enumerate(inf.ssa_slots) if i not in off_set)
+        saddr_on = any(s.name == "saddr" for s in present)
+        r = _PRESENT[key] = (present, tuple(isa_info.slot_dwords(inf, s, saddr_on) for s in present))
+    return r
 
 
 def _files_text(slot: isa_info.Slot) -> str:
