@@ -15,7 +15,22 @@ from gcnforge.testing import require_llvm
 ROOT = Path(__file__).resolve().parents[2]
 EMU_KERNELS = ROOT / "integration_test" / "emulator" / "kernels"
 ASM_KERNELS = ROOT / "tests" / "asm" / "kernels"
-EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if p.stem != "main_job")
+def _compiles_as_is(p: Path) -> bool:
+    """An example `gcnforge compile` builds as it is: no build() or one whose parameters all
+    have defaults (driver scripts with a main() are not kernels)."""
+    import ast
+
+    text = p.read_text()
+    if "def main(" in text:
+        return False
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "build":
+            a = node.args
+            return len(a.defaults) == len(a.posonlyargs) + len(a.args) and all(d is not None for d in a.kw_defaults)
+    return True
+
+
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if _compiles_as_is(p))
 
 
 def _binary_sources() -> dict[str, str]:

@@ -89,9 +89,11 @@ def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain
         # raised code (gcnforge raise) keeps its descriptors, metadata and the bytes between
         # kernels: its own emitter gives the original code object back when nothing changed
         from gcnforge.lift import module_asm
+        from gcnforge.lift.emit import recount_grown
 
         if kernels:
             raise Diagnostic("--kernel does not apply to a raised module (it is emitted whole)", str(path))
+        recount_grown(mod)  # an edit that needs more registers than the descriptor gives
         text = module_asm(mod)
     else:
         text = to_assembly(mod, kernels)

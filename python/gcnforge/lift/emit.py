@@ -14,7 +14,7 @@ Pre: registers allocated, no ``amdgcn.wait`` / ``amdgcn.call`` left.
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, UnitAttr
 from xdsl.ir import Operation
 
 from gcnforge.binary.metadata import format_metadata_yaml, parse_metadata_yaml
@@ -82,6 +82,29 @@ def _recounted(k: KernelOp, d: dict[str, int]) -> dict[str, int]:
     d["next_free_sgpr"] = max(c.sgprs, d.get("user_sgpr_count", 0) + sum(
         d.get(f"system_sgpr_workgroup_{x}", 0) for x in ("id_x", "id_y", "id_z", "info")), 1)
     return d
+
+
+def outgrows_descriptor(k: KernelOp) -> bool:
+    """Whether the kernel's code names registers its raised descriptor does not provide
+    (an edited kernel, re-allocated with more registers than clang's)."""
+    a = k.attributes.get("lift.amdhsa")
+    if not isinstance(a, DictionaryAttr):
+        return False
+    d = {n: v.value.data for n, v in a.data.items()}
+    c = register_counts(k)
+    vgpr_top = d.get("accum_offset", d.get("next_free_vgpr", 0)) if c.agprs else d.get("next_free_vgpr", 0)
+    return (c.vgprs > vgpr_top or c.sgprs > d.get("next_free_sgpr", 0)
+            or (c.agprs and d.get("accum_offset", 0) + c.agprs > d.get("next_free_vgpr", 0)))
+
+
+def recount_grown(module: Operation) -> list[str]:
+    """Mark ``lift.recount`` every raised kernel that ``outgrows_descriptor``; their names."""
+    out = []
+    for k in module.walk():
+        if isinstance(k, KernelOp) and "lift.recount" not in k.attributes and outgrows_descriptor(k):
+            k.attributes["lift.recount"] = UnitAttr()
+            out.append(k.sym_name.data)
+    return out
 
 
 def descriptor_lines(k: KernelOp) -> list[str]:
