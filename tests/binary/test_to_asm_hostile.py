@@ -46,6 +46,8 @@ def _patched(field: str) -> bytes:
             hdr = shoff + i * shentsize
             if field == "size":  # ELF64 Shdr: sh_size at +32
                 struct.pack_into("<Q", data, hdr + 32, sec["sh_size"] + 4096)
+            elif field == "compressed":  # sh_flags at +8: SHF_COMPRESSED without a compression header
+                struct.pack_into("<Q", data, hdr + 8, sec["sh_flags"] | 0x800)
             else:  # the name bytes in .shstrtab
                 strtab = elf.get_section(elf["e_shstrndx"])
                 data[strtab["sh_offset"] + sec["sh_name"] + 1] = 0xFF
@@ -58,7 +60,8 @@ def test_unpatched_object_converts():
         code_object_to_asm(read_code_object(assemble(SRC)))
 
 
-@pytest.mark.parametrize("field, words", [("size", "declares"), ("name", "cannot be written")])
+@pytest.mark.parametrize("field, words", [("size", "declares"), ("name", "cannot be written"),
+                                          ("compressed", "compression")])
 def test_lying_section_header_is_a_diagnostic(field, words):
     co = read_code_object(_patched(field))
     with pytest.raises(Diagnostic, match=words):

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import io
 import re
+import zlib
 
+from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from gcnforge.binary.descriptor import DESCRIPTOR_SIZE, format_directives
@@ -126,7 +128,10 @@ def _data_sections(co: CodeObject, gfx90a: bool) -> list[str]:
         if size > MAX_DATA_SECTION:  # re-emitted byte by byte: bounded work on any input
             raise Diagnostic(f"section {sec.name} is {size} bytes; at most {MAX_DATA_SECTION} can be re-emitted "
                              "as assembly", f"{sec.name} header")
-        data = b"" if nobits else sec.data()
+        try:
+            data = b"" if nobits else sec.data()
+        except (ELFError, zlib.error) as e:  # a compressed-section flag, a bad compression header
+            raise Diagnostic(f"section {sec.name}: {e}", f"{sec.name} header") from None
         if not nobits and len(data) < size:
             raise Diagnostic(f"section {sec.name} declares {size} bytes but the file holds {len(data)}",
                              f"{sec.name} header")
