@@ -37,6 +37,7 @@ REJECTED = [
     "s_cmp_le_i32 src_flat_scratch_base_lo, 4",  # printed by the disassembler, not assembled by LLVM 22
     "buffer_load_dword v1, off, s[4:7], src_flat_scratch_base_hi",
     "v_mfma_i32_16x16x4_4b_i8 v[180:195], a122, a214, v[170:185] cbsz:1 abid:8 blgp:4",  # src2 partly dst
+    "scratch_store_dword off, v1, exec_hi",
 ]
 
 # neighbours llvm-mc accepts: same bytes
@@ -51,6 +52,8 @@ ACCEPTED = [
     "v_mfma_f32_4x4x1_16b_f32 v[0:3], v1, v2, v[2:5]",   # 128-bit results may overlap partially
     "v_mfma_f32_32x32x1_2b_f32 v[0:31], v1, v2, v[0:31]",  # src2 == vdst
     "v_mfma_f32_32x32x1_2b_f32 a[0:31], v1, v2, a[32:63]",
+    "scratch_load_ubyte_d16_hi v149, off, exec_lo offset:1441 nt sc1",  # 32-bit saddr: only exec_hi is out
+    "scratch_store_dword off, v1, exec_lo",
 ]
 
 

@@ -71,7 +71,9 @@ class OffHandler(KindHandler):
                                  "or 'off'", tok.loc(st.loc))
             code = sreg_code(ref, codec.saddr_dwords(st), tok, st.loc, op.name)
             if code in (124, 126, 127) and "_lds_" not in st.inst.base:  # LLVM: SReg_*_XEXEC
-                if code != 124 or codec.saddr_dwords(st) == 2:
+                # 32-bit (scratch) saddr: LLVM 22's class excludes only exec_hi (exec_lo and m0
+                # assemble); 64-bit (global) saddr excludes exec (probed with llvm-mc)
+                if codec.saddr_dwords(st) == 2 or code == 127:
                     raise Diagnostic(f"invalid operand for instruction: {op.name} cannot be {tok.text}",
                                      tok.loc(st.loc))
             st.fields[op.field] = code
