@@ -34,12 +34,21 @@ class WaveFault(Diagnostic):
         self.lanes = lanes or {}  # wave index -> first faulting lane
 
 
+_LAST_ROWS: list = [None, None]  # the last (w, rows(w)): one instruction asks many times
+
+
 def rows(w):
     """The wave rows ``w`` selects, as a slice when they are consecutive (waves at one PC
     usually are): slices read as views and write in place, index arrays gather/scatter."""
-    if isinstance(w, np.ndarray) and len(w) and int(w[-1]) - int(w[0]) + 1 == len(w):
-        return slice(int(w[0]), int(w[-1]) + 1)
-    return w
+    if w is _LAST_ROWS[0]:
+        return _LAST_ROWS[1]
+    r = w
+    if isinstance(w, np.ndarray) and len(w):
+        a, b = w[[0, -1]].tolist()
+        if b - a + 1 == len(w):
+            r = slice(a, b + 1)
+    _LAST_ROWS[0], _LAST_ROWS[1] = w, r
+    return r
 
 
 def mask_to_lanes(m: np.ndarray) -> np.ndarray:

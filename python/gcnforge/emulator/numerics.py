@@ -74,12 +74,3 @@ def f32_to_bf16_rne(x: np.ndarray) -> np.ndarray:
 
 def bf16_to_f32(h: np.ndarray) -> np.ndarray:
     return (np.asarray(h).astype(np.uint32) << 16).view(np.float32)
-
-
-def f16_bits_to_f32(h: np.ndarray) -> np.ndarray:
-    return (np.asarray(h).astype(np.uint16)).view(np.float16).astype(np.float32)
-
-
-def f32_to_f16_bits(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(x, dtype=np.float32).astype(np.float16).view(np.uint16)

@@ -151,23 +151,6 @@ def _bfe(a, o, wd, signed):
     return r.astype(np.uint32) if not signed else (r & U64(0xFFFFFFFF)).astype(np.uint32)
 
 
-def _perm_byte(a, b, sel):
-    """v_perm_b32 byte selector (ISA guide V_PERM_B32): 0-7 pick bytes of {S0,S1}, 8-11
-    replicate sign bits, 12 = 0x00, >= 13 = 0xff."""
-    both = (a.astype(U64) << U64(32)) | b.astype(U64)
-    s = sel.astype(np.int64)
-    byte = ((both >> (8 * np.clip(s, 0, 7)).astype(U64)) & U64(0xFF)).astype(np.uint32)
-    sign = lambda k: np.where(((both >> U64(k)) & U64(1)) != 0, np.uint32(0xFF), np.uint32(0))  # noqa: E731
-    r = np.where(s <= 7, byte, 0)
-    r = np.where(s == 8, sign(15), r)
-    r = np.where(s == 9, sign(31), r)
-    r = np.where(s == 10, sign(47), r)
-    r = np.where(s == 11, sign(63), r)
-    r = np.where(s == 12, 0, r)
-    r = np.where(s >= 13, 0xFF, r)
-    return r.astype(np.uint32)
-
-
 def _perm(a, b, c):
     """All four selector bytes at once: a 14-entry byte table per lane (bytes of {S0,S1},
     sign replications 8-11, 0x00 for 12, 0xff for 13+), indexed by the selectors."""
@@ -336,10 +319,7 @@ def _vcmp(op, ty, setexec):
         lanes = x.exec_lanes(w)
         a, extra = read_src(x, ins, w, 1, ty, 0, lanes)
         b, _ = read_src(x, ins, w, 2, "u32" if op == "class" else ty, 1, lanes)
-        if ins.enc == "sdwa" and False:
-            pass
-        with np.errstate(all="ignore"):
-            r = _class(a, b) if op == "class" else (_FCMP if ty in FLOATS else _ICMP)[op](a, b)
+        r = _class(a, b) if op == "class" else (_FCMP if ty in FLOATS else _ICMP)[op](a, b)
         valid = lanes if extra is None else lanes & extra
         m = lanes_to_mask(r & valid)
         dst = ins.ops[0]
