@@ -16,6 +16,11 @@ from gcnforge.perfmodel.issue import decode_waitcnt
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))  # the kernel lives in examples/
 
 
+# the MI300X profile's HBM latency, from the published pointer-chase figure it cites (about
+# 350 ns: Chips and Cheese 2024, Tee et al. SC25) at the data sheet's 2.1 GHz
+HBM = round(350e-9 * 2.1e9)
+
+
 def one(text: str):
     (r,) = analyze_asm(text)
     return r
@@ -48,10 +53,10 @@ def test_waitcnt_counts_in_issue_order():
     loads = "global_load_dword v1, v[2:3], off\nglobal_load_dword v4, v[2:3], off\n"
     r1 = one(loads + "s_waitcnt vmcnt(1)\nv_mov_b32_e32 v9, 0")
     r0 = one(loads + "s_waitcnt vmcnt(0)\nv_mov_b32_e32 v9, 0")
-    # the wait issues when the first load is done (500), v_mov one window later
-    assert r1.issue_cycles == 500 + 4
-    # vmcnt(0) waits for the second load too (issued at 4, done at 504)
-    assert r0.issue_cycles == 504 + 4
+    # the wait issues when the first load is done (HBM), v_mov one window later
+    assert r1.issue_cycles == HBM + 4
+    # vmcnt(0) waits for the second load too (issued at 4, done at HBM + 4)
+    assert r0.issue_cycles == HBM + 4 + 4
 
 
 def test_lds_bandwidth_by_width():
@@ -110,10 +115,10 @@ def test_loop_body_steady_state_asm():
   s_cbranch_scc1 .Lloop
   s_endpgm""")
     assert entry.per_iteration is None and tail.per_iteration is None
-    # each iteration waits for its own load: 4 (issue) + 500 (latency) + 4 (wait) + MFMA
+    # each iteration waits for its own load: 4 (issue) + HBM (latency) + 4 (wait) + MFMA
     # issue..., the loop-carried MFMA overlaps the next iteration's load
-    assert body.per_iteration == 520
-    assert abs(body.mfma_utilization - 32 / 520) < 1e-9
+    assert body.per_iteration == HBM + 20
+    assert abs(body.mfma_utilization - 32 / (HBM + 20)) < 1e-9
 
 
 def test_loop_body_steady_state_ir(tmp_path):

@@ -80,7 +80,7 @@ def run(args) -> int:
             for line in _occupancy_lines(args.file, prof):
                 print(line)
     for i, b in enumerate(blocks):
-        r = b.report()
+        r = b.report(prof)  # the profile's latencies (MI300X's without --timing)
         print(r.text())
         if prof is not None:
             us = 1e6 / prof.clock_hz

@@ -17,8 +17,10 @@ Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers 
   paper: FP64 vector = FP32 vector peak), so ``valu_dp`` costs 4 like ``valu``.
 * Memory pipes: issue occupancy from bytes moved per wave, LDS 128 B/clock/CU (AMD CDNA3
   white paper), vector memory 64 B/clock (a model assumption), minimum one issue window.
-  Latencies (LDS 64, SMEM 64, VMEM 500 cycles) are model assumptions of the right order
-  for MI300X cache/HBM latencies, not AMD specifications; change ``LATENCY`` to tune.
+  Memory latencies come from the device profile (``perfmodel.profiles``, cited there; MI300X
+  when none is given): LDS ``lat_lds``, SMEM ``lat_smem``, vector memory ``lat_hbm`` (the
+  static view of one wave cannot know what hits in a cache, so a load is a first touch; the
+  timing mode replaces it with the cache hierarchy's answer for the real addresses).
 """
 
 from __future__ import annotations
@@ -40,13 +42,27 @@ PIPE_OF = {
     "flat_load": "vmem", "flat_store": "vmem", "flat_atomic": "vmem",
 }
 
-LATENCY = {
+LATENCY = {  # pipeline latencies; memory ones are the device profile's (``_memory_latency``)
     "salu": 4, "branch": 4, "message": 4, "control": 4, "waitcnt": 4,
     "valu": 4, "valu_dp": 4, "trans": 16,
-    "lds": 64, "gds": 64, "smem": 64,
-    "vmem_load": 500, "vmem_store": 500, "vmem_atomic": 500,
-    "flat_load": 500, "flat_store": 500, "flat_atomic": 500,
 }
+_MEMORY = {"lds": "lat_lds", "gds": "lat_lds", "smem": "lat_smem",
+           **{s: "lat_hbm" for s in ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store",
+                                     "flat_atomic")}}
+
+
+@cache
+def _default_profile():
+    from gcnforge.perfmodel.profiles import get
+
+    return get("mi300x")
+
+
+def _latency(sem: str, prof) -> int:
+    attr = _MEMORY.get(sem)
+    if attr is not None:
+        return getattr(prof or _default_profile(), attr)
+    return LATENCY.get(sem, 4)
 
 LDS_BYTES_PER_CLK = 128
 VMEM_BYTES_PER_CLK = 64
@@ -86,8 +102,9 @@ def mfma_cycles(base: str) -> int:
     return isa_mfma.cycles(base)
 
 
-def cost(sem: str, base: str, data_dwords: int) -> tuple[str | None, int, int]:
-    """(pipe, busy cycles, result latency) of one instruction."""
+def cost(sem: str, base: str, data_dwords: int, prof=None) -> tuple[str | None, int, int]:
+    """(pipe, busy cycles, result latency) of one instruction; memory latencies from the device
+    profile ``prof`` (MI300X when None)."""
     pipe = PIPE_OF.get(sem, "valu")
     if sem == "mfma":
         c = mfma_cycles(base)
@@ -95,9 +112,9 @@ def cost(sem: str, base: str, data_dwords: int) -> tuple[str | None, int, int]:
     if sem == "trans":
         return pipe, 16, LATENCY["trans"]
     if pipe == "lds":
-        return pipe, max(ISSUE, 64 * 4 * data_dwords // LDS_BYTES_PER_CLK), LATENCY[sem]
+        return pipe, max(ISSUE, 64 * 4 * data_dwords // LDS_BYTES_PER_CLK), _latency(sem, prof)
     if pipe == "vmem":
-        return pipe, max(ISSUE, 64 * 4 * data_dwords // VMEM_BYTES_PER_CLK), LATENCY[sem]
+        return pipe, max(ISSUE, 64 * 4 * data_dwords // VMEM_BYTES_PER_CLK), _latency(sem, prof)
     if pipe in ("salu", "smem"):
-        return pipe, 1, LATENCY.get(sem, 4)
-    return pipe, ISSUE, LATENCY.get(sem, 4)
+        return pipe, 1, _latency(sem, prof)
+    return pipe, ISSUE, _latency(sem, prof)

@@ -38,12 +38,13 @@ class Block(NamedTuple):
     items: list[Item]
     iteration: Callable[[int], list[Item]] | None = None
 
-    def report(self):
+    def report(self, prof=None):
+        """The issue model's report; memory latencies from the device profile ``prof``."""
         from gcnforge.perfmodel.issue import simulate, simulate_loop
 
         if self.iteration is not None:
-            return simulate_loop(self.iteration, self.name)
-        return simulate(self.items, self.name)
+            return simulate_loop(self.iteration, self.name, prof=prof)
+        return simulate(self.items, self.name, prof)
 
 
 def _data_dwords(inst, by_name: dict) -> int:

@@ -79,7 +79,9 @@ class Report:
         return "\n".join(lines)
 
 
-def simulate(items: Iterable[Item], name: str = "block") -> Report:
+def simulate(items: Iterable[Item], name: str = "block", prof=None) -> Report:
+    """One wave's in-order issue of ``items``; memory latencies from the device profile
+    ``prof`` (``costs.cost``; MI300X when None)."""
     items = list(items)
     ready: dict[Hashable, int] = {}
     pipe_free: dict[str, int] = {}
@@ -100,7 +102,7 @@ def simulate(items: Iterable[Item], name: str = "block") -> Report:
                 t = max(t, r0 - ISSUE)
             continue
         n_inst += 1
-        pipe, b, lat = cost(it.sem, it.base, it.data_dwords)
+        pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof)
         start = t + ISSUE
         if pipe is not None:
             start = max(start, pipe_free.get(pipe, 0))
@@ -143,15 +145,15 @@ def decode_waitcnt(simm16: int) -> tuple[int | None, int | None]:
     return w.get("vmcnt"), w.get("lgkmcnt")
 
 
-def simulate_loop(iteration: Callable[[int], list[Item]], name: str = "loop", iters: int = 4) -> Report:
+def simulate_loop(iteration: Callable[[int], list[Item]], name: str = "loop", iters: int = 4, prof=None) -> Report:
     """A loop body in steady state: ``iteration(n)`` gives the items of iteration ``n``
     (with its values renamed so that iteration n reads what n - 1 produced). Reports the
     body's own figures (one iteration) plus ``per_iteration`` = (cycles of ``iters``
     iterations - cycles of ``iters // 2``) / (``iters - iters // 2``), so start-up and
     drain cancel out."""
-    one = simulate(iteration(0), name)
+    one = simulate(iteration(0), name, prof)
     half = iters // 2
-    c_half = simulate([it for n in range(half) for it in iteration(n)]).cycles
-    c_full = simulate([it for n in range(iters) for it in iteration(n)]).cycles
+    c_half = simulate([it for n in range(half) for it in iteration(n)], prof=prof).cycles
+    c_full = simulate([it for n in range(iters) for it in iteration(n)], prof=prof).cycles
     one.per_iteration = (c_full - c_half) / (iters - half)
     return one
