@@ -13,8 +13,7 @@ vcc 106-107, ttmp0-15 108-123, m0 124, null 125, exec 126-127.
 
 from __future__ import annotations
 
-# TODO(facts): take s_waitcnt unpacking from the isa layer once it owns it
-from gcnforge.asm.families.scalar import EXPCNT_MAX, LGKMCNT_MAX, VMCNT_MAX, waitcnt_decode
+from gcnforge.isa import waitcnt
 from gcnforge.emulator.memory import PRIVATE_BASE, SHARED_BASE
 
 SPECIAL_SREG = {
@@ -27,7 +26,6 @@ SPECIAL_SREG = {
 SGPR_FILE = 128
 VCC, M0, NULL, EXEC = 106, 124, 125, 126
 TTMP0 = 108
-_WAIT_MAX = {"vmcnt": VMCNT_MAX, "expcnt": EXPCNT_MAX, "lgkmcnt": LGKMCNT_MAX}
 
 # 64-bit apertures and other read-only sources become constants.
 SPECIAL_CONST = {"src_shared_base": SHARED_BASE, "src_private_base": PRIVATE_BASE,
@@ -248,9 +246,7 @@ def record(di, pc: int) -> XInst:
         kind, dwords, optype, optional = slots.get(v.name) or ("", v.dwords, "", False)
         if kind == "waitcnt":
             # a counter at its maximum does not wait (LLVM leaves it out of the text too)
-            counts = dict(zip(("vmcnt", "expcnt", "lgkmcnt"), waitcnt_decode(v.value or 0)))
-            waiting = {k: c for k, c in counts.items() if c != _WAIT_MAX[k]}
-            mods.update(waiting or counts)
+            mods.update(waitcnt.waits(v.value or 0) or waitcnt.unpack(v.value or 0))
             continue
         if kind == "hwreg":  # simm16 = id[5:0] | offset[10:6] | (size-1)[15:11] (ISA guide S_GETREG_B32)
             x = v.value or 0
