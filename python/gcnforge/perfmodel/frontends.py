@@ -291,29 +291,9 @@ def load_blocks(path: str | Path, schedule: bool = False) -> list[Block]:
     return blocks_from_asm_text(text, str(p))
 
 
-def _span_line_col(span) -> tuple[int, int]:
-    """1-based line and column of an xDSL ``Span`` (``get_location()`` has .line/.col)."""
-    try:
-        loc = span.get_location()
-        return int(loc.line), int(loc.col)
-    except (AttributeError, TypeError, ValueError):
-        return 1, 1
-
-
 def parse_mlir(text: str, filename: str = "<mlir>"):
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError, VerifyException
-
+    """IR text through the dialect's one located entry (every op knows its line)."""
+    from gcnforge.dialect.source import parse_module
     from gcnforge.schedule.dialect import context
 
-    try:
-        m = Parser(context(), text, filename).parse_module()
-        m.verify()
-    except ParseError as e:
-        line, col = _span_line_col(e.span)
-        raise Diagnostic(e.msg or "parse error", SourceLoc(filename, line, col)) from None
-    except RecursionError:  # xDSL's parser recurses per nesting level
-        raise Diagnostic("input nested too deeply to parse", SourceLoc(filename, 1)) from None
-    except VerifyException as e:
-        raise Diagnostic(str(e), SourceLoc(filename, 0)) from None
-    return m
+    return parse_module(text, filename, context())
