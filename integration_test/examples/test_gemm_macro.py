@@ -100,3 +100,24 @@ def test_gemm_macro_splitk(m, n, k, splitk, depth, device):
         a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     assert np.all(np.abs(res - a64 @ b64.T) <= tol)
+
+
+@pytest.mark.parametrize("table", ["gemm_macro_skinny.csv", "gemm_macro_4096.csv"])
+def test_tuned_tables_dispatch(table):
+    """The committed tuned tables load in the runtime's registry, every row is an exact tuned
+    hit for its own shape, and its kernel symbol is the one gemm_macro builds for the row's
+    parameters (a table that drifted from the kernel's naming would load nothing)."""
+    from pathlib import Path
+
+    from gcnforge.runtime.registry import Registry
+
+    path = Path(gemm_macro.__file__).parent / "configs" / table
+    reg = Registry.from_csv(path)
+    rows = [e for e in reg.entries if e.tuned]
+    assert rows
+    for e in rows:
+        wm, wn = (int(x) for x in e.extra["waves"].split("x"))
+        assert e.kernel == gemm_macro.kernel_name(e.dtype, "f32", e.tile_m, e.tile_n, wm, wn, e.splitk,
+                                                  int(e.extra["depth"]))
+        ch = reg.select("gfx942", e.dtype, *e.shape)
+        assert ch.entry.kernel == e.kernel and ch.how != "heuristic"
