@@ -9,9 +9,10 @@ and rounded once to the destination type, then scattered to the destination regi
 Modifiers (MI300 ISA guide, "VOP3P-MAI"): CBSZ/ABID broadcast block ABID of each group of
 2**CBSZ blocks of A to the whole group; BLGP remaps the lanes B is read from
 (1: lanes 0-31 feed both halves, 2: lanes 32-63 feed both halves, 3: rotate by 16 lanes,
-4-7: lanes 16*(BLGP-4)..+15 feed every group of 16). For f64 MFMA, CBSZ/ABID/BLGP are
-the negate bits (C, A, B) instead. Both rules are checked against the calculator's own
-output for modifiers in tests/emulator/test_mfma_layouts.py.
+4-7: lanes 16*(BLGP-4)..+15 feed every group of 16); both rules are checked against the
+calculator's own output for modifiers in tests/emulator/test_mfma_layouts.py. For f64 MFMA
+the BLGP bits are NEG[2:0] instead, negating A, B and C (bits 61-63 of the encoding, which
+llvm-mc fills from ``neg:[a,b,c]``; tests/emulator/test_mfma_f64_neg.py).
 """
 
 from __future__ import annotations
@@ -193,13 +194,13 @@ def mfma(x, ins, w):
     else:
         C_bits = _gather(_regs(x, c_op, w, gD), ld)
     C = _decode(C_bits, types["Src2"])
-    if is_f64:  # CBSZ/ABID/BLGP are negate bits for C, A, B (ISA guide V_MFMA_F64_*)
-        if cbsz & 1:
-            C = -C
-        if abid & 1:
-            A = -A
+    if is_f64:  # the BLGP field is NEG[2:0]: bit 0 negates A, bit 1 B, bit 2 C (LLVM's neg:[A,B,C])
         if blgp & 1:
+            A = -A
+        if blgp & 2:
             B = -B
+        if blgp & 4:
+            C = -C
     D = np.matmul(A, B) + C
     out = np.zeros((n, gD, 64), np.uint32)
     if types["Vdst"] == "FP64":
