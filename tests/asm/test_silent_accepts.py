@@ -54,6 +54,8 @@ ACCEPTED = [
     "v_mfma_f32_32x32x1_2b_f32 a[0:31], v1, v2, a[32:63]",
     "scratch_load_ubyte_d16_hi v149, off, exec_lo offset:1441 nt sc1",  # 32-bit saddr: only exec_hi is out
     "scratch_store_dword off, v1, exec_lo",
+    "v_cmp_eq_i32_sdwa vcc, v1, sext(34) src0_sel:BYTE_1 src1_sel:WORD_0",  # SDWA: S bit + inline constant
+    "v_add_f32_sdwa v1, v2, 26 dst_sel:BYTE_1 dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:BYTE_1",
 ]
 
 

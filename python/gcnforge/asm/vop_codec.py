@@ -142,6 +142,10 @@ class VopCodec(Codec):
         size = enc.size + (4 if st.literal is not None or self.has_literal(inst, st.fields) else 0)
         return ParsedInst(inst, st.fields, st.literal, size, (), loc, self, (), st.extra)
 
+    # SDWA: a source whose S bit is set holds any scalar source code, inline constants
+    # included (gfx9 SDWA; llvm-mc 22 assembles ``v_add_f32_sdwa v1, v2, 26``)
+    scalar_src_constants = False
+
     def accepted_hint(self, inst: Instruction) -> str:
         return ""
 
@@ -179,7 +183,7 @@ class VopCodec(Codec):
                                      "a register, inline constant" + (" or literal" if op.literal else ""),
                                      tok.loc(loc))
                 code, lit = c
-                if not op.inline_const and code != LITERAL:
+                if not op.inline_const and code != LITERAL and not self.scalar_src_constants:
                     raise Diagnostic(f"{op.name} of '{st.inst.mnemonic}' takes no constant", tok.loc(loc))
                 if lit is not None:
                     st.set_literal(lit, tok)

@@ -153,6 +153,7 @@ class SdwaCodec(VopCodec):
     inline-constant sources (s0/s1 bits), VOPC sdst (sd=0 means vcc)."""
 
     encodings = ("VOP1_SDWA", "VOP2_SDWA", "VOPC_SDWA")
+    scalar_src_constants = True
 
     def defaults(self, inst):
         d = {"src0_sel": 6}
