@@ -5,8 +5,9 @@ The programs are the allocator property test's (``tests/passes/test_regalloc_cor
 straight line, diamond, loop, nested loop; values redefined in place around the loops).
 A program is *at the limit* when its most VGPRs live at once, counted by the test's own
 liveness (``max_live``), equals the VGPR limit (8) and the other files fit theirs. Each is
-allocated with ``split_ranges=False`` (the allocator before splitting) and with splitting
-(the default); every allocation is checked by ``regalloc.check``. Counts, not times:
+allocated with ``split_ranges=False, exact_units=False`` (the allocator before issue 19.4)
+and with the defaults (placement against the units live together, then live-range
+splitting); every allocation is checked by ``regalloc.check``. Counts, not times:
 
     python benchmarks/bench_regalloc_limit.py [--seeds 2000]
 """
@@ -47,7 +48,7 @@ def main() -> None:
                     for col, split in ((1, False), (2, True)):
                         p = Gen(random.Random(seed), wide, pins).program(shape)
                         try:
-                            allocate(p, SMALL, split_ranges=split)
+                            allocate(p, SMALL, split_ranges=split, exact_units=split)
                         except Diagnostic:
                             continue
                         assert check(p, SMALL) == [], (seed, wide, pins, shape)

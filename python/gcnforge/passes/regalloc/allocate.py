@@ -48,6 +48,7 @@ class Allocation:
 class Interference:
     def __init__(self, program: Program, live: Liveness):
         self.program = program
+        self.live = live
         idx = {id(g): i for i, g in enumerate(program.groups)}
         self.index = idx
         self.adj: list[set[int]] = [set() for _ in program.groups]
@@ -149,22 +150,24 @@ def _loc(p: Pressure) -> object | None:
 
 
 def allocate(program: Program, limits: dict[str, int], live: Liveness | None = None,
-             split_ranges: bool = True) -> Allocation:
+             split_ranges: bool = True, exact_units: bool | None = None) -> Allocation:
     """Assign ``reg`` to every group of ``program`` within ``limits`` (registers per file).
 
-    When no order places every group although the registers live at once fit (values
-    redefined in place make the interference graph need more colours than that), and
-    ``split_ranges`` is set, the multiply-defined groups are put in SSA form with copies at
-    joins (``split``) and the program is allocated again."""
+    When no order places every group although the registers live at once fit: with
+    ``exact_units`` (default: ``split_ranges``) groups are placed again against the units
+    actually live together; with ``split_ranges`` the multiply-defined groups are then put
+    in SSA form with copies at joins (``split``: values redefined in place can make the
+    interference graph need more colours than registers are live) and allocated again."""
+    exact = split_ranges if exact_units is None else exact_units
     program.number()
     live = live or Liveness(program)
     inter = Interference(program, live)
     try:
-        return _assign(program, limits, inter)
+        return _assign(program, limits, inter, exact)
     except Diagnostic:
         if not split_ranges or not fits(inter, limits) or split(program) is None:
             raise
-    return _assign(program, limits, Interference(program, Liveness(program)))
+    return _assign(program, limits, Interference(program, Liveness(program)), exact)
 
 
 def fits(inter: Interference, limits: dict[str, int]) -> bool:
@@ -172,7 +175,7 @@ def fits(inter: Interference, limits: dict[str, int]) -> bool:
     return all(p.units <= limits.get(f, 0) for f, p in inter.pressure.items())
 
 
-def _assign(program: Program, limits: dict[str, int], inter: Interference) -> Allocation:
+def _assign(program: Program, limits: dict[str, int], inter: Interference, exact: bool = False) -> Allocation:
     groups = _order(program)
     for g in groups:
         g.reg = None
@@ -210,19 +213,28 @@ def _assign(program: Program, limits: dict[str, int], inter: Interference) -> Al
             for _ in range(EXTRA_ORDERS):
                 keys = {id(g): rnd.random() for g in free}
                 orders.append(sorted(free, key=lambda g: (-g.align, keys[id(g)])))
-    best: tuple[int, dict[int, int]] | None = None
-    first_error: Diagnostic | None = None
-    for order in orders:
-        for g in free:
-            g.reg = None
-        try:
-            _greedy(program, inter, order, limits)
-        except Diagnostic as e:
-            first_error = first_error or e
-            continue
-        cost = sum(max((g.reg + g.width for g in program.groups if g.file == f), default=0) for f in FILES)
-        if best is None or cost < best[0]:
-            best = (cost, {id(g): g.reg for g in free})
+    def attempt(place) -> tuple[tuple[int, dict[int, int]] | None, Diagnostic | None]:
+        best, first_error = None, None
+        for order in orders:
+            for g in free:
+                g.reg = None
+            try:
+                place(order)
+            except Diagnostic as e:
+                first_error = first_error or e
+                continue
+            cost = sum(max((g.reg + g.width for g in program.groups if g.file == f), default=0) for f in FILES)
+            if best is None or cost < best[0]:
+                best = (cost, {id(g): g.reg for g in free})
+        return best, first_error
+
+    best, first_error = attempt(lambda order: _greedy(program, inter, order, limits))
+    if best is None and exact and fits(inter, limits) and any(g.width > 1 for g in program.groups):
+        # no order placed every group, though the live registers fit: place again with
+        # conflicts between the units actually live together (a range partly dead lends
+        # its dead registers), which the group-level graph forbids
+        units = _unit_conflicts(program, inter)
+        best, _ = attempt(lambda order: _greedy_units(program, units, order, limits))
     if best is None:
         assert first_error is not None
         raise first_error
@@ -245,6 +257,57 @@ def _greedy(program: Program, inter: Interference, order: list[Group], limits: d
         if b + g.width > limit:
             raise _exhausted(program, inter, g, limit)
         g.reg = b
+
+
+def _unit_conflicts(program: Program, inter: Interference) -> dict[int, dict[int, set[tuple[int, int]]]]:
+    """id(g) -> id(h) -> {(units of g, units of h)} that must not share a register (masks
+    relative to each group's first unit): what an op writes against everything live
+    across that write, and everything live on entry pairwise."""
+    live = inter.live
+    conf: dict[int, dict[int, set[tuple[int, int]]]] = {id(g): {} for g in program.groups}
+
+    def add(g: Group, gm: int, h: Group, hm: int) -> None:
+        if g is h or g.file != h.file or not gm or not hm:
+            return
+        gm, hm = gm >> g.first_unit, hm >> h.first_unit
+        conf[id(g)].setdefault(id(h), set()).add((gm, hm))
+        conf[id(h)].setdefault(id(g), set()).add((hm, gm))
+
+    for b in range(len(program.blocks)):
+        ops = program.blocks[b].ops
+        for i, d, u, after in live.op_points(b):
+            op = ops[i]
+            clobber = after | d | (u if op.early_clobber else 0)
+            cs = op.copy_src
+            spare = cs.group if cs is not None and cs.offset == 0 and cs.w == cs.group.width else None
+            around = program.groups_in(clobber)
+            for r in op.defs:
+                g = r.group
+                for h in around:
+                    if h is not spare:
+                        add(g, d & Interference._own(g), h, clobber & Interference._own(h))
+    entry = live.entry_live()
+    for r in program.entry_defs:
+        entry |= r.mask()
+    gs = program.groups_in(entry)
+    for g in gs:
+        for h in gs:
+            add(g, entry & Interference._own(g), h, entry & Interference._own(h))
+    return conf
+
+
+def _greedy_units(program: Program, conf: dict, order: list[Group], limits: dict[str, int]) -> None:
+    by_id = {id(g): g for g in program.groups}
+    for g in order:
+        limit = limits.get(g.file, 0)
+        placed = [(by_id[h], pairs) for h, pairs in conf[id(g)].items() if by_id[h].reg is not None]
+        for b in range(0, limit - g.width + 1, g.align):
+            if all(not ((gm << b) & (hm << h.reg)) for h, pairs in placed for gm, hm in pairs):
+                g.reg = b
+                break
+        else:
+            raise Diagnostic(f"out of {FILE_NAMES[g.file]}s: cannot place {g.describe()} within {limit} "
+                             f"{FILE_NAMES[g.file]}s", g.loc)
 
 
 def _place(busy: list[tuple[int, int]], width: int, align: int, limit: int) -> int:

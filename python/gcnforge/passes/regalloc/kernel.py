@@ -131,7 +131,7 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
     moves: list = []
     nsplit = 0
     try:
-        alloc = allocate(prog, limits, split_ranges=False)
+        alloc = allocate(prog, limits, split_ranges=False, exact_units=split_ranges)
     except Diagnostic as d:
         # the live values fit but no colouring does: split storage written in several
         # places into SSA versions with moves at joins (split.py), in the kernel too
@@ -145,7 +145,7 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
         nsplit = len(edits.versions)
         b, prog, m = _bind(op, coalesce)
         n += m
-        alloc = allocate(prog, limits, split_ranges=False)
+        alloc = allocate(prog, limits, split_ranges=False, exact_units=True)
     if verify:
         problems = check(prog, limits)
         if problems:
