@@ -1,7 +1,9 @@
 """bf16/f16 GEMM with a large macro tile: the structure of a production CDNA3 GEMM.
 
 ``C[M, N] = A[M, K] @ B[K, N]`` with A row-major and B passed transposed (``bt``: N x K
-row-major), f32 accumulation, f32 or bf16 output. K and N are compile-time (the loop count
+row-major), f32 accumulation, f32 or bf16 output. ``dtype="fp8"`` (e4m3 "fnuz",
+``v_mfma_f32_32x32x16_fp8_fp8``) takes a per-token scale (f32 per row of A) and a
+per-channel scale (f32 per row of bt) and multiplies each result by both. K and N are compile-time (the loop count
 and the C row stride), M is a kernel argument. What makes it fast, and why:
 
 * **macro tile** ``tm x tn`` per work-group (default 256 x 256) of ``wm x wn`` waves (2 x 2),
@@ -44,8 +46,11 @@ from __future__ import annotations
 from gcnforge.builder import Arg, Module
 from lib.regs import buffer_rsrc
 
-MFMA = {"f16": "v_mfma_f32_32x32x8_f16", "bf16": "v_mfma_f32_32x32x8_bf16"}
-ESIZE = 2
+# every one consumes 16 bytes of K per A row / B column, lane l holding bytes 8 (l // 32) .. +7
+# (AMD Matrix Instruction Calculator, CDNA3): the kernel is written in bytes of K
+MFMA = {"f16": "v_mfma_f32_32x32x8_f16", "bf16": "v_mfma_f32_32x32x8_bf16", "fp8": "v_mfma_f32_32x32x16_fp8_fp8"}
+ESIZE = 2  # bytes per f16 / bf16 element
+ESIZES = {"f16": 2, "bf16": 2, "fp8": 1}
 TK = 64  # bytes of K per tile and row (four 16-byte chunks; the swizzle is written for four)
 CHUNK = 16
 OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
@@ -56,7 +61,7 @@ def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2
     waves = "" if (wm, wn) == (2, 2) else f"_w{wm}x{wn}"
     sk = f"_splitk{splitk}" if splitk > 1 else ""
     pf = f"_pf{depth}" if depth > 1 else ""
-    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZE}{waves}{sk}{pf}"
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZES[dtype]}{waves}{sk}{pf}"
 
 
 def lds_bytes(tm: int, tn: int) -> int:
@@ -70,10 +75,10 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
 def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
           wm: int = 2, wn: int = 2, splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
     if dtype not in MFMA or out not in ("f32", "bf16"):
-        raise ValueError("dtype is bf16 or f16, out f32 or bf16")
-    kb = k_dim * ESIZE
+        raise ValueError("dtype is bf16, f16 or fp8, out f32 or bf16")
+    kb = k_dim * ESIZES[dtype]
     if kb % (TK * splitk) or k_dim <= 0:
-        raise ValueError(f"K must be a positive multiple of {TK // ESIZE} * splitk")
+        raise ValueError(f"K must be a positive multiple of {TK // ESIZES[dtype]} * splitk")
     if splitk > 1 and out != "f32":
         raise ValueError("split-K accumulates with f32 atomics: out must be f32")
     wtm, wtn = tm // wm, tn // wn  # the wave's block of C
@@ -100,8 +105,13 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
     m = Module(name)
     args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only"),
             Arg.value("m")]
+    if dtype == "fp8":  # e4m3 "fnuz" inputs with f32 scales per row of A and per row of bt
+        args += [Arg.ptr("scale_a", access="read_only"), Arg.ptr("scale_b", access="read_only")]
     with m.kernel(name, args, workgroup_size=(threads, 1, 1)) as k:
-        a, bt, c, m_rows = k.args()
+        if dtype == "fp8":
+            a, bt, c, m_rows, sa, sb = k.args()
+        else:
+            a, bt, c, m_rows = k.args()
         lds = k.lds(2 * buf)
         tid = k.thread_id("x")
         row0_m = k.s_mul_i32(k.block_id("y"), k.s_mov_b32(tm))
@@ -284,6 +294,17 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
         if out == "bf16":
             bias = k.s_mov_b32(0x7FFF)
         oob = k.v_mov_b32(k.s_mov_b32(OOB))
+        if dtype == "fp8":
+            # per-token (row) and per-channel (column) f32 scales: lane l needs rows
+            # 32 i + 8 q + 4 (l // 32) + 0..3 (one dwordx4 per i, q) and column l % 32 (+ 32 j)
+            rs_sa = buffer_rsrc(k, sa, k.s_lshl_b32(m_rows, 2))
+            rs_sb = buffer_rsrc(k, sb, n_dim * 4)
+            ra = k.v_lshlrev_b32(2, row_l)
+            sa_v = {(i, q): k.buffer_load_dwordx4(ra, rs_sa, 0, offen=True, offset=4 * (32 * i + 8 * q))
+                    for i in range(bm) for q in range(4)}
+            cb4 = k.v_lshlrev_b32(2, col_l)
+            sb_v = [k.buffer_load_dword(cb4, rs_sb, 0, offen=True, offset=128 * j) for j in range(bn)]
+            k.wait(*[t for _, t in sa_v.values()], *[t for _, t in sb_v])
         for j in range(bn):
             col = k.v_add_u32(32 * j, col_l) if j else col_l
             off = k.v_mul_u32_u24(ob, k.v_add_u32(k.v_mul_lo_u32(row_l, n_s), col))
@@ -292,12 +313,15 @@ def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int
                 for r, v in enumerate(accs[i * bn + j].split()):
                     step_b = (32 * i + 8 * (r // 4) + r % 4) * n_dim * ob
                     o = k.v_add_u32(k.s_mov_b32(step_b), off) if step_b else off
+                    if dtype == "fp8":
+                        v = k.v_mul_f32(k.v_mul_f32(k.v_accvgpr_read_b32(v), sa_v[(i, r // 4)][0].split()[r % 4]),
+                                        sb_v[j][0])
                     if splitk > 1:  # C must hold zeros; no return (vdata is read in place)
                         k.buffer_atomic_add_f32(v, o, rs_c, 0, offen=True)  # data straight from the AGPRs
                     elif out == "f32":
                         k.buffer_store_dword(v, o, rs_c, 0, offen=True)
                     else:
-                        x = k.v_accvgpr_read_b32(v)
+                        x = v if dtype == "fp8" else k.v_accvgpr_read_b32(v)
                         x = k.v_add3_u32(x, bias, k.v_bfe_u32(x, 16, 1))  # round to nearest even
                         k.buffer_store_short_d16_hi(x, o, rs_c, 0, offen=True)
         k.s_endpgm()

@@ -121,3 +121,28 @@ def test_tuned_tables_dispatch(table):
                                                   int(e.extra["depth"]))
         ch = reg.select("gfx942", e.dtype, *e.shape)
         assert ch.entry.kernel == e.kernel and ch.how != "heuristic"
+
+
+@pytest.mark.parametrize("m,n,k,out,tm,tn", [(100, 200, 192, "bf16", 256, 256), (130, 64, 128, "f32", 64, 64)])
+def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
+    """fp8 (e4m3 fnuz) with per-token and per-channel f32 scales. Products of 4-bit
+    significands are exact in f32; the two scale multiplications add two f32 roundings; bf16
+    output one rounding to 8 bits (2^-8 relative)."""
+    from test_gemm_lds import fp8_e4m3fnuz_value
+
+    c = compiled(("macro_fp8", k, n, out, tm, tn), lambda: gemm_macro.build(k, n, "fp8", out, tm, tn), schedule=True)
+    rng = np.random.default_rng(k + m)
+    a = rng.integers(0, 256, (m, k), dtype=np.uint8)
+    bt = rng.integers(0, 256, (n, k), dtype=np.uint8)
+    a[a == 0x80], bt[bt == 0x80] = 0, 0  # 0x80 is NaN in fnuz
+    sa = rng.uniform(0.5, 2, m).astype(np.float32)
+    sb = rng.uniform(0.5, 2, n).astype(np.float32)
+    res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
+    c.load(device)[gemm_macro.kernel_name("fp8", out, tm, tn)](
+        a, bt, res, np.uint32(m), sa, sb, grid=gemm_macro.grid(m, n, tm, tn), block=(256, 1, 1))
+    a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
+    ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
+    got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)
+    tol = (k * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref)
+           + (2.0 ** -8 * np.abs(ref) if out == "bf16" else 0))
+    assert np.all(np.abs(got - ref) <= tol)
