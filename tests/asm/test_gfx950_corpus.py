@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from gcnforge.asm import parse_instruction
+from gcnforge.asm import disassemble, parse_instruction
 from gcnforge.asm.listing import objdump_lines
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa import table
@@ -71,17 +71,20 @@ def test_gfx950_corpus_matches_llvm():
     assert not rejected_by_us, f"{len(rejected_by_us)} forms LLVM accepts but gcnforge rejects: {rejected_by_us[:5]}"
 
 
-@pytest.mark.parametrize("line", gfx950_forms.UNSUPPORTED)
-@pytest.mark.xfail(strict=True, reason="not encoded by gcnforge yet (issue 18); strict: passing means remove it here")
-def test_gfx950_unsupported_forms(line):
+@pytest.mark.parametrize("hexbytes", gfx950_forms.PAIR_BYTES)
+def test_gfx950_scaled_mfma_pairs_disassemble_as_llvm(hexbytes):
+    """The decoder pairs v_mfma_ld_scale_b32 with the next f8f6f4 MFMA exactly when
+    llvm-mc --disassemble does (the pair is one 16-byte instruction)."""
     require_llvm("llvm-mc")
-    (want, err), = common.assemble([line], "gfx950")
-    assert want is not None, err  # LLVM takes it ...
-    try:
-        got = parse_instruction(line, SourceLoc("<t>", 1), target="gfx950").encode(0)
-    except Diagnostic:
-        got = None
-    assert got == want  # ... and gcnforge does not yet
+    raw = bytes.fromhex(hexbytes)
+    want = subprocess.run([common.require_tool("llvm-mc"), "--disassemble", "-triple=amdgcn-amd-amdhsa",
+                           "-mcpu=gfx950"], input=",".join(f"0x{b:02x}" for b in raw) + "\n",
+                          capture_output=True, text=True).stdout
+    want = [" ".join(ln.split()) for ln in want.splitlines() if ln.strip() and not ln.strip().startswith(".")]
+    got = [" ".join(d.text().split()) if d.inst is not None else None
+           for _, d in disassemble(raw, target="gfx950")]
+    # a word LLVM calls an invalid encoding is a .long (None here) for gcnforge; both go on
+    assert [g for g in got if g is not None] == want
 
 
 def test_gfx950_only_forms_stay_out_of_gfx942():

@@ -11,7 +11,10 @@ from pathlib import Path
 from gcnforge.testing import require_llvm
 
 SRC = (Path(__file__).parent / "kernel_ok.s").read_text().replace("gfx942", "gfx950").replace(
-    "\tv_add_u32_e32 v2, 1, v2\n", "\tv_add_u32_e32 v2, 1, v2\n\tv_prng_b32_e32 v2, v2\n\tv_permlane16_swap_b32_e32 v2, v1\n")
+    "\tv_add_u32_e32 v2, 1, v2\n", "\tv_add_u32_e32 v2, 1, v2\n\tv_prng_b32_e32 v2, v2\n\tv_permlane16_swap_b32_e32 v2, v1\n"
+    "\tv_mfma_scale_f32_16x16x128_f8f6f4 v[4:7], v[8:15], v[16:23], v[4:7], v24, v25 op_sel:[1,0,0] cbsz:1\n"
+    "\tv_mfma_ld_scale_b32 v1, v2\n\tv_mfma_f32_16x16x128_f8f6f4 v[4:7], v[8:15], v[16:23], v[4:7]\n").replace(
+    ".amdhsa_next_free_vgpr 3", ".amdhsa_next_free_vgpr 32")
 
 
 def _cli(*argv, cwd=None):
@@ -50,7 +53,7 @@ def test_code_object_round_trip(tmp_path):
     got = _cli("dis", str(tmp_path / "ours.hsaco"))
     assert got.returncode == 0, got.stderr
     w = [ln.split() for ln in want.splitlines() if ln.startswith("\t")]
-    assert any("v_prng_b32_e32" in ln for ln in w)
+    assert any("v_prng_b32_e32" in ln for ln in w) and any("v_mfma_scale_f32_16x16x128_f8f6f4" in ln for ln in w)
     assert w == [ln.split() for ln in got.stdout.splitlines() if ln.startswith("\t")]
     info = _cli("info", str(tmp_path / "ours.hsaco"))
     assert info.returncode == 0 and "gfx950" in info.stdout, info.stderr

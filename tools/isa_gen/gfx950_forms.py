@@ -3,9 +3,7 @@ the operand shapes and modifiers of CDNA4's new instructions that the table-driv
 generators do not produce (MFMA/SMFMAC register files and modifiers, direct-to-LDS and
 transposing loads, wide fp6/fp4 conversions, bf16 constants). Every line is checked live
 against ``llvm-mc -mcpu=gfx950``; none is an expected output.
-
-Not here because gcnforge does not encode them yet (the test lists them as strict xfails):
-``UNSUPPORTED``. ``bitop3:N`` above 255 is refused (LLVM 22 silently keeps the low 8 bits)."""
+``bitop3:N`` above 255 is refused (LLVM 22 silently keeps the low 8 bits)."""
 
 from __future__ import annotations
 
@@ -130,8 +128,36 @@ _LD_SCALE = (
 
 FORMS += tuple(_f8f6f4()) + tuple(_bitop3()) + _SWAPS + _LD_SCALE
 
-UNSUPPORTED: tuple[str, ...] = (
-    # block-scaled MFMA: a 16-byte pair (v_mfma_ld_scale_b32 prefix + MFMA) in LLVM 22
-    "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25",
-    "v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49 op_sel:[1,0,0] op_sel_hi:[0,1,0]",
+_SCALED = tuple(ln.strip() for ln in """
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel:[0,1,0]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel:[0,0,1]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel_hi:[1,0,0]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel_hi:[0,0,1]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel:[1,1] op_sel_hi:[1,1]
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[12:15], a[20:23], v24, v25 cbsz:2 blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], s24, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, 1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], 1.0, v24, v25
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49 cbsz:1 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49 cbsz:1 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15], a[16:23], a[24:31], a[32:47], v48, v49
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], v[24:27], v[32:47], v255, v0 op_sel:[1,0,0] op_sel_hi:[0,1,0] cbsz:4 blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 abid:1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24
+""".strip().splitlines())
+
+FORMS += _SCALED
+
+# Byte sequences around the block-scaled pair, for the disassembler: a pair, an ld_scale
+# followed by an MFMA without the abid bit or by another MFMA (two instructions), ignored
+# ld_scale bits 13-14, AGPR operands.
+PAIR_BYTES: tuple[str, ...] = (
+    "00 00 ac d3 18 33 02 00 00 08 ad d3 04 19 52 04",
+    "00 00 ac d3 18 33 02 00 00 00 ad d3 04 19 52 04",
+    "00 40 ac d3 18 33 02 18 00 08 ad d3 04 19 52 04",
+    "00 00 ac d3 18 33 02 00 00 08 b5 d3 04 11 32 24",
+    "00 60 ac d3 18 33 02 00 00 08 ad d3 04 19 52 04",
+    "00 00 ac d3 18 33 02 00 00 88 ae d3 10 31 82 1c",
+    "00 08 ad d3 04 19 52 04",
 )

@@ -155,6 +155,10 @@ class Vop3pCodec(VopCodec):
     # (op < 64) but use the MAI field layout
     # (gfx950's v_mfma_ld_scale_b32 is named like one but has the plain VOP3P layout)
     def parse(self, inst, segs, loc, mtok):
+        if inst.base.startswith("v_mfma_scale_"):  # gfx950 block-scaled pair: asm/vop_scale.py
+            from gcnforge.asm.vop_scale import SCALED_MFMA
+
+            return SCALED_MFMA.parse(inst, segs, loc, mtok)
         if inst.sem == "mfma":
             return MAI.parse(inst, segs, loc, mtok)
         return super().parse(inst, segs, loc, mtok)
@@ -162,6 +166,12 @@ class Vop3pCodec(VopCodec):
     def decode(self, inst, enc, raw, code, offset):
         if inst.sem == "mfma":
             return MAI.decode(inst, ENCODINGS["VOP3P_MAI"], raw, code, offset)
+        if inst.base == "v_mfma_ld_scale_b32":  # gfx950: maybe the first half of a block-scaled MFMA
+            from gcnforge.asm.vop_scale import pair_at
+
+            di = pair_at(code, offset, raw)
+            if di is not None:
+                return di
         return super().decode(inst, enc, raw, code, offset)
 
     def defaults(self, inst):
@@ -229,6 +239,8 @@ class Vop3pCodec(VopCodec):
         return {k: di.fields.get(k, 0) for k in ("op_sel", "op_sel_hi", "op_sel_hi2", "neg", "neg_hi", "clamp")}
 
     def valid(self, di):
+        if di.codec is not self:  # a block-scaled MFMA pair (asm/vop_scale.py) checks itself
+            return di.codec.valid(di)
         # bits of sources the op does not have, and of modifiers it does not take, must be
         # clear (LLVM refuses them)
         if not super().valid(di):
