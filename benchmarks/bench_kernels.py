@@ -1,10 +1,10 @@
 """The kernel library's fast kernels, predicted by the timing model, against references run in
 the same process.
 
-1. Large bf16 GEMMs (examples/gemm_macro.py, f32 out) on the MI300X profile: 4096^3, 8192^3,
-   8192 x 1280 x 8192. Reference: the MFMA peak (``DeviceProfile.mfma_peak_flops``) and, at
-   4096^3, the library's previous best GEMM (examples/gemm_lds.py, 64 x 64 tile) predicted in
-   the same run.
+1. Large GEMMs (examples/gemm_macro.py) on the MI300X profile: bf16 -> f32 at 4096^3, 8192^3,
+   8192 x 1280 x 8192; fp8 with per-token / per-channel scales -> bf16 at 8192^3. Reference:
+   the MFMA peak of the instruction (``DeviceProfile.mfma_peak_flops``) and, at 4096^3, the
+   library's previous best GEMM (examples/gemm_lds.py, 64 x 64 tile) predicted in the same run.
 2. aiter's skinny bf16 rows (``bf16_tuned_gemm.csv``, cu_num 80: M 64..384, N 256, K 5120,
    f32 out) on the MI308X profile. References: aiter's measured time from the table and the
    model's prediction for aiter's own kernel on the same shape (both from
@@ -18,7 +18,7 @@ For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's 
 
     python benchmarks/bench_kernels.py [--cache DIR] [--skip-aiter] [--quick]
 
-``--quick``: 4096^3 and two aiter rows only. Figures are predictions of the model in
+``--quick``: 4096^3 (bf16 and fp8), two aiter rows and one norm size only. Figures are predictions of the model in
 ``gcnforge.perfmodel`` (2.1 GHz engine clock, no power throttling), not measurements.
 """
 
@@ -38,11 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_timing_model as btm  # noqa: E402
 
-LARGE = [  # m, n, k, tm, tn, wm, wn
-    (4096, 4096, 4096, 256, 256, 2, 2),
-    (8192, 8192, 8192, 256, 256, 2, 2),
-    (8192, 1280, 8192, 256, 160, 4, 1),
+LARGE = [  # dtype, out, m, n, k, tm, tn, wm, wn
+    ("bf16", "f32", 4096, 4096, 4096, 256, 256, 2, 2),
+    ("bf16", "f32", 8192, 8192, 8192, 256, 256, 2, 2),
+    ("bf16", "f32", 8192, 1280, 8192, 256, 160, 4, 1),
+    ("fp8", "bf16", 8192, 8192, 8192, 256, 256, 2, 2),  # per-token and per-channel scales
 ]
+QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2)]
 ROWS = []  # (kernel, shape, predicted us, rate, % of peak, reference, ratio, limiter, resources)
 
 
@@ -67,22 +69,26 @@ def large_gemms(quick: bool) -> None:
     from lib.compile import compile_module
 
     prof = profiles.get("mi300x")
-    peak = prof.mfma_peak_flops("v_mfma_f32_32x32x8_bf16")
-    print(f"\nlarge bf16 GEMMs (f32 out) on MI300X; dense bf16 MFMA peak {peak / 1e12:.0f} TFLOP/s")
-    for m, n, k, tm, tn, wm, wn in LARGE[:1] if quick else LARGE:
-        c = compile_module(gemm_macro.build(k, n, "bf16", "f32", tm, tn, wm, wn), schedule=True)
-        name = gemm_macro.kernel_name("bf16", "f32", tm, tn, wm, wn)
+    print(f"\nlarge GEMMs on MI300X; dense MFMA peak: bf16 "
+          f"{prof.mfma_peak_flops(gemm_macro.MFMA['bf16']) / 1e12:.0f}, fp8 "
+          f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s")
+    for dtype, o, m, n, k, tm, tn, wm, wn in QUICK if quick else LARGE:
+        c = compile_module(gemm_macro.build(k, n, dtype, o, tm, tn, wm, wn), schedule=True)
+        name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn)
         kern = c.load("emulator")[name]
-        a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
+        el = np.uint8 if dtype == "fp8" else np.uint16
+        a, bt = np.zeros((m, k), el), np.zeros((n, k), el)
+        out = np.zeros((m, n), np.float32 if o == "f32" else np.uint16)
+        scales = (np.ones(m, np.float32), np.ones(n, np.float32)) if dtype == "fp8" else ()
         t0 = time.perf_counter()
-        rep = kern(a, bt, out, np.uint32(m), grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn,),
+        rep = kern(a, bt, out, np.uint32(m), *scales, grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn,),
                    timing=prof, flops=2.0 * m * n * k).timing
         wall = time.perf_counter() - t0
         ROWS.append((name, f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", rep.pct_mfma_peak, "MFMA peak",
                      rep.pct_mfma_peak / 100, rep.limiter, _resources(c, name, rep)))
         print(f"  {m}x{n}x{k} {name}: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of peak "
               f"({rep.limiter}; {wall:.0f} s to predict)")
-        if (m, n, k) == (4096, 4096, 4096):
+        if (dtype, m, n, k) == ("bf16", 4096, 4096, 4096):
             # the previous best GEMM of the library, same shape, same model
             c0 = compile_module(gemm_lds.build(k, n, "bf16", "f32", 2, 2))
             k0 = c0.load("emulator")[gemm_lds.kernel_name("bf16", "f32", 2, 2, 64)]

@@ -102,7 +102,7 @@ def test_gemm_macro_splitk(m, n, k, splitk, depth, device):
     assert np.all(np.abs(res - a64 @ b64.T) <= tol)
 
 
-@pytest.mark.parametrize("table", ["gemm_macro_skinny.csv", "gemm_macro_4096.csv"])
+@pytest.mark.parametrize("table", ["gemm_macro_skinny.csv", "gemm_macro_4096.csv", "gemm_macro_1280.csv"])
 def test_tuned_tables_dispatch(table):
     """The committed tuned tables load in the runtime's registry, every row is an exact tuned
     hit for its own shape, and its kernel symbol is the one gemm_macro builds for the row's
