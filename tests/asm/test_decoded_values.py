@@ -59,3 +59,12 @@ def test_sdwa_compare_to_vcc_is_vcc():
     assert (di.operands[0].file, di.operands[0].index, di.operands[0].dwords) == ("vcc", 106, 2)
     di = _d("v_cmp_class_f32_sdwa s[4:5], v22, v20 src0_sel:WORD_1 src1_sel:DWORD")
     assert (di.operands[0].file, di.operands[0].index) == ("s", 4)
+
+
+def test_packed_f32_inline_constants_are_32_bit():
+    # llvm-mc 22 encodes both "v_pk_mul_f32 v[6:7], 0x3f800000, v[30:31]" and "..., 1.0, ..." as
+    # inline constant 242: the constant of a packed-f32 operand is the 32-bit f32 pattern
+    di = decode(bytes([0x06, 0x40, 0xB1, 0xD3, 0xF2, 0x3C, 0x02, 0x18]))
+    assert di.text() == "v_pk_mul_f32 v[6:7], 1.0, v[30:31]"
+    assert di.operands[1].value == 0x3F800000
+    assert _d("v_pk_fma_f32 v[0:1], -2.0, v[2:3], v[4:5]").operands[1].value == 0xC0000000

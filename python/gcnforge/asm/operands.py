@@ -90,8 +90,10 @@ inline_int_code = inline.int_code
 
 
 def inline_value(code: int, optype: str = "", dwords: int = 1) -> int | None:
-    """Bit pattern of inline constant ``code`` for an operand of ``optype``/``dwords``."""
-    bits = 64 if dwords == 2 or optype.endswith("64") else 32
+    """Bit pattern of inline constant ``code`` for an operand of ``optype``/``dwords``. The
+    value type decides the width (v_pk_*_f32 read 64-bit registers but take 32-bit constants:
+    llvm-mc encodes 0x3f800000 there as the inline 1.0); untyped 2-dword operands are 64-bit."""
+    bits = 64 if optype.endswith("64") or (not optype and dwords == 2) else 32
     if 128 <= code <= 192:
         return code - 128
     if 193 <= code <= 208:
