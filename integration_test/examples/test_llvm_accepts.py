@@ -9,6 +9,7 @@ import pytest
 from conftest import compiled
 
 import gemm_lds
+import gemm_macro
 import gemm_pipelined
 import norms
 import row_softmax
@@ -30,14 +31,21 @@ BUILDS = {
     "gemm_f16_splitk": (("gemm", "f16", "f32", 2, 2, 64, 128, 2), lambda: gemm_lds.build(128, 64, "f16", "f32", 2, 2, 64, 2)),
     "gemm_pipelined_loop": (("pipe", "f16", 2, 512), lambda: gemm_pipelined.build(512, 64, "f16", 2, 2)),
     "gemm_fp8": (("gemm", "fp8", "f32", 2, 2, 64, 128, 1), lambda: gemm_lds.build(128, 64, "fp8", "f32", 2, 2, 64, 1)),
+    "gemm_macro_256": (("macro", 96, 200, "bf16", "f32", 256, 256, 2, 2),
+                       lambda: gemm_macro.build(96, 200, "bf16", "f32", 256, 256)),
+    "gemm_macro_splitk_pf4": (("macro", 512, 256, "bf16", "f32", 64, 64, 2, 2, 4, 4),
+                              lambda: gemm_macro.build(512, 256, "bf16", "f32", 64, 64, 2, 2, 4, 4)),
+    "gemm_macro_fp8": (("macro_fp8", 192, 200, "bf16", 256, 256), lambda: gemm_macro.build(192, 200, "fp8", "bf16")),
+    "norm_bf16": (("norm_bf16", "layer"), lambda: norms.build_bf16("layer", 4096, 4)),
 }
+SCHEDULED = {"gemm_pipelined_loop", "gemm_macro_256", "gemm_macro_splitk_pf4", "gemm_macro_fp8"}
 
 
 @pytest.mark.parametrize("label", list(BUILDS))
 def test_llvm_objdump_matches(label, tmp_path):
     tools = require_llvm("llvm-objdump", "llvm-readelf")
     key, fn = BUILDS[label]
-    blob = compiled(key, fn, schedule=label == "gemm_pipelined_loop").blob
+    blob = compiled(key, fn, schedule=label in SCHEDULED).blob
     path = tmp_path / f"{label}.co"
     path.write_bytes(blob)
     want = subprocess.run([tools["llvm-objdump"], "-d", "--mcpu=gfx942", str(path)], check=True,
