@@ -111,6 +111,12 @@ def test_offload_bundle(clang_objects, tmp_path):
     assert list(read_code_object(out, target="gfx90a").kernels) == ["mfma"]
     with pytest.raises(Diagnostic, match="0 amdgcn code objects for gfx908"):
         read_code_object(out, target="gfx908")
+    # gcnforge info: the gfx942 entry of a several-entry bundle without --target, as before gfx950
+    import sys
+
+    info = [sys.executable, "-m", "gcnforge.cli.main", "info", str(out)]
+    r = subprocess.run(info, capture_output=True, text=True)
+    assert r.returncode == 0 and "target: gfx942" in r.stdout, r.stderr
     data = out.read_bytes()
     with pytest.raises(Diagnostic, match="runs past the end|truncated"):
         read_code_object(data[:200])

@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     p.add_argument("--kernel", default=None, help="only this kernel")
     p.add_argument("--metadata", action="store_true", help="print the whole metadata map as YAML")
     p.add_argument("--target", "--mcpu", dest="target", default=None,
-                   help="which entry of an offload bundle (HIP fat binary) to read (default: the only one)")
+                   help="which entry of an offload bundle (HIP fat binary) to read (default: the only one, else gfx942's)")
     p.set_defaults(func=run)
 
 
@@ -28,7 +28,13 @@ def run(args) -> int:
     from gcnforge.binary import read_code_object
     from gcnforge.binary.describe import describe
 
-    co = read_code_object(args.code_object, target=args.target)
+    if args.target is None:
+        try:  # a plain ELF names its target; so does a bundle with one amdgcn entry
+            co = read_code_object(args.code_object, target=None)
+        except Diagnostic:  # e.g. a bundle with several entries: gfx942's, as before gfx950 existed
+            co = read_code_object(args.code_object, target="gfx942")
+    else:
+        co = read_code_object(args.code_object, target=args.target)
     if args.target and args.target.split(":")[0] != str(co.target).split(":")[0].rsplit("-", 1)[-1]:
         # a plain ELF has one target: a --target naming another is a mistake, not a no-op
         raise Diagnostic(f"--target {args.target}: the code object is for {co.target}", args.code_object)
