@@ -13,14 +13,6 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa import waitcnt
 from gcnforge.isa.schema import OperandKind
 
-# Old names kept only for emulator/program.py until it reads gcnforge.isa.waitcnt itself.
-VMCNT_MAX, EXPCNT_MAX, LGKMCNT_MAX = waitcnt.MAX["vmcnt"], waitcnt.MAX["expcnt"], waitcnt.MAX["lgkmcnt"]
-
-
-def waitcnt_decode(v: int) -> tuple[int, int, int]:
-    return tuple(waitcnt.unpack(v).values())  # type: ignore[return-value]
-
-
 _WAIT_RE = re.compile(r"\s*(vmcnt|expcnt|lgkmcnt)(_sat)?\s*\(\s*([^)]*?)\s*\)\s*[&,]?\s*", re.I)
 
 
