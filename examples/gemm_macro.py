@@ -72,7 +72,7 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
     return (-(-n // tn), -(-m // tm), splitk)
 
 
-def build(k_dim: int, n_dim: int, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
+def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
           wm: int = 2, wn: int = 2, splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16, f16 or fp8, out f32 or bf16")
