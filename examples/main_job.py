@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k", type=int, default=64)
     p.add_argument("--device", default=None, help="emulator or hip (default: hip if an MI300 is present)")
     p.add_argument("-S", "--print-asm", action="store_true", help="print the kernel's assembly")
+    p.add_argument("--timing", default="mi300x", help="device profile whose time the emulator's timing mode "
+                   "predicts (mi300x, mi308x, mi325x; 'none' to skip)")
     a = p.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -87,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ran {a.m}x{a.n}x{a.k} on {kernel!r} in {run_s:.2f} s: max |C - A@B| = {err:.3g} "
           f"(tolerance {tol:.3g}) -> {'OK' if ok else 'MISMATCH'}")
     print(C[:2, :6])
+    if a.timing != "none" and kernel.device == "emulator":
+        # a second launch under the timing mode: sampled work-groups, cycle-level CU model (perfmodel)
+        res = kernel(A, np.ascontiguousarray(B.T), np.zeros_like(C), grid=grid, block=block,
+                     timing=a.timing, flops=2.0 * a.m * a.n * a.k)
+        print(res.timing.text())
     return 0 if ok else 1
 
 

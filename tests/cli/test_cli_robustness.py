@@ -44,6 +44,8 @@ def _write_inputs(d: Path) -> dict[str, Path]:
         "bad.py": b"def f(:\n",
         "exit.py": b"raise SystemExit(3)\n",
         "exit2.py": b"import sys; sys.exit('boom')\n",
+        # build() with a required parameter: compile calls it with none (a TypeError in the author's code)
+        "needargs.py": b"from gcnforge.builder import Module\n\ndef build(k_dim):\n    return Module('m')\n",
         "ok.s": b"s_endpgm\n",
     }
     for k, v in files.items():
@@ -73,7 +75,7 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
        ("co.hsaco", ["info", "co.hsaco", "--target", "gfx90a"])],
     "compile": [(f, ["compile", f, "-o", "out.hsaco"]) for f in
                 ["missing.py", "adir", "empty.py", "empty.mlir", "garbage.py", "garbage.mlir", "bad.py",
-                 "half.mlir", "nonutf8.py", "nonutf8.mlir", "nest.py", "nest.mlir", "co.hsaco", "ok.s", "exit.py"]]
+                 "half.mlir", "nonutf8.py", "nonutf8.mlir", "nest.py", "nest.mlir", "co.hsaco", "ok.s", "exit.py", "needargs.py"]]
     + [("vector_add.py", ["compile", str(REPO / "examples" / "authoring_vector_add.py"), "-o", "out.hsaco",
                           "--pipeline", "no-such-pass"])],
     "run": [(f, ["run", f, "k", "--grid", "1", "--block", "64", "--device", "emulator"]) for f in

@@ -25,15 +25,26 @@ def _load_python(path: Path):
     from gcnforge.dialect.structure_ops import ModuleOp
 
     sys.path.insert(0, str(path.parent))
+    line = 0  # where a failure that leaves no frame in the author's file is reported
     try:
-        g = runpy.run_path(str(path), run_name="__gcnforge_compile__")
+        # the author's code runs twice: the script itself, then its build() when it leaves no
+        # Module; a failure in either is located at the author's line, without our traceback
+        try:
+            g = runpy.run_path(str(path), run_name="__gcnforge_compile__")
+        except SystemExit:
+            g = {}
+        mods = [v for v in g.values() if isinstance(v, Module)]
+        if not mods and callable(g.get("build")):
+            code = getattr(g["build"], "__code__", None)
+            line = code.co_firstlineno if code is not None and code.co_filename == str(path) else 0
+            r = g["build"]()  # e.g. a TypeError for a build() whose parameters lack defaults: its def line
+            mods = [r] if isinstance(r, Module) else []
     except Diagnostic:
         raise
-    except SystemExit:
-        g = {}
-    except Exception as e:  # the author's script failed: say where, without our traceback
+    except Exception as e:
         tb = e.__traceback__
-        line = e.lineno or 0 if isinstance(e, SyntaxError) and e.filename == str(path) else 0
+        if isinstance(e, SyntaxError) and e.filename == str(path):
+            line = e.lineno or 0
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == str(path):
                 line = tb.tb_lineno
@@ -41,10 +52,6 @@ def _load_python(path: Path):
         raise Diagnostic(f"{type(e).__name__}: {e}", f"{path}:{line}") from None
     finally:
         sys.path.remove(str(path.parent))
-    mods = [v for v in g.values() if isinstance(v, Module)]
-    if not mods and callable(g.get("build")):
-        r = g["build"]()
-        mods = [r] if isinstance(r, Module) else []
     if not mods:
         raise Diagnostic("the file defines no gcnforge.builder.Module (and no build() returning one)", str(path))
     target = ModuleOp("compiled")
