@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ran {a.m}x{a.n}x{a.k} on {kernel!r} in {run_s:.2f} s: max |C - A@B| = {err:.3g} "
           f"(tolerance {tol:.3g}) -> {'OK' if ok else 'MISMATCH'}")
     print(C[:2, :6])
-    if a.timing != "none" and kernel.device == "emulator":
+    if a.timing != "none" and kernel.last_device is not None and kernel.last_device.name == "emulator":
         # a second launch under the timing mode: sampled work-groups, cycle-level CU model (perfmodel)
         res = kernel(A, np.ascontiguousarray(B.T), np.zeros_like(C), grid=grid, block=block,
                      timing=a.timing, flops=2.0 * a.m * a.n * a.k)

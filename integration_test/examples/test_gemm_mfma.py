@@ -15,3 +15,4 @@ def test_main_job_matches_numpy(m, n, k, capsys):
     assert main_job.main(["--m", str(m), "--n", str(n), "--k", str(k), "--device", "emulator"]) == 0
     out = capsys.readouterr().out
     assert "-> OK" in out and "MFMA utilization" in out
+    assert "on MI300X (modelled)" in out and "limited by:" in out  # the timing mode's report
