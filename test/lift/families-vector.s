@@ -18,6 +18,8 @@
 // CHECK: amdgcn.vop1 v_mov_b32_dpp {{.*}} dpp_ctrl = 273 row_mask = 15 bank_mask = 15 bound_ctrl
 // CHECK: amdgcn.vop2 v_add_u32_sdwa {{.*}} dst_sel = WORD_1 dst_unused = UNUSED_PAD src0_sel = BYTE_0 src1_sel = DWORD
 // CHECK: amdgcn.mfma v_mfma_f32_32x32x8_f16 {{.*}} cbsz = 1 abid = 1 blgp = 2 {{.*}} : !amdgcn.agpr<[0 : 16]>, !amdgcn.vgpr<[6 : 8]>, !amdgcn.vgpr<[8 : 10]>, i32
+// DGEMM negation (encoded in BLGP) is the table's neg modifier, not an opaque lift.inst:
+// CHECK: amdgcn.mfma v_mfma_f64_16x16x4_f64 {{.*}} neg = [1, 0, 1]
 // CHECK: amdgcn.vop3p v_accvgpr_read_b32 {{.*}} : !amdgcn.vgpr<25>, !amdgcn.agpr<3>
 // RT: round trip byte-identical
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
@@ -39,6 +41,7 @@ k:
 	v_mov_b32_dpp v23, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
 	v_add_u32_sdwa v24, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD
 	v_mfma_f32_32x32x8_f16 a[0:15], v[6:7], v[8:9], 0 cbsz:1 abid:1 blgp:2
+	v_mfma_f64_16x16x4_f64 v[8:15], v[6:7], v[4:5], v[8:15] neg:[1,0,1]
 	v_accvgpr_read_b32 v25, a3
 	s_endpgm
 .Lend:

@@ -103,6 +103,12 @@ def modifiers(di: DecodedInst) -> dict[str, object] | None:
             bit = (dm.get(name[:3], f.get(name[:3], 0)) >> int(name[3:])) & 1
             if bit:
                 out[name] = True
+        elif name == "neg" and inst.encoding.startswith("VOP3P") and "blgp" in f:
+            # DGEMM (f64 MFMA) negation: neg:[a,b,c] is encoded in the BLGP field
+            # (llvm-mc: v_mfma_f64_16x16x4_f64 ... neg:[1,0,1] sets blgp = 5)
+            v = dm.get("blgp", f.get("blgp", 0))
+            if v:
+                out[name] = _bits(v, 3)
         elif name in ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"):
             key = "neg" if name == "neg_lo" else name
             v = dm.get(key, f.get(key, 0))
