@@ -13,7 +13,9 @@ checkVMEMHazards, checkDivFMasHazards, checkRWLaneHazards, checkVALUHazards, che
 checkGetRegHazards, checkSMovRelHazards, checkMAIHazards90A, checkMAIVALUHazards). The MFMA
 rows depend on the producer's pass count P and on whether it is an XDL MFMA
 (``gcnforge.isa.mfma``); they are checked against the ``s_nop`` counts clang 22 emits in
-``tests/passes/test_hazard_rules.py``.
+``tests/passes/test_hazard_rules.py``. An MFMA row runs from the MFMA itself: a later non-MFMA
+write of the same register does not end it (LLVM searches back to the MFMA def; clang pads a
+store of a DGEMM result rewritten by a VALU op to the MFMA's memory-read count).
 """
 
 from __future__ import annotations
