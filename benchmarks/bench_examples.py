@@ -2,7 +2,8 @@
 instruction count, registers used against the allocator's lower bound, the issue model's
 cycles and MFMA utilization, and emulator time against NumPy on the same problem.
 
-Anchors (ratios printed beside the figures): compile time vs LLVM 22 compiling the same work
+Anchors (ratios printed beside the figures): compile CPU time (user + system of the whole
+process, steadier than wall time on a shared machine) vs LLVM 22 compiling the same work
 written in OpenCL C (``benchmarks/anchors/*.cl``: ``clang -O2 -c`` + ``ld.lld -shared``, whole
 processes, measured in the same run; the column says "-" without LLVM); VGPR/SGPR use vs the most
 registers simultaneously live (the passes' liveness lower bound); emulator time vs NumPy
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -63,7 +65,7 @@ ANCHOR_OF = (("vector", "vector_add.cl"), ("row", "row_softmax.cl"), ("layer", "
 
 
 def _clang_time(cl: str) -> float | None:
-    """Whole-process clang -O2 + ld.lld time for an anchor kernel (best of 2), None without LLVM."""
+    """Whole-process clang -O2 + ld.lld CPU time for an anchor kernel (best of 2), None without LLVM."""
     from gcnforge.llvm_tools import find_tool
 
     clang, lld = find_tool("clang"), find_tool("ld.lld")
@@ -74,18 +76,25 @@ def _clang_time(cl: str) -> float | None:
     best = float("inf")
     with tempfile.TemporaryDirectory() as td:
         for _ in range(2):
-            t = time.perf_counter()
+            t = _child_cpu()
             subprocess.run([clang, "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib", "-O2",
                             "-w", "-c", str(ANCHORS / cl), "-o", f"{td}/k.o"], check=True)
             subprocess.run([lld, "-shared", f"{td}/k.o", "-o", f"{td}/k.so"], check=True)
-            best = min(best, time.perf_counter() - t)
+            best = min(best, _child_cpu() - t)
     return best
 
 
+def _child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _proc_time(code: str) -> float:
-    t = time.perf_counter()
+    """CPU seconds of a whole Python process (user + system): on a shared machine wall time
+    mostly measures the other tenants."""
+    t = _child_cpu()
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-    return time.perf_counter() - t
+    return _child_cpu() - t
 
 
 def _problem(name: str, rng):
@@ -139,10 +148,10 @@ def _problem(name: str, rng):
 
 def _best(f, reps: int = 3) -> float:
     best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
+    for _ in range(reps):  # CPU seconds of this process, as for the compile column
+        t = time.process_time()
         f()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.process_time() - t)
     return best
 
 
@@ -161,8 +170,8 @@ def main(argv=None) -> int:
 
     anchors = {cl: _clang_time(cl) for cl in sorted({c for _, c in ANCHOR_OF})}
     tab = Table(title="gcnforge example kernels (compile anchor: clang -O2 + ld.lld on the same work in OpenCL C)")
-    for col in ("kernel", "compile s (x clang)", "insts", "VGPR/bound", "AGPR", "SGPR/bound",
-                "modeled cycles", "MFMA util", "emulator s (x NumPy)"):
+    for col in ("kernel", "compile CPU s (x clang)", "insts", "VGPR/bound", "AGPR", "SGPR/bound",
+                "modeled cycles", "MFMA util", "emulator CPU s (x NumPy)"):
         tab.add_column(col, justify="left" if col == "kernel" else "right")
     rng = np.random.default_rng(0)
     import tempfile
