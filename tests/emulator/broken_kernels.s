@@ -37,14 +37,56 @@ KERNEL misaligned_global
   s_waitcnt vmcnt(0)
   s_endpgm
 
-// buffer load past num_records (64 bytes) of its resource
-KERNEL oob_buffer
+// buffer load inside num_records (1024 bytes) but past the 256-byte allocation: the range
+// check passes, so the hardware reads memory nothing allocated
+KERNEL buffer_in_range_oob
   s_load_dwordx2 s[4:5], s[0:1], 0x0
-  s_mov_b32 s6, 64
+  s_movk_i32 s6, 0x400
   s_mov_b32 s7, 0x00027000
   v_lshlrev_b32_e32 v1, 2, v0
   s_waitcnt lgkmcnt(0)
+  buffer_load_dword v2, v1, s[4:7], 0 offen offset:256
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// buffer load inside num_records from a resource whose base no allocation covers
+KERNEL buffer_in_range_unmapped
+  s_mov_b32 s4, 0x1000
+  s_mov_b32 s5, 0
+  s_movk_i32 s6, 0x400
+  s_mov_b32 s7, 0x00027000
+  v_lshlrev_b32_e32 v1, 2, v0
   buffer_load_dword v2, v1, s[4:7], 0 offen
+  s_waitcnt vmcnt(0)
+  s_endpgm
+
+// NOT broken: the production pattern of hand-written GEMM kernels (a K loop unrolled by hand).
+// Stride 4 in the V#, OFFEN addressing only, the base advanced and num_records shrunk by one
+// 128-byte tile per step, and the next tile prefetched before the end test, so the last
+// prefetch is past the end: the range check makes it read 0 (and drops a store), which the
+// hardware defines (CDNA3 ISA guide, "Range Checking").
+KERNEL buffer_prefetch_past_end
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_movk_i32 s6, 0x100             // num_records: the whole 256-byte buffer
+  s_mov_b32 s7, 0x00027000
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  s_or_b32 s5, s5, 0x40000         // stride 4 (word 1 bits 29:16)
+  s_mov_b64 s[8:9], s[4:5]         // the original resource, kept for the result
+  s_mov_b64 s[10:11], s[6:7]
+  buffer_load_dword v2, v1, s[4:7], 0 offen     // tile 0: dwords 0..63
+  s_add_u32 s4, s4, 0x80
+  s_addc_u32 s5, s5, 0
+  s_sub_u32 s6, s6, 0x80
+  buffer_load_dword v3, v1, s[4:7], 0 offen     // tile 1: dwords 32..63, lanes 32..63 past the end
+  s_add_u32 s4, s4, 0x80
+  s_addc_u32 s5, s5, 0
+  s_sub_u32 s6, s6, 0x80
+  buffer_load_dword v4, v1, s[4:7], 0 offen     // tile 2: nothing left, every lane reads 0
+  s_waitcnt vmcnt(0)
+  v_add_u32_e32 v3, v3, v4
+  buffer_store_dword v2, v1, s[4:7], 0 offen    // past the end: dropped
+  buffer_store_dword v3, v1, s[8:11], 0 offen   // dword l = tile 1's lane l
   s_waitcnt vmcnt(0)
   s_endpgm
 
@@ -212,7 +254,9 @@ KERNEL clean
 KD oob_global
 KD unmapped_global
 KD misaligned_global
-KD oob_buffer
+KD buffer_in_range_oob
+KD buffer_in_range_unmapped
+KD buffer_prefetch_past_end
 KD oob_lds, 256
 KD unwaited_vmem
 KD unwaited_smem

@@ -39,7 +39,9 @@ CASES = [
     ("oob_global", 64, "oob", "global_load_dword v2, v1, s[4:5] offset:256", "outside the 256-byte allocation"),
     ("unmapped_global", 64, "unmapped", "global_load_dword v4, v[2:3], off", "unmapped address 0x1000"),
     ("misaligned_global", 64, "misaligned", "offset:2", "not 4-byte aligned"),
-    ("oob_buffer", 64, "oob", "buffer_load_dword", "num_records"),
+    # a buffer access the range check lets through still needs memory behind it
+    ("buffer_in_range_oob", 64, "oob", "buffer_load_dword", "outside the 256-byte allocation"),
+    ("buffer_in_range_unmapped", 64, "unmapped", "buffer_load_dword", "unmapped address 0x1000"),
     ("oob_lds", 64, "oob", "ds_read_b32 v2, v1 offset:1024", "outside the 256-byte LDS"),
     ("unwaited_vmem", 64, "unwaited", "v_add_u32_e32 v3, v2, v2", "s_waitcnt vmcnt"),
     ("unwaited_smem", 64, "unwaited", "s_add_u32 s6, s4, 4", "lgkmcnt"),
@@ -84,6 +86,21 @@ def test_budget_without_sanitizer(code):
 def test_clean_kernel_has_no_report(code):
     st = launch(code, "clean", 128, nbytes=512)
     assert st.reports == []
+
+
+def test_buffer_range_check_is_defined(code):
+    """Out-of-range MUBUF lanes are defined by the hardware (loads 0, stores dropped): a
+    kernel that prefetches past the end through a shrinking num_records runs clean."""
+    dev = Device()
+    buf = dev.memory.alloc(256)
+    dev.memory.write(buf, np.arange(64, dtype=np.uint32).tobytes())
+    st = dev.run(code, "buffer_prefetch_past_end", struct.pack("<Q", buf), (1, 1, 1), (64, 1, 1), sanitize=True,
+                 sanitize_mode="continue")
+    assert st.reports == []
+    lane = np.arange(64)
+    # byte offset 4l of tile 1 (base + 128, 128 records left) is in range for l < 32
+    want = np.where(lane < 32, lane + 32, 0)
+    assert np.array_equal(np.frombuffer(dev.memory.read(buf, 256), np.uint32), want)
 
 
 def test_continue_mode_collects_reports(code):

@@ -260,6 +260,8 @@ def flat_atomic(x, ins, w):
 # atomics are dropped; dword x2/x3/x4 loads and stores are checked per dword, format loads and
 # atomics all or nothing (guide notes 3-4). The guide lists neither IDXEN with a stride of 0
 # nor IDXEN with ADD_TID_EN: both are checked as structured (index, thread id included).
+# Out-of-range lanes are defined behaviour that kernels rely on (prefetching past the end), so
+# the sanitizer does not report them: only in-range lanes reach memory and its checks.
 _RSRC_SWIZZLE_EN = 31  # word 1 bit 31 (bit 63 of the V#)
 _RSRC_ELEMENT_SIZE = 19  # word 3 bits 20:19: 2, 4, 8, 16 bytes (LLVM SIDefines RSRC_ELEMENT_SIZE_SHIFT)
 _RSRC_INDEX_STRIDE = 21  # word 3 bits 22:21: 8, 16, 32, 64 indices (bits 118:117 of the V#)
@@ -319,17 +321,11 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
     return addr, np.ascontiguousarray(inb)
 
 
-def _buffer_report(x, lanes, inb, w, ins):
-    if x.sanitizer is not None:
-        x.sanitizer.buffer_bounds(lanes & ~inb.all(axis=2), w, ins)
-
-
 def _buffer_atomic(x, ins, w, lanes):
     name = ins.base[len("buffer_atomic_"):]
     fn, dt, n = _atomic_fn(name)
     data, vaddr, srsrc, soff = ins.ops[:4]
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)  # atomics: all or nothing
-    _buffer_report(x, lanes, inb, w, ins)
     m = lanes & inb[:, :, 0]
     src = _vals(x, data, w, dt, n)
     cmpv = np.zeros_like(src)
@@ -387,7 +383,6 @@ def _format_op(x, ins, w, lanes):
     d16 = "_d16" in b
     floaty = fmt.nfmt in bf._FLOATY
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, fmt.nbytes, 1, fmt=True)
-    _buffer_report(x, lanes, inb, w, ins)
     if not load:
         if count != len(fmt.bits):
             raise WaveFault(f"storing {count} component(s) to a {len(fmt.bits)}-component format is not modelled")
@@ -428,7 +423,6 @@ def buffer_op(x, ins, w):
         data, vaddr, srsrc, soff = ins.ops[:4]
     parts = n // 4 if n > 4 else 1  # dword x2/x3/x4: range-checked per dword
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n, parts)
-    _buffer_report(x, lanes, inb, w, ins)
     if not load:
         _buffer_move(x, ins, w, addr, inb, lanes, n, _store_bytes(x, ins, w, data, n, d16))
         return

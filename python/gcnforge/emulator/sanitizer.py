@@ -4,9 +4,11 @@ Enabled with ``Device.run(..., sanitize=True)``. Each report is a ``SanitizerRep
 (a ``Diagnostic``) located at kernel, pc, instruction text, workgroup, wave and lane, with
 a ``kind``:
 
-* ``unmapped`` / ``oob`` / ``misaligned`` — global, flat, buffer (``num_records``),
-  scratch and LDS accesses outside what is mapped/allocated, or not naturally aligned
-  (to min(size, 4) bytes; atomics to their full size);
+* ``unmapped`` / ``oob`` / ``misaligned`` — global, flat, buffer, scratch and LDS accesses
+  outside what is mapped/allocated, or not naturally aligned (to min(size, 4) bytes; atomics
+  to their full size). A buffer (MUBUF/MTBUF) lane outside its resource's ``num_records`` is
+  not a report: the range check makes it defined (loads 0, stores and atomics dropped);
+  the in-range lanes are checked like global accesses;
 * ``unwaited`` — a register read while a load that writes it is still outstanding, or an
   ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it).
   Counters follow the one counter model, ``gcnforge.isa.counters``: ``counter(N)`` retires
@@ -330,12 +332,6 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                                    "private segment", ins, int(w[wi]), int(li))
                 mask = mask & ~bad
         return mask
-
-    def buffer_bounds(self, oob, w, ins):
-        if oob.any():
-            wi, li = np.argwhere(oob)[0]
-            self.report("oob", "buffer access outside the resource's num_records (hardware returns 0 / drops the store)",
-                        ins, int(w[wi]), int(li))
 
     def barrier(self, g):
         self.epoch[g] += 1
