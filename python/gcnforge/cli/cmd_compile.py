@@ -86,6 +86,14 @@ def load(path: Path):
 
 def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
                  print_after: set[str] | None = None, print_all: bool = False) -> bytes | str:
+    from gcnforge.cli._gc import batch_gc
+
+    with batch_gc():
+        return _compile(path, pipeline, kernels, toolchain, asm_only, print_after, print_all)
+
+
+def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
+             print_after: set[str] | None, print_all: bool) -> bytes | str:
     from gcnforge.passes import pipeline as pl
     from gcnforge.target import to_assembly
     from gcnforge.binary import assemble

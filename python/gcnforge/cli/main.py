@@ -37,8 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from gcnforge.cli._gc import batch_gc
+
     try:
-        return int(args.func(args) or 0)
+        with batch_gc():
+            return int(args.func(args) or 0)
     except Diagnostic as d:
         print(d, file=sys.stderr)
         return 1

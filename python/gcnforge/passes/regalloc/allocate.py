@@ -52,6 +52,7 @@ class Interference:
         idx = {id(g): i for i, g in enumerate(program.groups)}
         self.index = idx
         self.adj: list[set[int]] = [set() for _ in program.groups]
+        self._same_file: dict[int, list[Group]] | None = None
         fmask = {f: program.file_mask(f) for f in FILES}
         self.pressure = {f: Pressure() for f in FILES}
 
@@ -89,10 +90,11 @@ class Interference:
                 cs = op.copy_src
                 spare = idx[id(cs.group)] if cs is not None and cs.offset == 0 and cs.w == cs.group.width else -1
                 for gi in dset:
-                    for hi in around:
-                        if hi != gi and hi != spare:
-                            adj[gi].add(hi)
-                            adj[hi].add(gi)
+                    # one set union for gi's side; the other side edge by edge
+                    others = around - {gi, spare}
+                    adj[gi] |= others
+                    for hi in others:
+                        adj[hi].add(gi)
                 new = (after & ~d) | u
                 for gi in dset:
                     if not new & own[gi]:
@@ -112,6 +114,17 @@ class Interference:
 
     def neighbours(self, g: Group) -> list[Group]:
         return [self.program.groups[i] for i in self.adj[self.index[id(g)]]]
+
+    def same_file_neighbours(self) -> dict[int, list[Group]]:
+        """id(g) -> g's neighbours in its own register file (built once, shared by every
+        placement order)."""
+        if self._same_file is None:
+            groups = self.program.groups
+            self._same_file = {
+                id(g): [h for h in (groups[i] for i in self.adj[gi]) if h.file == g.file]
+                for gi, g in enumerate(groups)
+            }
+        return self._same_file
 
 
 def _order(program: Program) -> list[Group]:
@@ -248,11 +261,11 @@ def _assign(program: Program, limits: dict[str, int], inter: Interference, exact
 
 
 def _greedy(program: Program, inter: Interference, order: list[Group], limits: dict[str, int]) -> None:
+    same = inter.same_file_neighbours()
     for g in order:
         limit = limits.get(g.file, 0)
-        busy = sorted(
-            (h.reg, h.reg + h.width) for h in inter.neighbours(g) if h.file == g.file and h.reg is not None
-        )
+        busy = [(h.reg, h.reg + h.width) for h in same[id(g)] if h.reg is not None]
+        busy.sort()
         b = _place(busy, g.width, g.align, limit)
         if b + g.width > limit:
             raise _exhausted(program, inter, g, limit)
