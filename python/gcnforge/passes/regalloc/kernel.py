@@ -113,7 +113,7 @@ def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = T
             spilled += 1
 
 
-def _bind(op: Operation, coalesce: bool) -> tuple[Binding, Program, int]:
+def _bind(op: Operation, coalesce: bool) -> tuple[Binding, Program, int, Liveness]:
     b = Binding(op)
     # the binding keeps the joins; erased copies simply no longer appear in the IR
     n = _coalesce(b) if coalesce else 0
@@ -121,31 +121,33 @@ def _bind(op: Operation, coalesce: bool) -> tuple[Binding, Program, int]:
     # registers read before any write hold what the hardware preloaded (ABI pins) or
     # what the author left there: they are defined on entry
     prog.number()
-    prog.entry_defs = tuple(Ref(g) for g in prog.groups_in(Liveness(prog).entry_live()))
-    return b, prog, n
+    live = Liveness(prog)
+    prog.entry_defs = tuple(Ref(g) for g in prog.groups_in(live.entry_live()))
+    # entry_defs change no op and add no group, so this liveness stays valid for allocate
+    return b, prog, n, live
 
 
 def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify: bool,
                    split_ranges: bool = True) -> Result:
-    b, prog, n = _bind(op, coalesce)
+    b, prog, n, live = _bind(op, coalesce)
     moves: list = []
     nsplit = 0
     try:
-        alloc = allocate(prog, limits, split_ranges=False, exact_units=split_ranges)
+        alloc = allocate(prog, limits, live, split_ranges=False, exact_units=split_ranges)
     except Diagnostic as d:
         # the live values fit but no colouring does: split storage written in several
         # places into SSA versions with moves at joins (split.py), in the kernel too
         if not split_ranges or not d.message.startswith("out of") \
-                or not fits(Interference(prog, Liveness(prog)), limits):
+                or not fits(Interference(prog, live), limits):
             raise
         edits = split(prog, split_ir.eligible(b, prog))
         if edits is None:
             raise
         moves = split_ir.apply(b, edits)
         nsplit = len(edits.versions)
-        b, prog, m = _bind(op, coalesce)
+        b, prog, m, live = _bind(op, coalesce)
         n += m
-        alloc = allocate(prog, limits, split_ranges=False, exact_units=True)
+        alloc = allocate(prog, limits, live, split_ranges=False, exact_units=True)
     if verify:
         problems = check(prog, limits)
         if problems:
