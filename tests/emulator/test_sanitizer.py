@@ -76,6 +76,32 @@ def test_budget_ends_endless_loop(code):
     assert e.value.kind == "budget" and "5000" in str(e.value)
 
 
+def test_sanitized_default_budget_is_per_wave(code, monkeypatch):
+    """A sanitized run's default budget stops an endless loop whose state never repeats (s8
+    counts up: the livelock check cannot see it) after SANITIZE_MAX_WAVE_INSTRUCTIONS per wave,
+    not after the 50M-instruction launch budget (an hour of sanitized emulation); an explicit
+    max_instructions replaces it. (The limit is lowered here to keep the test short; the trace
+    hook stops the run if the default limit does not.)"""
+    from gcnforge.emulator import device
+
+    monkeypatch.setattr(device, "SANITIZE_MAX_WAVE_INSTRUCTIONS", 2000)
+    seen = [0]
+
+    def guard(ev):
+        seen[0] += 1
+        if seen[0] > 20_000:
+            raise RuntimeError("the sanitized run has no per-wave budget")
+
+    with pytest.raises(SanitizerReport.__mro__[1]) as e:  # EmulationError
+        launch(code, "endless", block=128, trace=guard)
+    assert e.value.kind == "budget" and "more than 2000 instructions" in str(e.value), str(e.value)
+    assert 2000 <= seen[0] <= 2001
+    seen[0] = 0
+    with pytest.raises(SanitizerReport.__mro__[1]) as e:  # the launch's own budget: 2 waves x 3000
+        launch(code, "endless", block=128, trace=guard, max_instructions=6000)
+    assert e.value.kind == "budget" and "budget of 6000 wave-instructions" in str(e.value), str(e.value)
+
+
 def test_budget_without_sanitizer(code):
     dev = Device()
     with pytest.raises(Exception) as e:

@@ -54,7 +54,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
     p.add_argument("--max-instructions", type=int, default=None, metavar="N",
                    help="emulator: stop with a diagnostic after N wave-instructions (default "
-                        "50,000,000; a kernel whose state repeats stops within seconds anyway)")
+                        "50,000,000, and with --sanitize at most 50,000 per wave, seconds of sanitized "
+                        "emulation; a kernel whose state repeats stops within seconds anyway)")
     p.set_defaults(func=run)
 
 

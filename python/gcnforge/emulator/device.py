@@ -15,6 +15,10 @@ from gcnforge.emulator.memory import Memory
 from gcnforge.isa.target import target
 
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes of emulation at most)
+# A sanitized run issues ~10k instructions a second (every issue runs the checks), so the launch
+# budget above would let an endless loop whose state never repeats (the livelock check cannot
+# see it) run for an hour: by default no wave of a sanitized run executes more than this.
+SANITIZE_MAX_WAVE_INSTRUCTIONS = 50_000
 SCRATCH_BATCH_BYTES = 1 << 28  # emulated private memory per batch of waves (fewer waves when it is large)
 WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
 
@@ -69,7 +73,7 @@ class Device:
         return addr
 
     def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
-            max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS, dynamic_lds: int = 0,
+            max_instructions: int | None | str = "default", dynamic_lds: int = 0,
             lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH,
             trace=None, workgroups=None, observe=None) -> RunStats:
         """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
@@ -80,7 +84,18 @@ class Device:
         hook (print it, stop with an exception, inspect ``event.state``). ``workgroups``: run
         only these work-group ids (x, y, z) of the grid (the timing mode's sample);
         ``observe(space, addrs, nbytes, mask, waves)``: called for every vector memory access
-        with its lanes' addresses (the timing mode's hook; None costs nothing)."""
+        with its lanes' addresses (the timing mode's hook; None costs nothing).
+        ``max_instructions``: wave-instructions the launch may execute before it stops with a
+        ``budget`` error (None: no limit). The default is ``DEFAULT_MAX_INSTRUCTIONS`` and, when
+        sanitizing, also at most ``SANITIZE_MAX_WAVE_INSTRUCTIONS`` per wave (seconds of
+        sanitized emulation); a number given here (``gcnforge run --max-instructions N``)
+        replaces both."""
+        wave_budget = None
+        if isinstance(max_instructions, str):
+            if max_instructions != "default":
+                raise ValueError(f"max_instructions must be a count, None or 'default', not {max_instructions!r}")
+            max_instructions = DEFAULT_MAX_INSTRUCTIONS
+            wave_budget = SANITIZE_MAX_WAVE_INSTRUCTIONS if sanitize else None
         grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
         block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
         if any(g < 1 for g in grid) or any(b < 1 for b in block):
@@ -121,7 +136,8 @@ class Device:
                 if sanitize:
                     san = Sanitizer(image, prog, stats, **san_kw)
                 ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
-                              sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock)
+                              sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock,
+                              wave_budget=wave_budget)
                 ex.trace = trace
                 ex.observe = observe
                 if san is not None:

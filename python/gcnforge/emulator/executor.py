@@ -64,7 +64,7 @@ class TraceEvent:
 
 class Executor(Machine):
     def __init__(self, device, image, prog, wgs, block, kernarg_addr, dispatch_ptr, queue_ptr,
-                 lds_bytes, sanitizer=None, lockstep=True, budget=None, clock0=0):
+                 lds_bytes, sanitizer=None, lockstep=True, budget=None, clock0=0, wave_budget=None):
         desc = image.descriptor
         self.device, self.image, self.prog = device, image, prog
         self.mem = device.memory
@@ -85,6 +85,8 @@ class Executor(Machine):
         self.at_barrier = np.zeros(nw, dtype=bool)
         self.lockstep = lockstep
         self.budget = budget
+        self.wave_budget = wave_budget  # instructions any one wave may execute (None: no limit)
+        self.wave_executed = np.zeros(nw, np.int64) if wave_budget is not None else None
         self.executed = 0
         self.issued = 0
         self.mem_writes = 0  # stores/atomics so far (the livelock check's memory-changed test)
@@ -242,6 +244,14 @@ class Executor(Machine):
                                             "(endless loop?); raise max_instructions (gcnforge run "
                                             "--max-instructions N) if the kernel is just long"),
                                   int(w[0]), ins, kind="budget")
+            if self.wave_executed is not None:
+                self.wave_executed[r] += 1
+                if int(self.wave_executed[r].max()) > self.wave_budget:
+                    raise self._error(WaveFault(
+                        f"a wave executed more than {self.wave_budget} instructions, the default budget per "
+                        "wave of a sanitized run (endless loop?); give the launch a budget (max_instructions, "
+                        "gcnforge run --max-instructions N) if the kernel is just long"),
+                        int(w[0]), ins, kind="budget")
             if self.trace is not None:
                 self.trace(TraceEvent(pc, ins.text, [int(self.wave_slot[i]) for i in w],
                                       [self.wgs[self.wg_of[i]] for i in w], self))

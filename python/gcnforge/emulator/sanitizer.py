@@ -19,7 +19,8 @@ a ``kind``:
   interval and at least one writes (atomics excepted);
 * ``hazard`` — an instruction executed fewer wait states after a producer than the ISA
   guide (4.5 "Manually Inserted Wait States (NOPs)", gfx940 table) requires;
-* ``budget`` — the instruction budget ran out (endless loop).
+* ``budget`` — the instruction budget ran out (endless loop; a sanitized run stops by default
+  after ``device.SANITIZE_MAX_WAVE_INSTRUCTIONS`` per wave, see ``Device.run``).
 
 Mode ``stop`` raises the first report; ``continue`` collects each (pc, kind) once in
 ``RunStats.reports`` and goes on (bad lanes of a memory access are dropped).
