@@ -77,7 +77,12 @@ class Interference:
             # the live groups are kept as a set alongside the unit mask, updated per op
             # (big-int scans per definition would dominate on long kernels)
             live_set = {idx[id(g)] for g in program.groups_in(live.live_out[b])}
-            for i, d, u, after in live.op_points(b):
+            # live.op_points inlined: the units live before an op are the next op's
+            # "after", computed once (each step is a big-int operation over all units)
+            ms = live.masks[b]
+            after = live.live_out[b]
+            for i in range(len(ms) - 1, -1, -1):
+                d, u = ms[i]
                 op = ops[i]
                 clobber = after | d | (u if op.early_clobber else 0)
                 note(clobber, op, b, i)
@@ -100,6 +105,7 @@ class Interference:
                     if not new & own[gi]:
                         live_set.discard(gi)
                 live_set |= uset
+                after = new
         entry = live.entry_live()
         for r in program.entry_defs:
             entry |= r.mask()
@@ -336,7 +342,8 @@ def _place(busy: list[tuple[int, int]], width: int, align: int, limit: int) -> i
                 waste = (lo - at) - width
                 if best_waste is None or waste < best_waste:
                     best, best_waste = b, waste
-        at = max(at, hi)
+        if hi > at:
+            at = hi
     if best is not None:
         return best
     return -(-at // align) * align
