@@ -157,6 +157,9 @@ class Binding:
         return root, off + o, width
 
     def _visit(self, op: Operation) -> None:
+        if isinstance(op, InstOp):  # by far the most common op: tested first
+            self._visit_inst(op)
+            return
         if isinstance(op, (LoadArgOp, ThreadIdOp, BlockIdOp)):
             raise Diagnostic(f"{op.name} must be lowered before register allocation (run amdgcn-lower-abi)", _loc(op))
         if isinstance(op, CallOp):
@@ -192,41 +195,41 @@ class Binding:
                     assert again is None, again
                 off += p.type.width
             self.where[op.result] = (root, 0, t.width)
+
+    def _visit_inst(self, op: InstOp) -> None:
+        inf = op.info
+        if inf is None:
             return
-        if isinstance(op, InstOp):
-            inf = op.info
-            if inf is None:
-                return
-            offs = set(op.off_slots)
-            present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
-            ri = 0
-            for slot, arg in zip(present, op.args):
-                if not slot.is_def:
-                    continue
-                if ri < len(op.outs):
-                    res = op.outs[ri]
-                    t = arg.type
-                    if isinstance(t, RegisterType) and t.is_value:
-                        # a value-typed destination names no storage: the result is a
-                        # fresh value, placed by the allocator (the placeholder may be shared)
-                        self._leaf(res, t, _short(op), _loc(op))
-                        self.where[res][0].written = True
-                    elif arg in self.where:
-                        # storage (unallocated or pinned): the op writes it in place
-                        self.where[res] = self.where[arg]
-                ri += 1
-            if op.mnemonic in COPIES and len(op.args) == 2 and op.outs:
-                d, src = op.args[0].type, op.args[1].type
-                if isinstance(d, RegisterType) and d.is_value and isinstance(src, RegisterType) \
-                        and src.FILE == d.FILE and src.width == d.width:
-                    self.copies.append(op)
-            if inf.family == "mfma" and op.outs:
-                c = op.operand_for("src2")
-                d = op.operand_for("vdst")
-                if c is not None and d is not None and isinstance(c.type, RegisterType) \
-                        and isinstance(d.type, RegisterType) and d.type.is_value \
-                        and c.type.FILE == d.type.FILE and c.type.width == d.type.width:
-                    self.accumulates.append((op, op.outs[0], c))
+        offs = set(op.off_slots)
+        present = [s for i, s in enumerate(inf.ssa_slots) if i not in offs]
+        ri = 0
+        for slot, arg in zip(present, op.args):
+            if not slot.is_def:
+                continue
+            if ri < len(op.outs):
+                res = op.outs[ri]
+                t = arg.type
+                if isinstance(t, RegisterType) and t.is_value:
+                    # a value-typed destination names no storage: the result is a
+                    # fresh value, placed by the allocator (the placeholder may be shared)
+                    self._leaf(res, t, _short(op), _loc(op))
+                    self.where[res][0].written = True
+                elif arg in self.where:
+                    # storage (unallocated or pinned): the op writes it in place
+                    self.where[res] = self.where[arg]
+            ri += 1
+        if op.mnemonic in COPIES and len(op.args) == 2 and op.outs:
+            d, src = op.args[0].type, op.args[1].type
+            if isinstance(d, RegisterType) and d.is_value and isinstance(src, RegisterType) \
+                    and src.FILE == d.FILE and src.width == d.width:
+                self.copies.append(op)
+        if inf.family == "mfma" and op.outs:
+            c = op.operand_for("src2")
+            d = op.operand_for("vdst")
+            if c is not None and d is not None and isinstance(c.type, RegisterType) \
+                    and isinstance(d.type, RegisterType) and d.type.is_value \
+                    and c.type.FILE == d.type.FILE and c.type.width == d.type.width:
+                self.accumulates.append((op, op.outs[0], c))
 
     def _join(self, part: SSAValue, root: Node, off: int, op: Operation) -> str | None:
         """Place ``part`` at ``off`` inside ``root``; a reason when it cannot stay where it is."""
