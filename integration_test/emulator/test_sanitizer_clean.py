@@ -20,21 +20,11 @@ def sanitized(monkeypatch):
     monkeypatch.setattr(harness, "SANITIZE", True)
 
 
-# kernels that deliberately do what the sanitizer reports (well defined on hardware)
-EXPECTED = {"test_buffer_ops_bounds": "oob"}  # relies on num_records returning 0
-
-
+# test_buffer_ops_bounds relies on out-of-range buffer lanes reading 0: defined by the CDNA3
+# range check, so the sanitizer stays silent on it too
 @pytest.mark.parametrize("fn", [f for _, f in KERNEL_TESTS], ids=[n for n, _ in KERNEL_TESTS])
 def test_kernel_clean(sanitized, fn, tools):
-    kind = EXPECTED.get(fn.__name__)
-    if kind is None:
-        fn(tools)
-        return
-    from gcnforge.emulator.sanitizer import SanitizerReport
-
-    with pytest.raises(SanitizerReport) as e:
-        fn(tools)
-    assert e.value.kind == kind
+    fn(tools)
 
 
 @pytest.fixture(scope="module")
