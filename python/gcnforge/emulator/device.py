@@ -21,6 +21,9 @@ DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes o
 SANITIZE_MAX_WAVE_INSTRUCTIONS = 50_000
 SCRATCH_BATCH_BYTES = 1 << 28  # emulated private memory per batch of waves (fewer waves when it is large)
 WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
+# The emulator's bound on the descriptor's kernarg_size (a 32-bit field): 16x the 4 KiB of
+# explicit arguments HIP passes, so a damaged descriptor cannot ask for gigabytes of zeros.
+MAX_KERNARG_BYTES = 1 << 16
 
 
 @dataclass
@@ -40,7 +43,7 @@ class RunStats:
         return self.wave_instructions / max(self.issues, 1)
 
 
-def _check_segments(kernel: str, group: int, dynamic: int, private: int) -> None:
+def _check_segments(kernel: str, group: int, dynamic: int, private: int, kernarg: int = 0) -> None:
     """Segment sizes from the kernel descriptor, checked against the target before any memory
     is set aside for them (a corrupt descriptor must not become a huge allocation)."""
     t = target("gfx942")
@@ -55,6 +58,22 @@ def _check_segments(kernel: str, group: int, dynamic: int, private: int) -> None
         raise Diagnostic(f"private_segment_fixed_size {private} bytes per work-item exceeds {t.name}'s "
                          f"{per_item} ({t.max_scratch_per_wave} bytes of scratch per wave)",
                          f"{kernel}.kd+0x4 (private_segment_fixed_size)")
+    if kernarg > MAX_KERNARG_BYTES:
+        raise Diagnostic(f"kernarg_size {kernarg} bytes exceeds the emulator's {MAX_KERNARG_BYTES}",
+                         f"{kernel}.kd+0x8 (kernarg_size)")
+
+
+class _WorkGroups:
+    """The grid's work-group ids in dispatch order (x fastest), made one batch at a time: a
+    huge grid is never a list (the instruction budget ends it)."""
+
+    def __init__(self, grid):
+        self.grid = grid
+        self.count = grid[0] * grid[1] * grid[2]
+
+    def __getitem__(self, s: slice) -> list:
+        gx, gy = self.grid[0], self.grid[1]
+        return [(j % gx, j // gx % gy, j // (gx * gy)) for j in range(*s.indices(self.count))]
 
 
 class Device:
@@ -102,11 +121,14 @@ class Device:
             raise Diagnostic(f"bad launch shape grid={grid} block={block}")
         if block[0] * block[1] * block[2] > 1024:
             raise Diagnostic(f"workgroup of {block[0] * block[1] * block[2]} work-items exceeds gfx942's 1024")
+        if any(g * b >= 1 << 32 for g, b in zip(grid, block)):  # the dispatch packet's grid_size_* are u32
+            raise Diagnostic(f"grid={grid} of block={block}: more than 2^32-1 work-items in a dimension")
         image = kernel_image(code_object, kernel)
         d = image.descriptor
         prog = decode_kernel(image.text, image.text_address, image.entry, image.end)
         lds = d.group_segment_fixed_size + int(dynamic_lds)
-        _check_segments(kernel, d.group_segment_fixed_size, int(dynamic_lds), d.private_segment_fixed_size)
+        _check_segments(kernel, d.group_segment_fixed_size, int(dynamic_lds), d.private_segment_fixed_size,
+                        d.kernarg_size)
         ka = bytes(kernarg) + b"\0" * max(0, d.kernarg_size - len(kernarg))
         kernarg_addr = self.memory.alloc(max(len(ka), 4), 256, name="kernarg")
         if ka:
@@ -119,9 +141,11 @@ class Device:
             from gcnforge.emulator.sanitizer import Sanitizer
 
             san_kw = {"mode": sanitize_mode}
-        wgs = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        wgs = _WorkGroups(grid)
+        nwgs = wgs.count
         if workgroups is not None:
             wgs = [tuple(int(c) for c in g) for g in workgroups]
+            nwgs = len(wgs)
             if any(not all(0 <= c < n for c, n in zip(g, grid)) for g in wgs):
                 raise Diagnostic(f"work-group ids {wgs} outside the grid {grid}")
         nthreads = block[0] * block[1] * block[2]
@@ -132,7 +156,7 @@ class Device:
         remaining = max_instructions
         cycles = 0
         try:
-            for i in range(0, len(wgs), per):
+            for i in range(0, nwgs, per):
                 if sanitize:
                     san = Sanitizer(image, prog, stats, **san_kw)
                 ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,

@@ -63,13 +63,14 @@ def kernel_image(code_object, name: str) -> KernelImage:
 def _read_image(data: bytes, name: str) -> tuple:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
 
     try:
         elf = ELFFile(io.BytesIO(data))
         syms = {}
         for sec_name in (".symtab", ".dynsym"):
             sec = elf.get_section_by_name(sec_name)
-            if sec is not None:
+            if isinstance(sec, SymbolTableSection):  # a damaged sh_type makes it a plain section
                 for s in sec.iter_symbols():
                     syms.setdefault(s.name, s)
         text_sec = elf.get_section_by_name(".text")
@@ -90,8 +91,13 @@ def _read_image(data: bytes, name: str) -> tuple:
                 break
         if kd is None:
             raise Diagnostic(f"descriptor '{name}.kd' lies in no section")
-    except ELFError as e:
-        raise Diagnostic(f"not an ELF code object: {e}") from None
+    except Diagnostic:
+        raise
+    except Exception as e:  # noqa: BLE001
+        # pyelftools reports damaged structures with assorted exception types (ELFError,
+        # struct.error, construct's errors, ...): as in binary.reader, each is a Diagnostic
+        kind = "ELF structure" if isinstance(e, ELFError) else type(e).__name__
+        raise Diagnostic(f"malformed ELF code object ({kind}): {e}") from None
     desc = KernelDescriptor.from_bytes(kd)
     entry = kd_addr + desc.kernel_code_entry_byte_offset
     ksym = syms.get(name)

@@ -158,6 +158,9 @@ def mfma(x, ins, w):
     B = _decode(_gather(B_regs, lb, b_src), types["Src1"])
     if not is_f64 and cbsz:
         grp = 1 << cbsz
+        if grp > nb:  # the broadcast group must fit the blocks (AMD's Matrix Instruction Calculator: cbsz <= log2(blocks))
+            raise WaveFault(f"cbsz:{cbsz} broadcasts within groups of {grp} blocks; {ins.base} has {nb} "
+                            f"block{'s' if nb > 1 else ''} (cbsz must be at most {nb.bit_length() - 1})")
         src_block = (np.arange(nb) & ~(grp - 1)) | (abid & (grp - 1))
         A = A[:, src_block]
     if ins.base.endswith("_xf32"):

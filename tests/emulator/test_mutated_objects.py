@@ -1,0 +1,114 @@
+"""Code objects damaged the way the fuzz harness (``fuzz/harness.py``, obj target with the
+emulator launch) damaged them: each launch ends in a located ``Diagnostic`` /
+``EmulationError``, never another exception. Inputs are hand-written assembly assembled by
+llvm-mc and linked by ld.lld, then (for the ELF cases) one header field patched."""
+
+from __future__ import annotations
+
+import io
+import struct
+import subprocess
+
+import numpy as np
+import pytest
+
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.emulator import Device
+from gcnforge.emulator.executor import EmulationError
+from gcnforge.testing import require_llvm
+
+SRC = """
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+  v_mov_b32 v0, 0
+  {body}
+  s_endpgm
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+  {directives}
+.end_amdhsa_kernel
+"""
+
+
+def build(tmp_path, body: str, directives: str = "") -> bytes:
+    t = require_llvm("llvm-mc", "ld.lld")
+    (tmp_path / "k.s").write_text(SRC.format(body=body, directives=directives))
+    subprocess.run([t["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj",
+                    str(tmp_path / "k.s"), "-o", str(tmp_path / "k.o")], check=True)
+    subprocess.run([t["ld.lld"], "-shared", str(tmp_path / "k.o"), "-o", str(tmp_path / "k.so")], check=True)
+    return (tmp_path / "k.so").read_bytes()
+
+
+def launch(code: bytes, grid=(1, 1, 1), block=(64, 1, 1), max_instructions=1000):
+    return Device().run(code, "k", b"", grid, block, max_instructions=max_instructions)
+
+
+def test_clean_kernel_runs(tmp_path):
+    assert launch(build(tmp_path, "")).wave_instructions == 2
+
+
+@pytest.mark.parametrize("cbsz, blocks", [(1, 1), (3, 2)])
+def test_mfma_broadcast_larger_than_its_blocks_is_a_fault(tmp_path, cbsz, blocks):
+    # llvm-mc encodes any 3-bit cbsz; a group of 2^cbsz blocks needs that many blocks
+    # (fuzz seed 1 #10: IndexError in ops_mfma.py)
+    mn = "v_mfma_f32_32x32x8_f16 a[0:15]" if blocks == 1 else "v_mfma_f32_32x32x4_2b_f16 a[0:31]"
+    text = f"{mn}, v[0:1], v[2:3], 0 cbsz:{cbsz} abid:1"
+    with pytest.raises(EmulationError) as e:
+        launch(build(tmp_path, text))
+    assert f"cbsz:{cbsz}" in e.value.message and f"has {blocks} block" in e.value.message
+    assert e.value.loc.text.startswith(mn.split()[0]) and e.value.loc.wave == 0
+
+
+def _section_header_offset(code: bytes, name: str) -> int:
+    from elftools.elf.elffile import ELFFile
+
+    elf = ELFFile(io.BytesIO(code))
+    for i, sec in enumerate(elf.iter_sections()):
+        if sec.name == name:
+            return elf["e_shoff"] + i * elf["e_shentsize"]
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("sh_type", [0, 1])  # SHT_NULL, SHT_PROGBITS (fuzz seed 1 #836, seed 2 #555)
+def test_symbol_table_with_damaged_type(tmp_path, sh_type):
+    code = bytearray(build(tmp_path, ""))
+    off = _section_header_offset(bytes(code), ".symtab") + 4  # Elf64_Shdr.sh_type
+    code[off : off + 4] = struct.pack("<I", sh_type)
+    # .symtab is no symbol table any more: the kernel's symbols still come from .dynsym
+    assert launch(bytes(code)).wave_instructions == 2
+    off = _section_header_offset(bytes(code), ".dynsym") + 4
+    code[off : off + 4] = struct.pack("<I", sh_type)
+    with pytest.raises(Diagnostic) as e:  # .hash links to .dynsym: pyelftools' own error, as a Diagnostic
+        launch(bytes(code))
+    assert not isinstance(e.value, EmulationError) and "ELF" in e.value.message
+
+
+def test_huge_kernarg_size_is_a_located_diagnostic(tmp_path):
+    # fuzz seed 2 #792: a damaged kernarg_size became gigabytes of zeros written at launch (a hang)
+    code = build(tmp_path, "", ".amdhsa_kernarg_size 4294967295")
+    with pytest.raises(Diagnostic) as e:
+        launch(code)
+    assert "kernarg_size 4294967295" in e.value.message and str(e.value.loc) == "k.kd+0x8 (kernarg_size)"
+    assert launch(build(tmp_path, "", ".amdhsa_kernarg_size 4096")).wave_instructions == 2
+
+
+def test_grid_past_the_dispatch_packet_is_a_diagnostic(tmp_path):
+    # hsa_kernel_dispatch_packet_t.grid_size_x is 32 bits (was struct.error)
+    with pytest.raises(Diagnostic, match="more than 2.32-1 work-items"):
+        launch(build(tmp_path, ""), grid=(1 << 26, 1, 1))
+
+
+def test_huge_grid_is_ended_by_the_budget_not_listed(tmp_path):
+    # 2^25 x 2^25 x 2^25 work-groups: the launch budget ends it after a few batches (the
+    # work-group ids used to be listed up front: memory and time without bound)
+    with pytest.raises(EmulationError, match=r"instruction budget of \d+ wave-instructions exhausted"):
+        launch(build(tmp_path, ""), grid=(1 << 25,) * 3, block=(64, 1, 1), max_instructions=1000)
