@@ -44,3 +44,16 @@ def test_insert_an_instruction(clang_objects):
     second.operands = [first.args[0], first.args[0], first.args[2]]
     a0, b, out = _vadd(module_code_object(m))
     np.testing.assert_array_equal(out, (b + a0) + a0)
+
+
+def test_non_ascii_data_text_survives_the_parser(clang_objects):
+    """xDSL parses a string literal with escaped non-ASCII bytes as ``bytes`` (the printer
+    escapes a raised kernel named with such bytes that way; fuzz seed 1 #772 was a TypeError)."""
+    from gcnforge.lift import module_asm
+
+    text = print_module(raise_code_object(read_code_object(clang_objects["bin_vadd"])))
+    assert 'lift.data = "' in text
+    edited = parse_module(text.replace('lift.data = "', 'lift.data = "\\09// caf\\C3\\A9\\0A', 1))
+    assert "\t// café\n" in module_asm(edited)
+    a0, b, out = _vadd(module_code_object(edited))
+    np.testing.assert_array_equal(out, b + a0)

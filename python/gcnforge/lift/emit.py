@@ -182,7 +182,7 @@ def module_asm(module: Operation) -> str:
         else:
             out += _gap_lines(item)
     by_name = {k.sym_name.data: k for k in kernels}
-    data = a["lift.data"].data.splitlines() if "lift.data" in a else []
+    data = _text(a["lift.data"].data, mod).splitlines() if "lift.data" in a else []
     placed = set()
     for ln in data:
         if ln.startswith(DESCRIPTOR_MARK):
@@ -203,6 +203,17 @@ def module_asm(module: Operation) -> str:
     if md is not None:
         out += ["\t.amdgpu_metadata", md.rstrip("\n"), "\t.end_amdgpu_metadata"]
     return "\n".join(out) + "\n"
+
+
+def _text(data: str | bytes, mod: Operation) -> str:
+    """A string attribute's text: xDSL's parser keeps a literal with escaped non-ASCII bytes
+    (``"\\EF\\BF\\BD"``, as printed for a raised non-ASCII symbol name) as ``bytes``."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Diagnostic(f"lift.data is not UTF-8 text: {e}", f"@{mod.sym_name.data}") from None
 
 
 def module_code_object(module: Operation, toolchain: str = "builtin", filename: str = "<lift>") -> bytes:
