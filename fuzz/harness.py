@@ -8,7 +8,9 @@ bytes (flip, overwrite with boundary values, truncate, splice).
 
 Targets: ``ir`` (parse + verify, each gcnforge pass alone, the default pipeline, assembly
 text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (reader,
-disassembly, ``info`` description, emulator launch with a small instruction budget).
+disassembly, ``info`` description, raise -> compile, emulator launch with a small instruction
+budget), ``emu`` (mutations confined to ``.text`` and the kernel descriptors, so the ELF stays
+readable: reader and emulator launch, with or without the sanitizer, 1-2 work-groups of 64-256).
 
 A failure is an exception other than ``Diagnostic``, a run past the time bound (SIGALRM),
 a ``Diagnostic`` without a ``line`` location for text input, or (``--objdump``) a code
@@ -26,6 +28,7 @@ import re
 import signal
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -130,6 +133,40 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
     return bytes(b)
 
 
+_REGIONS: dict = {}  # id of a corpus object -> [(start, end)] file ranges of .text and the descriptors
+
+
+def _regions(data: bytes) -> list[tuple[int, int]]:
+    found = _REGIONS.get(id(data))
+    if found is None:
+        import io
+
+        from elftools.elf.elffile import ELFFile
+
+        elf = ELFFile(io.BytesIO(data))
+        found = [(s["sh_offset"], s["sh_offset"] + s["sh_size"]) for s in elf.iter_sections()
+                 if s.name in (".text", ".rodata") and s["sh_type"] == "SHT_PROGBITS" and s["sh_size"]]
+        _REGIONS[id(data)] = found
+    return found
+
+
+def mutate_code(data: bytes, rng: random.Random) -> bytes:
+    """Bytes of ``.text`` (instructions) and ``.rodata`` (kernel descriptors) only, so the ELF
+    stays readable and most mutants reach the emulator: bit flips and boundary dwords."""
+    b = bytearray(data)
+    regions = _regions(data)
+    for _ in range(rng.randint(1, 4)):
+        lo, hi = rng.choice(regions)
+        i = rng.randrange(lo, hi)
+        if rng.random() < 0.6:
+            b[i] ^= 1 << rng.randrange(8)
+        else:
+            i = min(i & ~3, hi - 4)
+            v = rng.choice([0, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, rng.getrandbits(32), rng.randrange(256)])
+            b[i : i + 4] = v.to_bytes(4, "little")
+    return bytes(b)
+
+
 # -- targets ---------------------------------------------------------------------------
 def run_ir(text: str) -> bool:
     from gcnforge.dialect.source import parse_module
@@ -189,29 +226,46 @@ def raise_and_compile(co) -> None:
     lift.module_code_object(module)
 
 
-def run_obj(data: bytes) -> bool:
+def launch(data: bytes, kernels) -> None:
+    """Launch the first kernel on the emulator with a small budget; the launch shape and the
+    sanitizer vary with the input (deterministically), so several waves and work-groups reach
+    barriers, LDS and the sanitizer's checks."""
     import numpy as np
 
     import gcnforge
+    from gcnforge.runtime.emulator_backend import EmulatorBackend
+
+    lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
+    h = zlib.crc32(data)
+    for name in list(kernels)[:1]:
+        k = lib[name]
+        args = [np.zeros(256, np.float32) if f.kind == "ptr" else 0 for f in k.layout._explicit]
+        k(*args, grid=(1 + (h >> 2) % 2, 1, 1), block=(64 << (h % 3), 1, 1), sanitize=bool(h & 8))
+
+
+def run_obj(data: bytes) -> bool:
     from gcnforge.asm.listing import objdump_lines
     from gcnforge.binary.describe import describe
     from gcnforge.binary.reader import read_code_object
-    from gcnforge.runtime.emulator_backend import EmulatorBackend
 
     try:
         co = read_code_object(data)
         describe(co)
         objdump_lines(co.text, co.text_address)
         raise_and_compile(co)
-        if not LAUNCH:
-            return True
-        lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
-        for name in list(co.kernels)[:1]:
-            k = lib[name]
-            args = []
-            for f in k.layout._explicit:
-                args.append(np.zeros(256, np.float32) if f.kind == "ptr" else 0)
-            k(*args, grid=(1, 1, 1), block=(64, 1, 1))
+        if LAUNCH:
+            launch(data, co.kernels)
+        return True
+    except Diagnostic:
+        return False
+
+
+def run_emu(data: bytes) -> bool:
+    """``emu``: read and launch (whether or not the object still raises)."""
+    from gcnforge.binary.reader import read_code_object
+
+    try:
+        launch(data, read_code_object(data).kernels)
         return True
     except Diagnostic:
         return False
@@ -246,7 +300,8 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
          out=sys.stdout) -> Counter:
     rng = random.Random(seed)
     ir, asm = ir_corpus(), asm_corpus()
-    objs = obj_corpus(asm) if "obj" in targets else []
+    objs = obj_corpus(asm) if {"obj", "emu"} & set(targets) else []
+    kernels = [o for o in objs if _regions(o)]  # emu: objects with instructions and a descriptor
     counts: Counter = Counter()
     signal.signal(signal.SIGALRM, _alarm)
     for target in targets:
@@ -257,6 +312,9 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
             elif target == "asm":
                 inp = mutate_text(rng.choice(asm), rng, ASM_TOKENS)
                 f = run_asm
+            elif target == "emu":
+                inp = mutate_code(rng.choice(kernels), rng)
+                f = run_emu
             else:
                 inp = mutate_bytes(rng.choice(objs), rng)
                 f = run_obj
@@ -282,7 +340,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
                       + (f": {detail[:200]}" if kind != "hang" else ""), file=out)
                 if save is not None:
                     save.mkdir(parents=True, exist_ok=True)
-                    ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco"}[target]
+                    ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco"}[target]
                     p = save / f"{target}-{seed}-{n}-{kind}{ext}"
                     p.write_bytes(inp if isinstance(inp, bytes) else inp.encode())
     return counts
@@ -290,7 +348,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.harness", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--targets", default="ir,asm,obj")
+    ap.add_argument("--targets", default="ir,asm,obj,emu")
     ap.add_argument("--inputs", type=int, default=100, help="mutated inputs per target")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")

@@ -112,3 +112,48 @@ def test_huge_grid_is_ended_by_the_budget_not_listed(tmp_path):
     # work-group ids used to be listed up front: memory and time without bound)
     with pytest.raises(EmulationError, match=r"instruction budget of \d+ wave-instructions exhausted"):
         launch(build(tmp_path, ""), grid=(1 << 25,) * 3, block=(64, 1, 1), max_instructions=1000)
+
+
+@pytest.mark.parametrize("length, offset, what", [
+    (14, 4, "past the 64-byte kernarg segment"),  # 56 bytes from offset 0 fit; from offset 16 they do not
+    (30, 0, "exceed the 31 user SGPRs"),  # 2 (kernarg_segment_ptr) + 30
+])
+def test_kernarg_preload_outside_the_segment_is_a_located_diagnostic(tmp_path, length, offset, what):
+    # fuzz emu target: a damaged kernarg_preload word read past the kernarg segment
+    # ("host read ... not inside a live allocation", no location)
+    ok = build(tmp_path, "", ".amdhsa_user_sgpr_kernarg_preload_length 14")
+    assert Device().run(ok, "k", bytes(64), (1, 1, 1), (64, 1, 1)).wave_instructions == 2
+    code = bytearray(ok)
+    kd = _symbol_offset(bytes(code), "k.kd")
+    word = length | offset << 7  # user_sgpr_kernarg_preload_length [6:0], _offset [15:7]
+    code[kd + 0x3A : kd + 0x3C] = struct.pack("<H", word)
+    with pytest.raises(Diagnostic) as e:
+        Device().run(bytes(code), "k", bytes(64), (1, 1, 1), (64, 1, 1))
+    assert what in e.value.message and str(e.value.loc) == "k.kd+0x3a (kernarg_preload)"
+
+
+def _symbol_offset(code: bytes, name: str) -> int:
+    """File offset of a symbol's bytes (its section's offset + the symbol's place in it)."""
+    from elftools.elf.elffile import ELFFile
+
+    elf = ELFFile(io.BytesIO(code))
+    sym = elf.get_section_by_name(".symtab").get_symbol_by_name(name)[0]
+    sec = elf.get_section(sym["st_shndx"])
+    return sec["sh_offset"] + sym["st_value"] - sec["sh_addr"]
+
+
+def test_wide_lds_read_without_lds_reads_zero(tmp_path):
+    # fuzz emu seed 7 #4711: ds_read_b64 in a kernel whose descriptor gives it no LDS indexed past
+    # the emulator's LDS array (IndexError); out of range, LDS reads return 0 (CDNA3 ISA, "LDS")
+    body = """s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_mov_b32 v2, 5
+  v_mov_b32 v3, 7
+  ds_read_b64 v[2:3], v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx2 v0, v[2:3], s[0:1]
+  s_waitcnt vmcnt(0)"""
+    dev = Device()
+    buf = dev.memory.alloc(8)
+    dev.memory.write(buf, b"\xff" * 8)
+    dev.run(build(tmp_path, body), "k", struct.pack("<Q", buf), (1, 1, 1), (64, 1, 1))
+    assert dev.memory.read(buf, 8) == bytes(8)

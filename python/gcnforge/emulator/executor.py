@@ -78,7 +78,9 @@ class Executor(Machine):
         self.wg_of = np.repeat(np.arange(len(wgs)), self.waves_per_wg)
         self.wave_slot = np.tile(np.arange(self.waves_per_wg), len(wgs))
         self.lds_bytes = lds_bytes
-        self.lds = np.zeros((len(wgs), (max(lds_bytes, 4) + 3) & ~3), dtype=np.uint8)  # whole dwords
+        # whole dwords, at least the widest access (ds_*_b128): lanes outside the range check index
+        # from 0 (their result is discarded) even when the kernel has no LDS
+        self.lds = np.zeros((len(wgs), (max(lds_bytes, 16) + 3) & ~3), dtype=np.uint8)
         self.priv_bytes = desc.private_segment_fixed_size
         self.scratch = np.zeros((nw, 64, max(self.priv_bytes, 4)), dtype=np.uint8)
         self.done = np.zeros(nw, dtype=bool)
@@ -139,7 +141,19 @@ class Executor(Machine):
             s += n
         npre = d.user_sgpr_kernarg_preload_length
         if npre:
-            ka = self.mem.read(kernarg_addr + 4 * d.user_sgpr_kernarg_preload_offset, 4 * npre)
+            # a damaged descriptor: preloaded dwords must be user SGPRs (compute_pgm_rsrc2.USER_SGPR
+            # counts at most 31) read from inside the kernarg segment
+            off = 4 * d.user_sgpr_kernarg_preload_offset
+            where = f"{self.kernel}.kd+0x3a (kernarg_preload)"
+            if s + npre > 31:
+                raise Diagnostic(f"{npre} preloaded kernarg dwords after {s} user SGPRs exceed the 31 user SGPRs",
+                                 where)
+            seg = self.mem.find(kernarg_addr)
+            if seg is None or kernarg_addr + off + 4 * npre > seg.addr + seg.size:
+                size = 0 if seg is None else seg.addr + seg.size - kernarg_addr
+                raise Diagnostic(f"kernarg preload of {4 * npre} bytes at offset {off} runs past the {size}-byte "
+                                 "kernarg segment", where)
+            ka = self.mem.read(kernarg_addr + off, 4 * npre)
             self.S[:, s : s + npre] = np.frombuffer(ka, np.uint32)
             s += npre
         if s != d.user_sgpr_count:
