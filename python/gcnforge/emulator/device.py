@@ -162,6 +162,7 @@ class Device:
                 ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
                               sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock,
                               wave_budget=wave_budget)
+                ex.launch_budget = max_instructions
                 ex.trace = trace
                 ex.observe = observe
                 if san is not None:

@@ -87,6 +87,7 @@ class Executor(Machine):
         self.at_barrier = np.zeros(nw, dtype=bool)
         self.lockstep = lockstep
         self.budget = budget
+        self.launch_budget = budget  # the whole launch's (Device.run sets it; batches get what is left)
         self.wave_budget = wave_budget  # instructions any one wave may execute (None: no limit)
         self.wave_executed = np.zeros(nw, np.int64) if wave_budget is not None else None
         self.executed = 0
@@ -254,7 +255,7 @@ class Executor(Machine):
             self.executed += len(w)
             self.issued += 1
             if budget is not None and self.executed > budget:
-                raise self._error(WaveFault(f"instruction budget of {budget} wave-instructions exhausted "
+                raise self._error(WaveFault(f"instruction budget of {self.launch_budget} wave-instructions exhausted "
                                             "(endless loop?); raise max_instructions (gcnforge run "
                                             "--max-instructions N) if the kernel is just long"),
                                   int(w[0]), ins, kind="budget")
