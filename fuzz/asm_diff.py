@@ -20,7 +20,7 @@ from gcnforge.asm import decode, parse_instruction
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa import table
 from gcnforge.isa.encodings import ENCODINGS
-from gcnforge.isa.schema import OperandKind
+from gcnforge.testing import random_inst_word
 
 LIT = (0x3E80_0000).to_bytes(4, "little")  # a literal dword after each word (0.25: not inline)
 
@@ -38,15 +38,8 @@ def random_lines(count: int, seed: int) -> list[str]:
     while len(out) < count and tries < count * 20:
         tries += 1
         inst = rng.choice(by_enc[rng.choice(encs)])
-        e = ENCODINGS[inst.encoding]
-        w = (rng.getrandbits(e.size * 8) & ~e.match_mask) | e.match_value
-        w = e.opcode.put(w, inst.opcode)
-        for op in inst.operands:
-            if op.kind in (OperandKind.VGPR, OperandKind.AV, OperandKind.AGPR) and op.dwords > 1 and op.field:
-                f = e.fields[op.field]
-                w = f.put(w, f.get(w) & ~1)
         try:
-            d = decode(w.to_bytes(e.size, "little") + LIT)
+            d = decode(random_inst_word(rng, inst) + LIT)
             if d.inst is None:
                 continue
             text = d.text(0, lambda a: str(a // 4))

@@ -25,3 +25,21 @@ def require_llvm(*tools: str) -> dict[str, str]:
             pytest.fail(msg + " -- required in CI")
         pytest.skip(msg)
     return found  # type: ignore[return-value]
+
+
+def random_inst_word(rng, inst) -> bytes:
+    """One random encoding of a table instruction for differential fuzzing: random bits in
+    every field, the encoding's fixed bits and the opcode set, and multi-dword VGPR/AGPR
+    tuples even-aligned (gfx90a+ requires it; LLVM's handling of odd tuples differs per
+    operand class). Shared by the decoder fuzz test and ``fuzz/asm_diff.py``."""
+    from gcnforge.isa.encodings import ENCODINGS
+    from gcnforge.isa.schema import OperandKind
+
+    e = ENCODINGS[inst.encoding]
+    w = (rng.getrandbits(e.size * 8) & ~e.match_mask) | e.match_value
+    w = e.opcode.put(w, inst.opcode)
+    for op in inst.operands:
+        if op.kind in (OperandKind.VGPR, OperandKind.AV, OperandKind.AGPR) and op.dwords > 1 and op.field:
+            f = e.fields[op.field]
+            w = f.put(w, f.get(w) & ~1)
+    return w.to_bytes(e.size, "little")

@@ -18,9 +18,7 @@ import pytest
 
 from gcnforge.asm import decode
 from gcnforge.isa import table
-from gcnforge.isa.encodings import ENCODINGS
-from gcnforge.isa.schema import OperandKind
-from gcnforge.testing import require_llvm
+from gcnforge.testing import random_inst_word, require_llvm
 from tools.isa_gen import common
 
 GROUPS = {
@@ -36,15 +34,7 @@ def _words(encs, seed):
     insts = [i for i in table.instructions() if i.encoding in encs]
     out = []
     for _ in range(N):
-        inst = rng.choice(insts)
-        e = ENCODINGS[inst.encoding]
-        w = (rng.getrandbits(e.size * 8) & ~e.match_mask) | e.match_value
-        w = e.opcode.put(w, inst.opcode)
-        for op in inst.operands:
-            if op.kind in (OperandKind.VGPR, OperandKind.AV, OperandKind.AGPR) and op.dwords > 1 and op.field:
-                f = e.fields[op.field]
-                w = f.put(w, f.get(w) & ~1)
-        out.append(w.to_bytes(e.size, "little"))
+        out.append(random_inst_word(rng, rng.choice(insts)))
     return out
 
 
