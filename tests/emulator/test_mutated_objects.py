@@ -158,3 +158,19 @@ def test_wide_lds_read_without_lds_reads_zero(tmp_path):
     dev.memory.write(buf, b"\xff" * 8)
     dev.run(build(tmp_path, body), "k", struct.pack("<Q", buf), (1, 1, 1), (64, 1, 1))
     assert dev.memory.read(buf, 8) == bytes(8)
+
+
+def test_huge_kernarg_size_through_the_runtime_is_a_diagnostic(tmp_path):
+    # with an explicit layout the runtime pads the kernarg bytes up to the descriptor's
+    # kernarg_size: a damaged 4 GiB field must not become 4 GiB of padding before the launch
+    import gcnforge
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    layout = ArgLayout.slots16(["n:u32"])
+    k = gcnforge.load(build(tmp_path, "", ".amdhsa_kernarg_size 4294967295"), device="emulator")["k"]
+    with pytest.raises(Diagnostic) as e:
+        k.with_layout(layout)(1, grid=(1, 1, 1), block=(64, 1, 1))
+    # the runtime refuses it before padding (the emulator would refuse it only after 4 GiB of zeros)
+    assert "kernarg segment of 4294967295 bytes" in e.value.message and str(e.value.loc) == "k.kd+0x8 (kernarg_size)"
+    ok = gcnforge.load(build(tmp_path, "", ".amdhsa_kernarg_size 64"), device="emulator")["k"]
+    ok.with_layout(layout)(1, grid=(1, 1, 1), block=(64, 1, 1))

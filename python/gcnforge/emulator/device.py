@@ -12,7 +12,7 @@ from gcnforge.emulator.decode import decode_kernel
 from gcnforge.emulator.executor import EmulationError, Executor
 from gcnforge.emulator.launch import kernel_image
 from gcnforge.emulator.memory import Memory
-from gcnforge.isa.target import target
+from gcnforge.isa.target import MAX_KERNARG_BYTES, target
 
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes of emulation at most)
 # A sanitized run issues ~10k instructions a second (every issue runs the checks), so the launch
@@ -21,9 +21,6 @@ DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes o
 SANITIZE_MAX_WAVE_INSTRUCTIONS = 50_000
 SCRATCH_BATCH_BYTES = 1 << 28  # emulated private memory per batch of waves (fewer waves when it is large)
 WAVES_PER_BATCH = 256  # waves emulated together (memory bound: ~128 KiB of VGPRs per wave)
-# The emulator's bound on the descriptor's kernarg_size (a 32-bit field): 16x the 4 KiB of
-# explicit arguments HIP passes, so a damaged descriptor cannot ask for gigabytes of zeros.
-MAX_KERNARG_BYTES = 1 << 16
 
 
 @dataclass
@@ -59,7 +56,7 @@ def _check_segments(kernel: str, group: int, dynamic: int, private: int, kernarg
                          f"{per_item} ({t.max_scratch_per_wave} bytes of scratch per wave)",
                          f"{kernel}.kd+0x4 (private_segment_fixed_size)")
     if kernarg > MAX_KERNARG_BYTES:
-        raise Diagnostic(f"kernarg_size {kernarg} bytes exceeds the emulator's {MAX_KERNARG_BYTES}",
+        raise Diagnostic(f"kernarg_size {kernarg} bytes exceeds gcnforge's bound of {MAX_KERNARG_BYTES}",
                          f"{kernel}.kd+0x8 (kernarg_size)")
 
 

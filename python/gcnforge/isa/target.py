@@ -20,6 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# gcnforge's bound on a kernel's kernarg segment (the descriptor's kernarg_size is a 32-bit
+# field): 16x the 4 KiB of explicit arguments HIP passes. A tool limit, not a hardware fact:
+# it keeps a damaged descriptor from making the runtime or the emulator write gigabytes of zeros.
+MAX_KERNARG_BYTES = 1 << 16
 
 @dataclass(frozen=True, slots=True)
 class Target:

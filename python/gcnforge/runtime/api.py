@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa.target import MAX_KERNARG_BYTES
 from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
 from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
 from gcnforge.runtime.buffers import DeviceBuffer
@@ -147,7 +148,11 @@ class Kernel:
             sizes.append(meta_int(self.metadata, ".kernarg_segment_size", 0, f"kernel '{self.name}' metadata") or 0)
             desc = getattr(self.info, "descriptor", None)
             sizes.append(int(getattr(desc, "kernarg_size", 0) or 0))
-        return max(sizes)
+        size = max(sizes)
+        if size > MAX_KERNARG_BYTES:  # a damaged descriptor or metadata: no gigabytes of padding
+            raise Diagnostic(f"kernel '{self.name}': kernarg segment of {size} bytes exceeds gcnforge's bound of "
+                             f"{MAX_KERNARG_BYTES}", f"{self.name}.kd+0x8 (kernarg_size)")
+        return size
 
     def resolve_device(self, device: Backend | str | None, values: list[object]) -> Backend:
         if device is None:
