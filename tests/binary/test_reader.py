@@ -134,3 +134,30 @@ def test_code_object_versions_from_clang(cov, md_version, tmp_path):
     assert set(co.kernels) == {"k_xy", "k_z"}
     assert co.kernels["k_z"].descriptor.system_vgpr_workitem_id == 2
     assert co.kernels["k_z"].descriptor.system_sgpr_workgroup_id_z == 1
+
+
+def test_describe_survives_metadata_args_that_are_not_a_list():
+    # fuzz harness, obj target seed 0 #4566: a mutated msgpack note whose .args decodes to an
+    # int made `gcnforge info` (binary.describe) raise TypeError; it now says so and goes on
+    from gcnforge.binary import assemble
+    from gcnforge.binary.describe import describe
+
+    src = """.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+  s_endpgm
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+.end_amdhsa_kernel
+"""
+    co = read_code_object(assemble(src))
+    co.kernels["k"].metadata[".args"] = 5  # what the reader hands over for such a note
+    text = describe(co)
+    assert "warning: metadata .args is int 5, not a list" in text and ".amdhsa_next_free_vgpr" in text

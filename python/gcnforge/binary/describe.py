@@ -32,7 +32,11 @@ def describe_kernel(co: CodeObject, k: KernelInfo) -> list[str]:
            f"descriptor at 0x{k.descriptor_address:x}"]
     if md:
         out.append("  metadata: " + ", ".join(f"{key[1:]}={md[key]}" for key in _MD_KEYS if key in md))
-        for i, a in enumerate(md.get(".args", [])):
+        args = md.get(".args", [])
+        if not isinstance(args, list):  # a damaged note: say so, describe the rest
+            out.append(f"  warning: metadata .args is {type(args).__name__} {args!r:.40}, not a list")
+            args = []
+        for i, a in enumerate(args):
             if not isinstance(a, dict):
                 continue
             extra = " ".join(f"{key[1:]}={a[key]}" for key in (".address_space", ".access", ".type_name", ".name")
