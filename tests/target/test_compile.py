@@ -143,3 +143,41 @@ def test_descriptor_fields_from_abi_and_allocation():
     assert read_code_object(compile_file(ROOT / "examples" / "authoring_vector_add.py", pl.DEFAULT, None, "builtin",
                                          False)).kernels["vector_add"].descriptor.directives()["float_denorm_mode_32"] == 3
     assert d["next_free_vgpr"] >= 8 + 4  # AGPRs after accum_offset
+
+
+def test_modifier_without_a_spelling_is_located_at_its_op(tmp_path, capsys):
+    # fuzz harness, ir target seed 0 #83090: a dpp_ctrl with no DPP spelling was reported with
+    # no location by the translation to assembly
+    from gcnforge.builder import Module
+    from gcnforge.cli.main import main
+
+    m = Module("m")
+    with m.kernel("k") as k:
+        k.v_mov_b32(k.vgpr(), row_shr=1)
+        k.s_endpgm()
+    text = str(m).replace("dpp_ctrl = 273", "dpp_ctrl = -56")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "dpp_ctrl = -56" in ln)
+    src = tmp_path / "dpp.mlir"
+    src.write_text(text)
+    assert main(["compile", str(src), "-S", "-o", str(tmp_path / "k.s")]) != 0
+    assert capsys.readouterr().err.startswith(f"{src}:{line}:7: error: dpp_ctrl -0x38")
+
+
+def test_kernel_block_without_its_label_is_located():
+    # fuzz harness, asm target seed 0 #4353: the linker's "no label" error had no location
+    from gcnforge.binary import assemble
+
+    src = """.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+  s_endpgm
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+.end_amdhsa_kernel
+"""
+    with pytest.raises(Diagnostic) as e:
+        assemble(src)
+    assert "no label 'k:'" in e.value.message and e.value.loc is not None and e.value.loc.line == 6

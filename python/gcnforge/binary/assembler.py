@@ -356,7 +356,7 @@ class Assembler:
     # -- pass 2 -------------------------------------------------------------------------
     def _finish(self) -> bytes:
         self._placement = self._compute_placement()
-        kernel_records = [KernelRecord(b.name, *self._place(sec.name, off)) for b, sec, off, _ in self.kernels]
+        kernel_records = [KernelRecord(b.name, *self._place(sec.name, off), b.loc) for b, sec, off, _ in self.kernels]
         symbols = self._symbols()
         # Final addresses first (they depend only on sizes and names), so instructions can refer
         # to labels in other output sections (sym@rel32@lo of a .rodata table from .text), which

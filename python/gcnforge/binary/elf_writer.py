@@ -62,6 +62,7 @@ class KernelRecord:
     name: str  # kernel symbol; the descriptor symbol is name + ".kd"
     kd_section: str
     kd_offset: int
+    loc: object = None  # the .amdhsa_kernel directive, for diagnostics
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     sym_by_name = {s.name: s for s in symbols}
     for k in kernels:
         if k.name not in sym_by_name or sym_by_name[k.name].section is None:
-            raise Diagnostic(f"kernel '{k.name}' has a .amdhsa_kernel block but no label '{k.name}:' in the code")
+            raise Diagnostic(f"kernel '{k.name}' has a .amdhsa_kernel block but no label '{k.name}:' in the code",
+                             k.loc)
 
     # Dynamic symbols: exported (global/weak, not hidden/internal), defined.
     exported = [s for s in symbols if s.binding != "LOCAL" and s.visibility in ("DEFAULT", "PROTECTED") and s.section is not None]

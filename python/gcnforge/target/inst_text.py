@@ -187,7 +187,10 @@ def _inst_text(op: InstOp, label_of=None) -> str:
     for k, v in mods.items():
         if v is False or v is None:
             continue
-        t = _mod_text(k, v)
+        try:
+            t = _mod_text(k, v)
+        except Diagnostic as d:  # a modifier value with no spelling (e.g. a dpp_ctrl gfx942 lacks): at the op
+            raise Diagnostic(d.message, op if d.loc is None else d.loc) from None
         if t:
             line += " " + t
     return line
