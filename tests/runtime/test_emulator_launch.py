@@ -14,7 +14,7 @@ import gcnforge.runtime as rt
 from gcnforge.runtime.kernargs import ArgLayout
 from gcnforge.testing import require_llvm
 
-from .helpers import compile_cl, emulator_gaps, require_emulator
+from .helpers import RecordingBackend, compile_cl, emulator_gaps, require_emulator
 
 DATA = Path(__file__).parent / "data"
 
@@ -160,19 +160,45 @@ def test_sanitize_flag_reaches_the_emulator(mod, emulator):
     assert np.all(out == 1)
 
 
-@pytest.mark.parametrize("arch", ["gfx90a", "gfx950"])
-def test_code_object_for_another_arch_is_refused(tmp_path, emulator, arch):
+def _clang_co(tmp_path, arch, src="__kernel void k(__global int* o) { o[0] = 1; }"):
     tools = require_llvm("clang", "ld.lld")
     s = tmp_path / "k.cl"
-    s.write_text("__kernel void k(__global int* o) { o[0] = 1; }")
+    s.write_text(src)
     subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", f"-mcpu={arch}", "-nogpulib",
                     "-O2", "-c", str(s), "-o", str(tmp_path / "k.o")], check=True)
     subprocess.run([tools["ld.lld"], "-shared", str(tmp_path / "k.o"), "-o", str(tmp_path / "k.co")], check=True)
+    return tmp_path / "k.co"
+
+
+def test_code_object_for_another_arch_is_refused(tmp_path, emulator):
     from gcnforge.diagnostics import Diagnostic
 
+    co = _clang_co(tmp_path, "gfx90a")
     with pytest.raises(Diagnostic) as e:
-        rt.load(tmp_path / "k.co")["k"](np.zeros(1, np.int32), grid=1, block=64, device=emulator)
-    assert arch in str(e.value) and "gfx942" in str(e.value) and "emulator" in str(e.value)
+        rt.load(co)["k"](np.zeros(1, np.int32), grid=1, block=64, device=emulator)
+    assert "gfx90a" in str(e.value) and "gfx942" in str(e.value) and "emulator" in str(e.value)
+
+
+def test_gfx950_code_object_runs_on_the_emulator_as_gfx950(tmp_path, emulator):
+    """The emulator picks the target from the code object (issue 18): clang's gfx950 kernel runs."""
+    co = _clang_co(tmp_path, "gfx950", "__kernel void k(__global int* o) { int i = __builtin_amdgcn_workgroup_id_x() * 64"
+                   " + __builtin_amdgcn_workitem_id_x(); o[i] = 3 * i; }")
+    out = np.zeros(256, np.int32)
+    rt.load(co)["k"](out, grid=4, block=64, device=emulator)
+    np.testing.assert_array_equal(out, 3 * np.arange(256))
+    from gcnforge.runtime.devices import get_device
+
+    b = get_device(emulator)
+    assert b.arch_for("gfx950:xnack-") == "gfx950" and b.arch_for("gfx942") == "gfx942" == b.arch
+
+
+def test_gfx950_code_object_refused_on_a_gfx942_device(tmp_path):
+    from gcnforge.diagnostics import Diagnostic
+
+    co = _clang_co(tmp_path, "gfx950")
+    with pytest.raises(Diagnostic) as e:
+        rt.load(co)["k"](np.zeros(1, np.int32), grid=1, block=64, device=RecordingBackend(arch="gfx942"))
+    assert "gfx950" in str(e.value) and "gfx942" in str(e.value)
 
 
 def test_sanitizer_report_and_no_copy_back_after_a_fault(mod, emulator):

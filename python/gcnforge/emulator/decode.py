@@ -21,24 +21,31 @@ def _sext16(v: int) -> int:
     return v - 0x10000 if v & 0x8000 else v
 
 
-def handlers() -> dict:
+def handlers(target: str = "gfx942") -> dict:
+    """Semantics by mnemonic for ``target``: gfx942's, with a later target's
+    ``TARGET_HANDLERS[target]`` of each module on top (new instructions, and instructions
+    whose meaning changed: gfx950's FP8 conversions use the OCP formats)."""
     from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar, ops_smem, ops_valu, ops_vop3p
 
     h = {}
     for mod in (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma):
         h.update({k: v for k, v in mod.HANDLERS.items() if v is not None})
+    if target != "gfx942":
+        for mod in (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma):
+            extra = getattr(mod, "TARGET_HANDLERS", {}).get(target, {})
+            h.update({k: v for k, v in extra.items() if v is not None})
     return h
 
 
-_HANDLERS: dict | None = None
+_HANDLERS: dict = {}  # target -> handlers
 _CYCLES: dict = {}
 
 
-def bind(ins: XInst) -> None:
-    global _HANDLERS
-    if _HANDLERS is None:
-        _HANDLERS = handlers()
-    h = _HANDLERS.get(ins.base) or _HANDLERS.get(ins.mnemonic)
+def bind(ins: XInst, target: str = "gfx942") -> None:
+    hs = _HANDLERS.get(target)
+    if hs is None:
+        hs = _HANDLERS[target] = handlers(target)
+    h = hs.get(ins.base) or hs.get(ins.mnemonic)
     if h is None:
         from gcnforge.emulator import ops_mem, ops_mfma, ops_smem
 
@@ -71,8 +78,8 @@ def undecodable(pc: int, size: int, text: str) -> XInst:
     return ins
 
 
-def from_decoded(decoded) -> dict[int, XInst]:
-    """``decoded``: iterable of (pc, DecodedInst) -> program dict."""
+def from_decoded(decoded, target: str = "gfx942") -> dict[int, XInst]:
+    """``decoded``: iterable of (pc, DecodedInst) -> program dict (handlers of ``target``)."""
     prog: dict[int, XInst] = {}
     for pc, di in decoded:
         if di.inst is None:
@@ -83,19 +90,22 @@ def from_decoded(decoded) -> dict[int, XInst]:
         except (ValueError, IndexError) as e:
             prog[pc] = undecodable(pc, di.size, f"{di.text(pc)} ({e})")
             continue
-        bind(ins)
+        bind(ins, target)
         prog[pc] = ins
     return prog
 
 
-def decode_kernel(text: bytes, text_address: int, entry: int, end: int) -> dict[int, XInst]:
+def decode_kernel(text: bytes, text_address: int, entry: int, end: int, target: str = "gfx942") -> dict[int, XInst]:
+    """Decode with ``target``'s instruction table and bind its semantics."""
     code = text[entry - text_address : end - text_address]
-    key = (hashlib.sha1(code).hexdigest(), entry)
+    key = (hashlib.sha1(code).hexdigest(), entry, target)
     prog = _CACHE.get(key)
     if prog is None:
         from gcnforge.asm import disassemble
+        from gcnforge.isa import table
 
-        prog = from_decoded(disassemble(code, entry))
+        with table.use_target(target):
+            prog = from_decoded(disassemble(code, entry), target)
         _CACHE[key] = prog
     return prog
 

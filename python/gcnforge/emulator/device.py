@@ -12,7 +12,8 @@ from gcnforge.emulator.decode import decode_kernel
 from gcnforge.emulator.executor import EmulationError, Executor
 from gcnforge.emulator.launch import kernel_image
 from gcnforge.emulator.memory import Memory
-from gcnforge.isa.target import MAX_KERNARG_BYTES, target
+from gcnforge.isa import table
+from gcnforge.isa.target import MAX_KERNARG_BYTES, TARGETS, Target, target
 
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000  # wave-instructions per launch (minutes of emulation at most)
 # A sanitized run issues ~10k instructions a second (every issue runs the checks), so the launch
@@ -40,10 +41,17 @@ class RunStats:
         return self.wave_instructions / max(self.issues, 1)
 
 
-def _check_segments(kernel: str, group: int, dynamic: int, private: int, kernarg: int = 0) -> None:
+def emulated_target(processor: str) -> Target:
+    """The target the emulator runs a code object for: its own (gfx942, gfx950: every target
+    ``isa.target`` describes), else gfx942's, as before gfx950 existed."""
+    return TARGETS.get(processor) or target("gfx942")
+
+
+def _check_segments(kernel: str, group: int, dynamic: int, private: int, kernarg: int = 0,
+                    t: Target | None = None) -> None:
     """Segment sizes from the kernel descriptor, checked against the target before any memory
     is set aside for them (a corrupt descriptor must not become a huge allocation)."""
-    t = target("gfx942")
+    t = t or target("gfx942")
     if dynamic < 0:
         raise Diagnostic(f"dynamic LDS of {dynamic} bytes is negative", f"kernel '{kernel}'")
     if group + dynamic > t.lds_bytes:
@@ -74,7 +82,9 @@ class _WorkGroups:
 
 
 class Device:
-    """An emulated gfx942 device: ``memory`` and ``run``."""
+    """An emulated device: ``memory`` and ``run``. Each launch runs as the code object's
+    target (gfx942 or gfx950, ``emulated_target``): its instruction table and semantics, its
+    LDS size and work-group limit."""
 
     def __init__(self):
         self.memory = Memory()
@@ -116,16 +126,18 @@ class Device:
         block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
         if any(g < 1 for g in grid) or any(b < 1 for b in block):
             raise Diagnostic(f"bad launch shape grid={grid} block={block}")
-        if block[0] * block[1] * block[2] > 1024:
-            raise Diagnostic(f"workgroup of {block[0] * block[1] * block[2]} work-items exceeds gfx942's 1024")
         if any(g * b >= 1 << 32 for g, b in zip(grid, block)):  # the dispatch packet's grid_size_* are u32
             raise Diagnostic(f"grid={grid} of block={block}: more than 2^32-1 work-items in a dimension")
         image = kernel_image(code_object, kernel)
+        t = emulated_target(image.processor)
+        if block[0] * block[1] * block[2] > t.max_flat_workgroup_size:
+            raise Diagnostic(f"workgroup of {block[0] * block[1] * block[2]} work-items exceeds {t.name}'s "
+                             f"{t.max_flat_workgroup_size}")
         d = image.descriptor
-        prog = decode_kernel(image.text, image.text_address, image.entry, image.end)
+        prog = decode_kernel(image.text, image.text_address, image.entry, image.end, t.name)
         lds = d.group_segment_fixed_size + int(dynamic_lds)
         _check_segments(kernel, d.group_segment_fixed_size, int(dynamic_lds), d.private_segment_fixed_size,
-                        d.kernarg_size)
+                        d.kernarg_size, t)
         ka = bytes(kernarg) + b"\0" * max(0, d.kernarg_size - len(kernarg))
         kernarg_addr = self.memory.alloc(max(len(ka), 4), 256, name="kernarg")
         if ka:
@@ -152,34 +164,35 @@ class Device:
             per = max(1, min(per, SCRATCH_BATCH_BYTES // (wpg * 64 * d.private_segment_fixed_size)))
         remaining = max_instructions
         cycles = 0
-        try:
-            for i in range(0, nwgs, per):
-                if sanitize:
-                    san = Sanitizer(image, prog, stats, **san_kw)
-                ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
-                              sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock,
-                              wave_budget=wave_budget)
-                ex.launch_budget = max_instructions
-                ex.trace = trace
-                ex.observe = observe
-                if san is not None:
-                    san.attach(ex)
-                with np.errstate(all="ignore"):  # IEEE results (inf/nan) are what the kernel gets
-                    ex.run()
-                stats.waves += ex.W
-                stats.wave_instructions += ex.executed
-                stats.issues += ex.issued
-                cycles = max(cycles, int(ex.cycles.max()) if ex.W else 0)
-                for k, v in ex.counts.items():
-                    stats.by_mnemonic[k] = stats.by_mnemonic.get(k, 0) + v
-                if remaining is not None:
-                    remaining -= ex.executed
-        finally:
-            for a in (kernarg_addr, dispatch, queue):
-                self.memory.free(a)
+        with table.use_target(t.name):  # table lookups (the sanitizer's) read the target's
+            try:
+                for i in range(0, nwgs, per):
+                    if sanitize:
+                        san = Sanitizer(image, prog, stats, **san_kw)
+                    ex = Executor(self, image, prog, wgs[i : i + per], block, kernarg_addr, dispatch, queue, lds,
+                                  sanitizer=san, lockstep=lockstep, budget=remaining, clock0=self.clock,
+                                  wave_budget=wave_budget)
+                    ex.launch_budget = max_instructions
+                    ex.trace = trace
+                    ex.observe = observe
+                    if san is not None:
+                        san.attach(ex)
+                    with np.errstate(all="ignore"):  # IEEE results (inf/nan) are what the kernel gets
+                        ex.run()
+                    stats.waves += ex.W
+                    stats.wave_instructions += ex.executed
+                    stats.issues += ex.issued
+                    cycles = max(cycles, int(ex.cycles.max()) if ex.W else 0)
+                    for k, v in ex.counts.items():
+                        stats.by_mnemonic[k] = stats.by_mnemonic.get(k, 0) + v
+                    if remaining is not None:
+                        remaining -= ex.executed
+            finally:
+                for a in (kernarg_addr, dispatch, queue):
+                    self.memory.free(a)
         stats.cycles = cycles
         self.clock += cycles
         return stats
 
 
-__all__ = ["Device", "RunStats", "EmulationError"]
+__all__ = ["Device", "RunStats", "EmulationError", "emulated_target"]

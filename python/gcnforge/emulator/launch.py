@@ -24,6 +24,7 @@ class KernelImage:
     text_address: int
     entry: int  # address of the first instruction
     end: int  # end of the kernel symbol (or of .text)
+    processor: str = "gfx942"  # from the ELF header's EF_AMDGPU_MACH (binary.target_id)
     metadata: dict = field(default_factory=dict)
 
 
@@ -57,7 +58,7 @@ def kernel_image(code_object, name: str) -> KernelImage:
     kinfo = getattr(getattr(code_object, "kernels", None) or {}, "get", lambda _k: None)(name)
     if kinfo is not None:
         md = dict(getattr(kinfo, "metadata", {}) or {})
-    return KernelImage(name, *found, md)
+    return KernelImage(name, *found, metadata=md)
 
 
 def _read_image(data: bytes, name: str) -> tuple:
@@ -73,6 +74,7 @@ def _read_image(data: bytes, name: str) -> tuple:
             if isinstance(sec, SymbolTableSection):  # a damaged sh_type makes it a plain section
                 for s in sec.iter_symbols():
                     syms.setdefault(s.name, s)
+        processor = _processor(elf["e_flags"])
         text_sec = elf.get_section_by_name(".text")
         if text_sec is None:
             raise Diagnostic("code object has no .text section")
@@ -106,4 +108,13 @@ def _read_image(data: bytes, name: str) -> tuple:
         end = entry + ksym["st_size"]
     if not (text_addr <= entry < text_addr + len(text)):
         raise Diagnostic(f"kernel '{name}': entry 0x{entry:x} outside .text")
-    return desc, bytes(text), text_addr, entry, end
+    return desc, bytes(text), text_addr, entry, end, processor
+
+
+def _processor(e_flags: int) -> str:
+    """The code object's processor; gfx942 for a machine value gcnforge does not name (the
+    emulator ran every gfx9 object as gfx942 before it knew gfx950; the runtime refuses a
+    mismatched target before a launch gets here)."""
+    from gcnforge.binary.target_id import NAME_BY_MACH, EF_AMDGPU_MACH
+
+    return NAME_BY_MACH.get(e_flags & EF_AMDGPU_MACH, "gfx942")

@@ -34,10 +34,11 @@ BANKS = 32
 def static_items(image) -> dict[int, Item]:
     """The issue-model item of every instruction of the kernel, keyed by pc."""
     from gcnforge.asm import disassemble
+    from gcnforge.emulator.device import emulated_target
 
     code = image.text[image.entry - image.text_address : image.end - image.text_address]
     out: dict[int, Item] = {}
-    for pc, di in disassemble(code, image.entry):
+    for pc, di in disassemble(code, image.entry, target=emulated_target(image.processor).name):
         it = item_from_decoded(di) if getattr(di, "inst", None) is not None else None
         out[pc] = it if it is not None else Item("<unknown>", "control", "")
     return out

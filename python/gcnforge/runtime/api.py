@@ -209,7 +209,9 @@ class Kernel:
             if block is None:
                 raise Diagnostic(f"kernel '{self.name}': pass block=(x, y, z) (work-items per workgroup)")
         backend = self.resolve_device(device, [*args, *kwargs.values()])
-        check_compatible(self.module.target, backend.arch, backend.name)
+        # a device that emulates several targets (the emulator) names the one it runs this for
+        arch_for = getattr(backend, "arch_for", None)
+        check_compatible(self.module.target, arch_for(self.module.target) if arch_for else backend.arch, backend.name)
         self.last_device = backend
         data, bound, grid3, block3, lds = self.pack(args, kwargs, backend, grid, block, dynamic_lds)
         ok = False

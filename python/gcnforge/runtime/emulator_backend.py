@@ -13,11 +13,13 @@ import inspect
 from typing import Any
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa.target import TARGETS
 from gcnforge.perfmodel.profiles.mi300x import PROFILE as _MI300X
 from gcnforge.runtime.backend import LaunchResult
 
 CLOCK_HZ = _MI300X.clock_hz
-EMULATED_TARGET = "gfx942"  # no sramecc/xnack setting: code objects built either way run
+EMULATED_TARGET = "gfx942"  # the default; no sramecc/xnack setting: code objects built either way run
+EMULATED_TARGETS = tuple(TARGETS)  # every target isa.target describes (gfx942, gfx950)
 
 
 class EmulatorBackend:
@@ -54,9 +56,23 @@ class EmulatorBackend:
     def arch(self) -> str:
         return EMULATED_TARGET
 
+    def arch_for(self, code_object_target: str | None) -> str:
+        """The target this device runs a code object for: the code object's own processor
+        when the emulator knows it (a launch emulates that target), else ``arch``."""
+        from gcnforge.runtime.targets import TargetId
+
+        if code_object_target:
+            try:
+                proc = TargetId.parse(code_object_target).processor
+            except Diagnostic:
+                return EMULATED_TARGET
+            if proc in EMULATED_TARGETS:
+                return proc
+        return EMULATED_TARGET
+
     @property
     def cu_count(self) -> int:
-        return 304  # the emulator models an MI300X
+        return TARGETS[EMULATED_TARGET].cu_count  # the emulator models an MI300X
 
     def alloc(self, nbytes: int) -> int:
         return int(self._dev().memory.alloc(int(nbytes), align=256))
@@ -129,4 +145,4 @@ class EmulatorBackend:
                             notes=(f"modeled: {prof.name} timing model (perfmodel.timing)",))
 
     def __repr__(self) -> str:
-        return f"EmulatorBackend({EMULATED_TARGET})"
+        return f"EmulatorBackend({', '.join(EMULATED_TARGETS)})"
