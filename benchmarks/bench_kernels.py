@@ -11,14 +11,24 @@ the same process.
    ``bench_timing_model.aiter_rows``, imported, not copied). Split-K variants add the same
    fill kernel aiter's launcher runs (``out.zero_()``). Ours: the best of the skinny tuning
    family (examples/gemm_tune.py) per row.
-3. RMSNorm / LayerNorm bf16 (examples/norms.py ``build_bf16``), 8192 rows of 4096 and 8192, on
+3. MoE top-k softmax (examples/topk_softmax.py), tokens x 128/256 experts, k 4..8, f32 logits, on
+   MI300X. Reference: AMD's production code objects for the same job, aiter's
+   ``hsa/gfx942/topksoftmax/topksoftmax_{subm}x{E}x{k}.co`` (ROCm/aiter repository, MIT; not in
+   the amd-aiter wheels on PyPI up to 0.1.7.post2.dev18), launched as aiter's
+   ``csrc/py_itfs_cu/asm_topksoftmax.cu`` does: 16-byte kernarg slots (indices, weights, logits,
+   tokens, experts, k, renormalize, output row stride in bytes), ceil(T / subm) work-groups of
+   256, subm 4 below 10,000 tokens, else 12 where that object exists. Both are first run whole on
+   a few tokens against NumPy, then predicted on the same shapes in the same run. The objects are
+   read from ``CACHE/topksoftmax``; ``--aiter-repo DIR`` (a clone of ROCm/aiter) fills it.
+4. RMSNorm / LayerNorm bf16 (examples/norms.py ``build_bf16``), 8192 rows of 4096 and 8192, on
    MI300X. Reference: the bytes moved (x read once, y written once) at peak HBM bandwidth.
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 
-    python benchmarks/bench_kernels.py [--cache DIR] [--skip-aiter] [--quick]
+    python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
-``--quick``: 4096^3 (bf16 and fp8), two aiter rows and one norm size only. Figures are predictions of the model in
+``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only; ``--only``
+runs one part (gemm, skinny, topk, norms). Figures are predictions of the model in
 ``gcnforge.perfmodel`` (2.1 GHz engine clock, no power throttling), not measurements.
 """
 
@@ -152,6 +162,96 @@ def skinny(cache: Path, quick: bool) -> None:
         print(f"{m:>4} {n:>4} {k:>5} {tot:8.2f} {name:>40} {x['measured']:10.2f} {aiter_model:11.2f} "
               f"{tot / x['measured']:6.2f} {tot / aiter_model:7.2f}  {rep.limiter}")
 
+TOPK = [(t, e, k) for t in (4096, 32768) for e, k in ((128, 4), (128, 6), (128, 8), (256, 6), (256, 8))]
+TOPK_QUICK = [(4096, 128, 8), (32768, 256, 8)]
+AITER_TOPK = "hsa/gfx942/topksoftmax"  # in the ROCm/aiter repository
+
+
+def topk_objects(cache: Path, repo: str | None) -> Path | str:
+    """The directory of aiter's top-k softmax code objects (copied from ``repo`` when given),
+    or why there is none."""
+    import shutil
+    import subprocess
+
+    d = cache / "topksoftmax"
+    if repo:
+        d.mkdir(parents=True, exist_ok=True)
+        src = Path(repo) / AITER_TOPK
+        if src.is_dir():  # a work tree
+            for f in src.iterdir():
+                shutil.copy(f, d / f.name)
+        else:  # a bare clone
+            names = subprocess.run(["git", "-C", repo, "ls-tree", "--name-only", "HEAD", AITER_TOPK + "/"],
+                                   capture_output=True, text=True, check=True).stdout.split()
+            for n in names:
+                (d / Path(n).name).write_bytes(subprocess.run(["git", "-C", repo, "show", f"HEAD:{n}"],
+                                                              capture_output=True, check=True).stdout)
+    if not (d / "topksoftmax.csv").is_file():
+        return (f"no {d}/topksoftmax.csv: pass --aiter-repo DIR (a clone of ROCm/aiter; its {AITER_TOPK}/ "
+                f"holds them, the amd-aiter wheels do not)")
+    return d
+
+
+def topk(cache: Path, repo: str | None, quick: bool) -> None:
+    import csv
+
+    import topk_softmax
+    import gcnforge.runtime as rt
+    from gcnforge.perfmodel import profiles
+    from gcnforge.runtime.kernargs import ArgLayout
+    from lib.compile import compile_module
+
+    d = topk_objects(cache, repo)
+    if isinstance(d, str):
+        print(f"\nskipping top-k softmax: {d}")
+        return
+    prof = profiles.get("mi300x")
+    table = [r for r in csv.DictReader(open(d / "topksoftmax.csv")) if r["dtype"] == "fp32"]
+    layout = ArgLayout.slots16(["T:i32*", "W:f32*", "A:const f32*", "batch:u32", "expert:u32", "topk:u32",
+                                "renormalize:u32", "out_stride:u32"])
+
+    def aiter(e, k, tokens):
+        subm = max(int(r["subm"]) for r in table if (int(r["num_experts"]), int(r["topk"])) == (e, k)
+                   and int(r["subm"]) <= (4 if tokens < 10000 else 12))  # the launcher's choice
+        r = next(r for r in table if (int(r["subm"]), int(r["num_experts"]), int(r["topk"])) == (subm, e, k))
+        kern = rt.load((d / r["co_name"]).read_bytes()).kernel(r["knl_name"], layout=layout)
+        return subm, r["co_name"], lambda x, w, i, **kw: kern(i, w, x, x.shape[0], e, k, 0, 4 * k,
+                                                              grid=(-(-x.shape[0] // subm),), block=(256,),
+                                                              device="emulator", **kw)
+
+    def ours(e, k):
+        name = f"topk_softmax_e{e}_k{k}"
+        c = compile_module(topk_softmax.build(e, k))
+        kern = c.load("emulator")[name]
+        return name, c, lambda x, w, i, **kw: kern(x, w, i, grid=(x.shape[0],), block=(64,), **kw)
+
+    def checked(run, e, k, tokens) -> bool:
+        x = np.random.default_rng(e + k).standard_normal((tokens, e)).astype(np.float32)
+        w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
+        run(x, w, i)
+        order = np.argsort(-x, axis=1, kind="stable")[:, :k]
+        p = np.exp(x - x.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        return bool((i == order).all() and np.allclose(w, np.take_along_axis(p, order, 1), rtol=1e-4))
+
+    print(f"\nMoE top-k softmax (f32 logits, no renormalization) on MI300X; reference: aiter's production "
+          f"code objects from {d}")
+    print(f"{'tokens':>6} {'E':>4} {'k':>2} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  aiter object; checks; limiter")
+    for tokens, e, k in TOPK_QUICK if quick else TOPK:
+        subm, co, ref = aiter(e, k, tokens)
+        name, c, mine = ours(e, k)
+        ok = checked(ref, e, k, 3 * subm + 1) and checked(mine, e, k, 5)
+        x = np.random.default_rng(tokens + e + k).standard_normal((tokens, e)).astype(np.float32)  # aiter branches on data
+        w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
+        ra = ref(x, w, i, timing=prof).timing
+        ro = mine(x, w, i, timing=prof).timing
+        moved = x.nbytes + w.nbytes + i.nbytes
+        ROWS.append((name, f"{tokens}x{e} k{k}", ro.us, f"{moved / ro.seconds / 1e12:.2f} TB/s",
+                     100 * moved / ro.seconds / prof.hbm_bytes_per_s, f"aiter {co} {ra.us:.2f} us", ro.us / ra.us,
+                     ro.limiter, _resources(c, name, ro)))
+        print(f"{tokens:>6} {e:>4} {k:>2} {ro.us:8.2f} {ra.us:9.2f} {ro.us / ra.us:6.2f}  {co}; "
+              f"{'both match NumPy' if ok else 'MISMATCH vs NumPy'}; ours {ro.limiter}, aiter {ra.limiter}")
+
 
 def norms_bf16(quick: bool) -> None:
     import norms
@@ -193,12 +293,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--skip-aiter", action="store_true")
+    ap.add_argument("--aiter-repo", help="a clone of ROCm/aiter: copy its top-k softmax code objects into the cache")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms"))
     a = ap.parse_args(argv)
-    large_gemms(a.quick)
-    if not a.skip_aiter:
+    if a.only in (None, "gemm"):
+        large_gemms(a.quick)
+    if a.only in (None, "skinny") and not a.skip_aiter:
         skinny(Path(a.cache), a.quick)
-    norms_bf16(a.quick)
+    if a.only in (None, "topk") and not a.skip_aiter:
+        topk(Path(a.cache), a.aiter_repo, a.quick)
+    if a.only in (None, "norms"):
+        norms_bf16(a.quick)
     summary()
     return 0
 
