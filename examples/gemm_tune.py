@@ -34,6 +34,7 @@ MAX_SPLIT = 64
 
 class MacroGemm(KernelFamily):
     dtype = "bf16"
+    timing_check = "sampled"  # the large grids cannot be emulated whole in a tuning run
     rtol = 1e-4
     atol = 1e-4
 

@@ -158,3 +158,43 @@ def test_tune_a_family_compiled_by_gcnforge(tmp_path):
     x, y = np.arange(512, dtype=np.float32), np.ones(512, np.float32)
     ch.entry.load()(x, y, np.float32(2.0), grid=(512 // (64 * u), 1, 1), block=(64, 1, 1), device="emulator")
     np.testing.assert_array_equal(y, 2 * np.arange(512, dtype=np.float32) + 1)
+
+
+def test_timing_mode_checks_the_whole_grid(tmp_path):
+    """tune(timing=...) on a grid larger than the timing mode's sample: the sampled launch
+    leaves the other work-groups' y untouched, so the check must come from a whole-grid
+    launch (NumPy's a*x + y over all 8192 elements), while the time stays the model's."""
+    require_emulator()
+    from gcnforge.emulator.timing_mode import MAX_SAMPLE
+
+    from .builder_family import SaxpyFamily
+
+    n = 64 * 8 * MAX_SAMPLE  # u=1: 8x more work-groups than the sample
+    rep = tune(SaxpyFamily(unrolls=(1,)), [(n, 1, 1)], tmp_path / "s.csv", device="emulator", timing="mi300x",
+               progress=lambda s: None)
+    (t,) = rep.trials
+    assert (t.status, t.time_kind, t.message) == ("ok", "modeled", ""), t
+    assert t.max_error == 0.0
+
+    class Broken(SaxpyFamily):  # launches half the grid: the second half of y keeps its input
+        def call(self, kernel, v, shape, inputs, device):
+            kernel(inputs["x"], inputs["y"], np.float32(2.0), grid=(shape[0] // 128, 1, 1), block=(64, 1, 1),
+                   device=device)
+            return inputs["y"]
+
+    (t,) = tune(Broken(unrolls=(1,)), [(n, 1, 1)], tmp_path / "b.csv", device="emulator", timing="mi300x",
+                progress=lambda s: None).trials
+    assert t.status == "mismatch", t
+
+    class Sampled(SaxpyFamily):  # opts out: checks what the sampled work-group 0 wrote
+        timing_check = "sampled"
+
+        def reference(self, shape, inputs):
+            return super().reference(shape, inputs)[:64]
+
+        def call(self, kernel, v, shape, inputs, device):
+            return super().call(kernel, v, shape, inputs, device)[:64]
+
+    (t,) = tune(Sampled(unrolls=(1,)), [(n, 1, 1)], tmp_path / "c.csv", device="emulator", timing="mi300x",
+                progress=lambda s: None).trials
+    assert (t.status, t.message) == ("ok", "checked the sampled work-groups only"), t
