@@ -1,10 +1,14 @@
-"""MFMA (matrix fused multiply-add) for every dense gfx942 shape family.
+"""MFMA (matrix fused multiply-add) for every dense gfx942 shape family and gfx950's new ones.
 
 Which lane and register hold each element of A, B, C and D is not computed here: it is
-read from ``data/mfma_layouts.json``, generated from AMD's Matrix Instruction Calculator
-(see data/README.md). Per instruction, index arrays gather A[block][i][k] and B[block][k][j]
-from the source registers, D = A x B + C is computed per block in float64 (int64 for i8)
-and rounded once to the destination type, then scattered to the destination registers.
+read from ``data/mfma_layouts.json``, generated from AMD's Matrix Instruction Calculator,
+and, for the MFMAs new in gfx950 (CDNA4), from ``data/mfma_layouts_gfx950.json`` (same
+generator, CDNA4 ISA guide rule; see data/README.md). Per instruction, index arrays gather
+A[block][i][k] and B[block][k][j] from the source registers, D = A x B + C is computed per
+block in float64 (int64 for i8) and rounded once to the destination type, then scattered to
+the destination registers. (The guides do not specify the order or width of the hardware's
+internal sums, so the one rounding is gcnforge's model, exact for every product and every
+sum that fits float64's 53 bits.)
 
 Modifiers (MI300 ISA guide, "VOP3P-MAI"): CBSZ/ABID broadcast block ABID of each group of
 2**CBSZ blocks of A to the whole group; BLGP remaps the lanes B is read from
@@ -13,6 +17,16 @@ Modifiers (MI300 ISA guide, "VOP3P-MAI"): CBSZ/ABID broadcast block ABID of each
 calculator's own output for modifiers in tests/emulator/test_mfma_layouts.py. For f64 MFMA
 the BLGP bits are NEG[2:0] instead, negating A, B and C (bits 61-63 of the encoding, which
 llvm-mc fills from ``neg:[a,b,c]``; tests/emulator/test_mfma_f64_neg.py).
+
+gfx950: FP8/BF8 operands are the OCP formats (e4m3fn, e5m2), not gfx942's FNUZ ones; the
+target is the one the code was decoded for (``isa.table.active_target()`` when the handler
+is bound). ``v_mfma_*_f8f6f4``: CBSZ and BLGP name the FORMAT of A and B (0 fp8, 1 bf8,
+2 fp6, 3 bf6, 4 fp4), not a broadcast. ``v_mfma_scale_*_f8f6f4`` (asm/vop_scale.py pairs
+``v_mfma_ld_scale_b32`` with the MFMA): per 32 K-elements one E8M0 scale 2^(e-127) for each
+row of A and column of B (code 0xFF: NaN); the scale of A row i, K-block b sits in lane
+i + M*b of scale_src0 (of B column j: lane j + N*b of scale_src1), in the byte
+op_sel[n] | op_sel_hi[n] << 1 selects (n = 0 for A, 1 for B; clang's OPSEL_A/OPSEL_B
+arguments encode that way). D = C + sum_b scaleA[i,b] * scaleB[b,j] * (A_b x B_b).
 """
 
 from __future__ import annotations
@@ -23,16 +37,23 @@ from pathlib import Path
 
 import numpy as np
 
+from gcnforge.emulator import numerics_ocp as ocp
 from gcnforge.emulator.core import WaveFault, rows
 from gcnforge.emulator.numerics import bf16_to_f32, fp8_to_f32
 
 HANDLERS: dict = {}
 DATA = Path(__file__).with_name("data") / "mfma_layouts.json"
+DATA_GFX950 = Path(__file__).with_name("data") / "mfma_layouts_gfx950.json"
+OCP_FP8 = ("gfx950",)  # targets whose FP8/BF8 are the OCP formats
 
 
 @cache
 def _table() -> dict:
-    return json.loads(DATA.read_text())["instructions"]
+    """Layouts by mnemonic: gfx942's, plus the MFMAs new in gfx950 (their names are new; which
+    target has which instruction is the decoder's business)."""
+    t = dict(json.loads(DATA.read_text())["instructions"])
+    t.update(json.loads(DATA_GFX950.read_text())["instructions"])
+    return t
 
 
 def info_for(base: str):
@@ -87,8 +108,8 @@ def _layouts(base: str):
     return t, la, lb, ld
 
 
-def _decode(raw_bits: np.ndarray, ty: str) -> np.ndarray:
-    """Element bit patterns (uint64) -> float64/int64 values."""
+def _decode(raw_bits: np.ndarray, ty: str, ocp_fp8: bool = False) -> np.ndarray:
+    """Element bit patterns (uint64) -> float64/int64 values (FP8/BF8: OCP with ``ocp_fp8``)."""
     if ty == "FP32":
         return raw_bits.astype(np.uint32, copy=False).view(np.float32).astype(np.float64)
     if ty == "FP16":
@@ -101,6 +122,8 @@ def _decode(raw_bits: np.ndarray, ty: str) -> np.ndarray:
         return raw_bits.astype(np.uint8, copy=False).view(np.int8).astype(np.int64)
     if ty == "int32":
         return raw_bits.astype(np.uint32, copy=False).view(np.int32).astype(np.int64)
+    if ty in ("FP8", "BF8") and ocp_fp8:
+        return ocp.decode(raw_bits, ocp.BF8 if ty == "BF8" else ocp.FP8)
     if ty in ("FP8", "BF8"):
         return fp8_to_f32(raw_bits.astype(np.uint8, copy=False), ty == "BF8").astype(np.float64)
     raise ValueError(ty)
@@ -135,7 +158,7 @@ _BLGP = {0: lambda L: L, 1: lambda L: L % 32, 2: lambda L: 32 + L % 32, 3: lambd
          4: lambda L: L % 16, 5: lambda L: 16 + L % 16, 6: lambda L: 32 + L % 16, 7: lambda L: 48 + L % 16}
 
 
-def mfma(x, ins, w):
+def mfma(x, ins, w, ocp_fp8=False):
     t, la, lb, ld = _layouts(ins.base)
     types = t["types"]
     gA, gB, gD = t["gprs"]["A"], t["gprs"]["B"], t["gprs"]["D"]
@@ -150,12 +173,12 @@ def mfma(x, ins, w):
     fast = ld.order is not None and types["Vdst"] != "FP64"
     if fast and la.flat_dorder is not None:
         elems = np.ascontiguousarray(A_regs).view(_UINT[la.bits]).reshape(len(A_regs), -1)
-        A = _decode(elems[:, la.flat_dorder], types["Src0"])[:, None]  # (n, 1, m, k), rows in D's order
+        A = _decode(elems[:, la.flat_dorder], types["Src0"], ocp_fp8)[:, None]  # (n, 1, m, k), rows in D's order
     else:
-        A = _decode(_gather(A_regs, la), types["Src0"])
+        A = _decode(_gather(A_regs, la), types["Src0"], ocp_fp8)
         if fast:
             A = A[:, :, ld.order]
-    B = _decode(_gather(B_regs, lb, b_src), types["Src1"])
+    B = _decode(_gather(B_regs, lb, b_src), types["Src1"], ocp_fp8)
     if not is_f64 and cbsz:
         grp = 1 << cbsz
         if grp > nb:  # the broadcast group must fit the blocks (AMD's Matrix Instruction Calculator: cbsz <= log2(blocks))
@@ -261,7 +284,7 @@ def _sparse_layouts(base: str):
     return t, (a_reg, a_lane, a_lo, a_bits), (k_reg, k_lane, k_lo), lb, ld
 
 
-def smfmac(x, ins, w):
+def smfmac(x, ins, w, ocp_fp8=False):
     t, (a_reg, a_lane, a_lo, a_bits), (k_reg, k_lane, k_lo), lb, ld = _sparse_layouts(ins.base)
     types = t["types"]
     dst, a_op, b_op, idx_op = ins.ops[:4]
@@ -281,9 +304,9 @@ def smfmac(x, ins, w):
     rows = np.arange(m)[None, :, None]
     base_k = (4 * np.arange(nchunk))[None, None, :]
     wv = np.arange(n)[:, None, None]
-    dense[wv, rows, base_k + i0] = _decode(v0, types["Src0"])
-    dense[wv, rows, base_k + i1] = _decode(v1, types["Src0"])
-    B = _decode(_gather(_regs(x, b_op, w, t["gprs"]["B"]), lb), types["Src1"])[:, 0]
+    dense[wv, rows, base_k + i0] = _decode(v0, types["Src0"], ocp_fp8)
+    dense[wv, rows, base_k + i1] = _decode(v1, types["Src0"], ocp_fp8)
+    B = _decode(_gather(_regs(x, b_op, w, t["gprs"]["B"]), lb), types["Src1"], ocp_fp8)[:, 0]
     C = _decode(_gather(_regs(x, dst, w, t["gprs"]["D"]), ld), types["Vdst"])[:, 0]
     D = np.einsum("wik,wkj->wij", dense, B) + C
     if types["Vdst"] == "int32":
@@ -295,10 +318,107 @@ def smfmac(x, ins, w):
     x.vwrite_n(dst, w, out, None)
 
 
+# ---- gfx950 f8f6f4: A and B in fp8/bf8/fp6/bf6/fp4, optionally block-scaled ----------------------------
+_F8F6F4_CODES = {0: "FP8", 1: "BF8", 2: "FP6", 3: "BF6", 4: "FP4"}
+_OCP = {"FP8": ocp.FP8, "BF8": ocp.BF8, "FP6": ocp.FP6, "BF6": ocp.BF6, "FP4": ocp.FP4}
+SCALE_BLOCK = 32  # K-elements per E8M0 scale (CDNA4 ISA guide; the OCP MX block)
+
+
+@cache
+def _packed(base: str, fmt: str, matrix: str):
+    """(reg, lane, lo) index arrays over (rows, cols) of A (m, k) or B (k, n) in format ``fmt``,
+    its element width and register count; elements may cross a dword (fp6)."""
+    t = _table()[base]
+    f = t["formats"][fmt]
+    lay = f[matrix]
+    shape = (t["m"], t["k"]) if matrix == "A" else (t["k"], t["n"])
+    reg, lane, lo = (np.zeros(shape, np.int64) for _ in range(3))
+    for ln, c, i, j, _b in lay["cells"]:
+        r, b, _ = lay["cols"][c]
+        reg[i, j], lane[i, j], lo[i, j] = r, ln, b
+    return reg, lane, lo.astype(np.uint64), f["bits"], f["gprs"]
+
+
+def _unpack(regs: np.ndarray, reg, lane, lo, bits: int) -> np.ndarray:
+    """Element codes (n, rows, cols) from (n, nregs, 64) registers: two dwords joined so an
+    element crossing into the next register reads its high bits there."""
+    padded = np.concatenate([regs, np.zeros_like(regs[:, :1])], axis=1).astype(np.uint64)
+    pair = padded[:, reg, lane] | (padded[:, reg + 1, lane] << np.uint64(32))
+    return (pair >> lo) & np.uint64((1 << bits) - 1)
+
+
+def _format(code: int, which: str, name: str) -> str:
+    if code not in _F8F6F4_CODES:
+        raise WaveFault(f"{name}: {which}:{code} names no operand format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4)")
+    return _F8F6F4_CODES[code]
+
+
+def _sel_bit(mods: dict, key: str, i: int, default: int) -> int:
+    """Bit ``i`` of a VOP3P select modifier as program.record gives it: a list of per-source
+    bits, or absent when at its default (op_sel 0, op_sel_hi all ones)."""
+    v = mods.get(key)
+    if v is None:
+        return default
+    return int(v[i]) if i < len(v) else 0
+
+
+def mfma_f8f6f4(x, ins, w, ocp_fp8=True):
+    scaled = ins.base.startswith("v_mfma_scale_")
+    base = ins.base.replace("v_mfma_scale_", "v_mfma_", 1)
+    t = _table()[base]
+    m, n_, k = t["m"], t["n"], t["k"]
+    dst, a_op, b_op, c_op = ins.ops[:4]
+    fa = _format(ins.mods.get("cbsz", 0), "cbsz", ins.mnemonic)
+    fb = _format(ins.mods.get("blgp", 0), "blgp", ins.mnemonic)
+    ra, la_, loa, ba, ga = _packed(base, fa, "A")
+    rb, lb_, lob, bb, gb = _packed(base, fb, "B")
+    A = ocp.decode(_unpack(_regs(x, a_op, w, ga), ra, la_, loa, ba), _OCP[fa])  # (n, m, k)
+    B = ocp.decode(_unpack(_regs(x, b_op, w, gb), rb, lb_, lob, bb), _OCP[fb])  # (n, k, n)
+    nw = len(w)
+    nb = k // SCALE_BLOCK
+    if scaled:
+        byte_a = _sel_bit(ins.mods, "op_sel", 0, 0) | _sel_bit(ins.mods, "op_sel_hi", 0, 1) << 1
+        byte_b = _sel_bit(ins.mods, "op_sel", 1, 0) | _sel_bit(ins.mods, "op_sel_hi", 1, 1) << 1
+        sa = (_regs(x, ins.ops[4], w, 1)[:, 0] >> np.uint32(8 * byte_a)) & np.uint32(0xFF)  # (n, 64)
+        sb = (_regs(x, ins.ops[5], w, 1)[:, 0] >> np.uint32(8 * byte_b)) & np.uint32(0xFF)
+        blk = np.arange(nb)
+        scale_a = ocp.e8m0_to_f32(sa[:, np.arange(m)[:, None] + m * blk]).astype(np.float64)  # (n, m, nb)
+        scale_b = ocp.e8m0_to_f32(sb[:, np.arange(n_)[None, :] + n_ * blk[:, None]]).astype(np.float64)  # (n, nb, n)
+        part = np.einsum("wibk,wbkj->wbij", A.reshape(nw, m, nb, SCALE_BLOCK),
+                         B.reshape(nw, nb, SCALE_BLOCK, n_))  # per-block products
+        prod = np.einsum("wib,wbj,wbij->wij", scale_a, scale_b, part)
+    else:
+        prod = np.matmul(A, B)
+    ld = Layout(t["D"], 1, m, n_)
+    gD = t["gprs"]["D"]
+    if c_op.kind == "imm":
+        C = _decode(np.full((nw, m, n_), c_op.value, np.uint64), "FP32")
+    else:
+        C = _decode(_gather(_regs(x, c_op, w, gD), ld), "FP32")[:, 0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        bits = (prod + C).astype(np.float32).view(np.uint32)
+    out = np.zeros((nw, gD, 64), np.uint32)
+    out.reshape(nw, -1)[:, ld.flat[0]] = bits
+    x.vwrite_n(dst, w, out, None)
+
+
+def _bind(fn, ocp_fp8: bool):
+    if not ocp_fp8:
+        return fn
+    return lambda x, ins, w: fn(x, ins, w, ocp_fp8=True)
+
+
 def lookup(base: str):
     if not base.startswith(("v_mfma", "v_smfmac")):
         return None  # (without loading the layout data)
+    from gcnforge.isa import table
+
+    ocp_fp8 = table.processor(table.active_target()) in OCP_FP8  # the target the code is decoded for
+    if base.startswith("v_mfma_scale_"):
+        base = base.replace("v_mfma_scale_", "v_mfma_", 1)
     t = _table().get(base)
     if t is None:
         return None
-    return smfmac if t.get("sparse") else mfma
+    if "formats" in t:
+        return mfma_f8f6f4
+    return _bind(smfmac if t.get("sparse") else mfma, ocp_fp8)
