@@ -43,3 +43,15 @@ def test_gemm_mxfp4_matches_numpy(m, n, k):
 def test_main_reports_ok(capsys):
     assert gemm_mxfp.main(["--m", "16", "--n", "32", "--k", "256"]) == 0
     assert "-> OK" in capsys.readouterr().out
+
+
+def test_llvm_assembles_the_same_code():
+    """The example's assembly text means the same to llvm-mc -mcpu=gfx950 + ld.lld."""
+    from gcnforge.binary import assemble, read_code_object
+    from gcnforge.testing import require_llvm
+
+    require_llvm("llvm-mc", "ld.lld")
+    text = gemm_mxfp.assembly(32, 32, 256)
+    ours = read_code_object(assemble(text, target="gfx950"))
+    theirs = read_code_object(assemble(text, target="gfx950", toolchain="llvm"))
+    assert ours.kernels[gemm_mxfp.NAME].code == theirs.kernels[gemm_mxfp.NAME].code
