@@ -165,7 +165,7 @@ def main(argv=None) -> int:
     import gcnforge.runtime as rt
     from gcnforge.asm import disassemble
     from gcnforge.binary import read_code_object
-    from gcnforge.perfmodel import analyze_asm
+    from gcnforge.cli.model_input import analyze_asm
     from lib.compile import compile_module
 
     anchors = {cl: _clang_time(cl) for cl in sorted({c for _, c in ANCHOR_OF})}

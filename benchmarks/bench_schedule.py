@@ -114,7 +114,7 @@ def bench_expand(repeat: int) -> None:
 
 
 def bench_gemm(k_dim: int) -> None:
-    from gcnforge.perfmodel import analyze_ir
+    from gcnforge.cli.model_input import analyze_ir
     from gemm_scheduled import NAIVE, SCHEDULED, build
 
     print(f"\nGEMM main loop, 32x32 tile, K = {k_dim} ({k_dim // 8} MFMA steps), global -> LDS -> MFMA:")
@@ -135,7 +135,7 @@ def bench_gemm(k_dim: int) -> None:
             print(f"    (compile pipeline unavailable: {e})")
     try:
         from gcnforge.llvm_tools import find_tool
-        from gcnforge.perfmodel.frontends import blocks_from_asm_text
+        from gcnforge.cli.model_input import blocks_from_asm_text
         from gcnforge.perfmodel.issue import simulate
         from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
 
@@ -160,7 +160,7 @@ def bench_pipelined_loop(k_dim: int) -> None:
     print(f"\nGEMM main loop as a real loop (K = {k_dim}), compiled, loop body in steady state:")
     try:
         from gcnforge.passes import pipeline as pl
-        from gcnforge.perfmodel import analyze_asm
+        from gcnforge.cli.model_input import analyze_asm
         from gcnforge.target import to_assembly
     except Exception as e:
         print(f"  (compile pipeline unavailable: {e})")

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     from gcnforge.binary import assemble, read_code_object
     from gcnforge.passes import pipeline
-    from gcnforge.perfmodel import analyze_asm
+    from gcnforge.cli.model_input import analyze_asm
     from gcnforge.target import to_assembly
     import gemm_lds
     import gemm_mfma_f16

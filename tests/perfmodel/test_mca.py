@@ -5,7 +5,7 @@ other figures differ)."""
 from __future__ import annotations
 
 from gcnforge.isa import table
-from gcnforge.perfmodel import analyze_asm
+from gcnforge.cli.model_input import analyze_asm
 from gcnforge.perfmodel.mca import MCA_CYCLE, run_mca
 from gcnforge.testing import require_llvm
 

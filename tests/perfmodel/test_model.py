@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.perfmodel import analyze_asm, analyze_file
+from gcnforge.cli.model_input import analyze_asm, analyze_file
 from gcnforge.perfmodel.costs import mfma_cycles
 from gcnforge.perfmodel.issue import decode_waitcnt
 

@@ -51,7 +51,7 @@ def _occupancy_lines(path, prof) -> list[str]:
 
 
 def run(args) -> int:
-    from gcnforge.perfmodel.frontends import load_blocks
+    from gcnforge.cli.model_input import load_blocks
 
     blocks = load_blocks(args.file, schedule=args.schedule)
     if args.block:
