@@ -4,9 +4,9 @@ terms before and after ``amdgcn-schedule`` checks that every use read the right 
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.ir import Block
 
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 
@@ -24,7 +24,7 @@ def run_block(block: Block, env: dict, trace: list, j: int = 0, held: dict | Non
             continue
         if isinstance(op, YieldOp):
             return [env[v] for v in op.values]
-        if isinstance(op, arith.ConstantOp):
+        if isinstance(op, ConstantOp):
             env[op.result] = ("const", op.value.value.data)
         elif isinstance(op, LoopOp):
             vals = [env[v] for v in op.inits]

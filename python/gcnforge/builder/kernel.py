@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
@@ -63,6 +62,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import FloatModeAttr
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
@@ -130,9 +130,9 @@ class Builder(InstructionEmitter):
             bits = type.width.data
             if not -(1 << (bits - 1)) <= value < (1 << bits):
                 raise _fail(f"constant {value} does not fit in {type}")
-            op = arith.ConstantOp.from_int_and_width(value, type)
+            op = ConstantOp.from_int_and_width(value, type)
         else:
-            op = arith.ConstantOp(FloatAttr(float(value), type))  # type: ignore[arg-type]
+            op = ConstantOp(FloatAttr(float(value), type))  # type: ignore[arg-type]
         op.result.name_hint = _const_name(value)
         self._insert_at_top(op)
         self._consts[key] = op.result

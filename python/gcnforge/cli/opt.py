@@ -173,9 +173,16 @@ class GcnforgeOptMain(xDSLOptMain):
         return f"{loc}: error: {msg}"
 
     def register_all_dialects(self):
-        super().register_all_dialects()
-        from gcnforge.dialect import AMDGCN, LIFT
+        # xDSL's dialects, except that ``arith`` is gcnforge's (``arith.constant`` only), so
+        # that constants parse as the op class the passes know
+        from xdsl.universe import Universe
 
+        from gcnforge.dialect import AMDGCN, ARITH, LIFT
+
+        for name, factory in Universe.get_multiverse().all_dialects.items():
+            if name != "arith":
+                self.ctx.register_dialect(name, factory)
+        self.ctx.register_dialect("arith", lambda: ARITH)
         self.ctx.register_dialect("amdgcn", lambda: AMDGCN)
         self.ctx.register_dialect("lift", lambda: LIFT)
 

@@ -7,11 +7,13 @@
 * ``structure_ops``  module, kernel, func/call/return, end, branch, alloca, ranges,
                      kernel arguments, ids, LDS, wait
 * ``loop_ops``       counted ``amdgcn.loop`` / ``amdgcn.yield`` (written for the schedule pass)
+* ``constant``       ``arith.constant`` (numbers as operands), without xDSL's whole ``arith``
 * ``raw_ops``        ``lift.inst``: an instruction kept as text (raised code the ops cannot describe)
 * ``irdl_export``    the dialect as IRDL for LLVM's ``mlir-opt --irdl-file``
 
 ``AMDGCN`` is the ``xdsl.ir.Dialect``; ``context()`` gives an ``xdsl.context.Context`` with
-it, ``builtin``, ``arith``, ``func`` and ``lift`` loaded.
+it, ``builtin``, ``arith`` (only ``arith.constant``, from ``constant``), ``func`` and ``lift``
+loaded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from xdsl.context import Context
 from xdsl.ir import Dialect
 
 from gcnforge.dialect.attrs import FloatModeAttr, InstAttr, KernelArgAttr, TargetAttr
+from gcnforge.dialect.constant import ARITH, ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.loop_ops import LOOP_OPS, LoopOp, YieldOp
 from gcnforge.dialect.raw_ops import LIFT, RawInstOp
@@ -58,14 +61,19 @@ AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *LOOP_OPS, *FAMILY_OPS.values()], [*
 
 
 def context() -> Context:
-    from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
 
     ctx = Context()
-    for d in (Builtin, Arith, Func, AMDGCN, LIFT):
+    for d in (Builtin, ARITH, AMDGCN, LIFT):
         ctx.load_dialect(d)
+    ctx.register_dialect("func", _func)  # imported only when IR names a func op
     return ctx
+
+
+def _func() -> Dialect:
+    from xdsl.dialects.func import Func
+
+    return Func
 
 
 __all__ = [
@@ -73,5 +81,5 @@ __all__ = [
     "SpecialRegType", "ReadTokenType", "WriteTokenType", "TargetAttr", "InstAttr", "KernelArgAttr",
     "FloatModeAttr", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
     "AllocaOp", "LoopOp", "YieldOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
-    "LIFT", "RawInstOp",
+    "LIFT", "RawInstOp", "ARITH", "ConstantOp",
 ]

@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
@@ -53,6 +52,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import InstAttr
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_format import mod_value, mods_attr, parse_inst, print_inst
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
 
@@ -60,7 +60,7 @@ from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, 
 def constant_of(v: SSAValue) -> int | float | None:
     """The value of an ``arith.constant`` operand, else None."""
     op = v.owner
-    if isinstance(op, arith.ConstantOp):
+    if isinstance(op, ConstantOp):
         val = op.value
         if isinstance(val, IntegerAttr):
             return val.value.data

@@ -15,13 +15,13 @@ and re-encoded at its pc must give the original bytes. Anything that fails stays
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, StringAttr, i32
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.asm import DecodedInst, parse_instruction
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.isa import inline
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import FAMILY_OPS
@@ -76,7 +76,7 @@ class Pins:
         key = ("const", type(value), value)
         if key not in self.values:
             attr = FloatAttr(value, Float32Type()) if isinstance(value, float) else IntegerAttr(value, i32)
-            self.values[key] = self._add(arith.ConstantOp(attr))
+            self.values[key] = self._add(ConstantOp(attr))
         return self.values[key]
 
 

@@ -13,12 +13,12 @@ Pre: registers allocated, no ``amdgcn.wait`` / ``amdgcn.call`` left.
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, UnitAttr
 from xdsl.ir import Operation
 
 from gcnforge.binary.metadata import format_metadata_yaml, parse_metadata_yaml
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
 from gcnforge.lift.lifter import DESCRIPTOR_MARK
@@ -26,7 +26,7 @@ from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.target.asm import descriptor_text, register_counts
 from gcnforge.target.inst_text import inst_text
 
-PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, arith.ConstantOp)
+PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
 
 
 def _where(op: Operation, kname: str) -> str:

@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import USER_SGPRS
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp, BlockIdOp, KernelOp, LdsAllocOp, LoadArgOp, ThreadIdOp
 from gcnforge.dialect.types import SGPRType, VGPRType
@@ -69,7 +69,7 @@ def user_sgpr_count(kernel: KernelOp) -> int:
 
 
 def _cst(v: int, before: Operation) -> Operation:
-    c = arith.ConstantOp.from_int_and_width(v, 32)
+    c = ConstantOp.from_int_and_width(v, 32)
     before.parent_block().insert_op_before(c, before)
     return c
 
@@ -117,7 +117,7 @@ def lower_kernel(k: KernelOp) -> None:
                                  "1, 2, 4, 8 or 16-dword value", op)
             off = offsets[op.index.value.data]
             dst = AllocaOp(t)
-            c = arith.ConstantOp.from_int_and_width(off, 32)
+            c = ConstantOp.from_int_and_width(off, 32)
             ld = FAMILY_OPS["smem"](SMEM_LOAD[n], [dst.result, kp.result, c.result])
             entry.insert_ops_after([dst, c, ld], last)
             last = ld

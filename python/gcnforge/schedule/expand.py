@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.schedule.expr import SCHED_ATTR, Plan, Sched, delinearize, make_plan, op_label, resolve_schedules
 
@@ -175,7 +175,7 @@ class _Emitter:
         if key[0] == "idx":
             c = self.ls.index_values(key[2])[key[1]]
             if c not in self.consts:
-                op = arith.ConstantOp.from_int_and_width(c, 32)
+                op = ConstantOp.from_int_and_width(c, 32)
                 op.result.name_hint = f"c{c}"
                 self.add(op)
                 self.consts[c] = op.result

@@ -57,9 +57,9 @@ def _copy(dst: SSAValue, src: SSAValue) -> InstOp:
     if isinstance(t, VGPRType) and w == 1:
         return _inst("v_mov_b32_e32", dst, src)
     if isinstance(t, VGPRType) and w == 2:
-        from xdsl.dialects import arith
+        from gcnforge.dialect.constant import ConstantOp
 
-        zero = arith.ConstantOp.from_int_and_width(0, 32)
+        zero = ConstantOp.from_int_and_width(0, 32)
         op = _inst("v_lshlrev_b64", dst, zero.result, src)
         op._zero = zero  # type: ignore[attr-defined]
         return op
@@ -232,9 +232,9 @@ def lower_loop(loop: LoopOp) -> None:
         return
     cnt = AllocaOp(SGPRType.unallocated(1))
     pre.insert_op_before(cnt, loop)
-    from xdsl.dialects import arith
+    from gcnforge.dialect.constant import ConstantOp
 
-    c0 = arith.ConstantOp.from_int_and_width(0, 32)
+    c0 = ConstantOp.from_int_and_width(0, 32)
     pre.insert_op_before(c0, loop)
     pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
 
@@ -305,8 +305,8 @@ def lower_loop(loop: LoopOp) -> None:
             pending.append((s, v))
     for s, v in pending:
         _insert_before(_copy(s, v), anchor)
-    c1 = arith.ConstantOp.from_int_and_width(1, 32)
-    ck = arith.ConstantOp.from_int_and_width(loop.trip_count, 32)
+    c1 = ConstantOp.from_int_and_width(1, 32)
+    ck = ConstantOp.from_int_and_width(loop.trip_count, 32)
     for o in (c1, ck):
         body.insert_op_before(o, anchor)
     _insert_before(_inst("s_add_u32", cnt.result, cnt.result, c1.result), anchor)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Operation
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
@@ -37,7 +37,7 @@ from gcnforge.dialect.structure_ops import (
 from gcnforge.dialect.types import RegisterType
 from gcnforge.target.inst_text import inst_text
 
-PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, arith.ConstantOp)
+PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
 USER_SGPR_DIRECTIVE = {
     "private_segment_buffer": ".amdhsa_user_sgpr_private_segment_buffer",
     "dispatch_ptr": ".amdhsa_user_sgpr_dispatch_ptr",
