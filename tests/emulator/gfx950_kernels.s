@@ -22,6 +22,79 @@ KERNEL lds_big
   global_store_dword v20, v3, s[4:5]
   s_endpgm
 
+// The VALU additions. Inputs (kernarg 8: in): A f32 at in+0, B f32 at +256, S (scale f32) at
+// +512, R (u32 random) at +768, P (packed codes) at +1024, H (packed f16/bf16) at +1280, H2 at +1536.
+KERNEL valu
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v1, v20, s[6:7]
+  global_load_dword v2, v20, s[6:7] offset:256
+  global_load_dword v3, v20, s[6:7] offset:512
+  global_load_dword v4, v20, s[6:7] offset:768
+  global_load_dword v5, v20, s[6:7] offset:1024
+  global_load_dword v6, v20, s[6:7] offset:1280
+  global_load_dword v7, v20, s[6:7] offset:1536
+  s_waitcnt vmcnt(0)
+  v_mov_b32_e32 v10, 0
+  v_mov_b32_e32 v11, 0x12345678
+  v_mov_b32_e32 v12, 0x12345678
+  v_mov_b32_e32 v13, 0x12345678
+  v_mov_b32_e32 v27, 0x12345678
+  v_mov_b32_e32 v32, 0x12345678
+  v_mov_b32_e32 v34, 0x12345678
+  v_mov_b32_e32 v42, 0x12345678
+  v_mov_b32_e32 v44, 0x12345678
+  v_cvt_scalef32_pk_fp8_f32 v10, v1, v2, v3
+  v_cvt_scalef32_pk_bf8_f32 v11, v1, v2, v3 op_sel:[0,0,0,1]
+  v_cvt_scalef32_sr_fp8_f32 v12, v1, v4, v3 op_sel:[0,0,1,0]
+  v_cvt_scalef32_pk_fp4_f32 v13, v1, v2, v3 op_sel:[0,0,1,1]
+  v_cvt_scalef32_pk_f32_fp8 v[14:15], v5, v3 op_sel:[1,0]
+  v_cvt_scalef32_f32_bf8 v16, v5, v3 op_sel:[1,1]
+  v_cvt_scalef32_pk_f32_fp4 v[50:51], v5, v3 op_sel:[0,1]
+  v_mov_b32_e32 v17, v50
+  v_mov_b32_e32 v18, v51
+  v_cvt_scalef32_pk_f16_fp8 v19, v5, v3
+  v_cvt_scalef32_pk_bf16_bf8 v21, v5, v3 op_sel:[1,0]
+  v_cvt_scalef32_pk_fp8_f16 v22, v6, v3
+  v_mov_b32_e32 v8, v1
+  v_mov_b32_e32 v9, v2
+  v_cvt_scalef32_sr_pk_fp4_f32 v23, v[8:9], v4, v3
+  v_cvt_pk_f16_f32 v24, v1, v2
+  v_cvt_pk_bf16_f32 v25, v1, v2
+  v_cvt_sr_bf16_f32 v26, v1, v4
+  v_cvt_sr_f16_f32 v27, v1, v4 op_sel:[0,0,1]
+  v_cvt_pk_fp8_f32 v28, v1, v2
+  v_cvt_f32_fp8_e32 v29, v5
+  v_prng_b32 v30, v4
+  v_bitop3_b32 v31, v1, v2, v4 bitop3:0xe8
+  v_bitop3_b16 v32, v1, v2, v4 bitop3:0x96 op_sel:[1,0,1,1]
+  v_ashr_pk_i8_i32 v33, v1, v2, v4
+  v_ashr_pk_u8_i32 v34, v1, v2, v4 op_sel:[0,0,0,1]
+  v_minimum3_f32 v35, v1, v2, v6
+  v_maximum3_f32 v36, v1, v2, v6
+  v_pk_minimum3_f16 v37, v6, v7, v5
+  v_mov_b32_e32 v38, v1
+  v_mov_b32_e32 v39, v2
+  v_permlane16_swap_b32 v38, v39
+  v_mov_b32_e32 v45, v1
+  v_mov_b32_e32 v46, v2
+  v_permlane32_swap_b32_e64 v45, v46
+  v_cvt_f32_bf16_e32 v40, v6
+  v_mov_b32_e32 v41, v1
+  v_dot2c_f32_bf16_e32 v41, v6, v7
+  v_cvt_scalef32_f16_fp8 v42, v5, v3 op_sel:[0,1,1]
+  v_cvt_scalef32_pk_fp4_bf16 v43, v6, v3
+  v_cvt_scalef32_sr_bf8_bf16 v44, v6, v4, v3 op_sel:[0,0,0,1]
+  v_pk_maximum3_f16 v47, v6, v7, v5 op_sel:[1,0,0] op_sel_hi:[0,1,1]
+  v_cvt_pk_f32_bf8_sdwa v[48:49], v5 src0_sel:WORD_1
+  s_nop 1
+.irp r, 10,11,12,13,14,15,16,17,18,19,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,45,46,40,41,42,43,44,47,48,49
+  global_store_dword v20, v\r, s[4:5]
+  v_add_u32_e32 v20, 0x100, v20
+.endr
+  s_endpgm
+
 .rodata
 .macro KD name, lds=0
 .p2align 6
@@ -35,3 +108,4 @@ KERNEL lds_big
 .end_amdhsa_kernel
 .endm
 KD lds_big, 163840
+KD valu

@@ -25,13 +25,14 @@ def handlers(target: str = "gfx942") -> dict:
     """Semantics by mnemonic for ``target``: gfx942's, with a later target's
     ``TARGET_HANDLERS[target]`` of each module on top (new instructions, and instructions
     whose meaning changed: gfx950's FP8 conversions use the OCP formats)."""
-    from gcnforge.emulator import ops_mem, ops_mfma, ops_scalar, ops_smem, ops_valu, ops_vop3p
+    from gcnforge.emulator import ops_gfx950, ops_mem, ops_mfma, ops_scalar, ops_smem, ops_valu, ops_vop3p
 
+    mods = (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma, ops_gfx950)
     h = {}
-    for mod in (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma):
+    for mod in mods:
         h.update({k: v for k, v in mod.HANDLERS.items() if v is not None})
     if target != "gfx942":
-        for mod in (ops_scalar, ops_smem, ops_valu, ops_vop3p, ops_mem, ops_mfma):
+        for mod in mods:
             extra = getattr(mod, "TARGET_HANDLERS", {}).get(target, {})
             h.update({k: v for k, v in extra.items() if v is not None})
     return h

@@ -97,6 +97,7 @@ class Executor(Machine):
         self.clock0 = clock0
         self.realtime_divider = 21  # s_memrealtime: 100 MHz against a 2.1 GHz shader clock
         self.ftz32 = desc.float_denorm_mode_32 == 0
+        self.fp16_ovfl = bool(desc.fp16_overflow)  # MODE.FP16_OVFL: FP8/BF8 conversions saturate
         # MODE register from compute_pgm_rsrc1 (ISA guide "MODE": FP_ROUND[3:0], FP_DENORM[7:4],
         # DX10_CLAMP[8], IEEE[9]); only flush-to-zero of f32 results is modelled, round to nearest even
         self.hwreg_mode[:] = (desc.float_round_mode_32 | (desc.float_round_mode_16_64 << 2)

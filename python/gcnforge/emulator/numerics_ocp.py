@@ -181,26 +181,37 @@ def _finish(r, x, f: Fmt, saturate) -> np.ndarray:
     return (c | sign).astype(np.uint8 if f.bits <= 8 else np.uint16)
 
 
-def encode_sr(x, rnd, f: Fmt, src: Fmt | None = None, saturate: bool = False, scale_e8m0=None) -> np.ndarray:
-    """Stochastic rounding of ``x`` (an f32, or f16/bf16 values when ``src`` is F16/BF16) to
-    ``f`` with the u32 random words ``rnd``: the source's mantissa bits below ``f``'s last
-    kept bit plus the top bits of ``rnd``, truncated (bits below the source mantissa, e.g.
-    when the result is subnormal, are dropped first, as the hardware shifts them out)."""
+def round_sr(x, rnd, f: Fmt, src: Fmt | None = None, lsb: bool = False) -> np.ndarray:
+    """float64 ``x`` (an f32 value, or f16/bf16 with ``src``) rounded stochastically to ``f``'s
+    precision with the u32 random words ``rnd``: the source mantissa bits below ``f``'s last kept
+    bit plus random bits, truncated. ``lsb=False``: the top bits of ``rnd`` (AMD's model of the
+    scaled gfx950 conversions); ``lsb=True``: its low bits (the ISA guide's note on
+    V_CVT_SR_FP8_F32: the msbs of S1 are not used). Source bits below the source mantissa (when
+    the result is subnormal) are dropped first, as the hardware shifts them out. The exponent is
+    unbounded above; NaN and infinities pass through."""
     src_mbits = 23 if src is None else src.mbits
     x = np.asarray(x, dtype=F64)
-    if scale_e8m0 is not None:
-        k = np.asarray(scale_e8m0).astype(np.int64) & 0xFF
-        x = np.where(k == 0xFF, np.nan, np.ldexp(x, 127 - k))
     a = np.abs(x)
     _, e = np.frexp(a)
     q = np.maximum(e - 1, f.emin) - f.mbits
     fbits = src_mbits - f.mbits  # fraction bits below the kept mantissa
+    r64 = np.asarray(rnd).astype(np.uint64)
+    add = (r64 & np.uint64((1 << fbits) - 1)) if lsb else (r64 >> np.uint64(32 - fbits))
     with np.errstate(invalid="ignore", over="ignore"):
         t = np.floor(np.ldexp(a, fbits - q))  # the source's bits that survive the alignment
-        add = (np.asarray(rnd).astype(np.uint64) >> np.uint64(32 - fbits)).astype(F64)
-        r = np.ldexp(np.floor(np.ldexp(t + add, -fbits)), q)
-    r = np.where(np.isfinite(x), np.copysign(r, x), x)
-    return _finish(r, x, f, saturate)
+        r = np.ldexp(np.floor(np.ldexp(t + add.astype(F64), -fbits)), q)
+    return np.where(np.isfinite(x), np.copysign(r, x), x)
+
+
+def encode_sr(x, rnd, f: Fmt, src: Fmt | None = None, saturate: bool = False, scale_e8m0=None,
+              lsb: bool = False) -> np.ndarray:
+    """Stochastic rounding (``round_sr``) of ``x`` (divided by 2^(scale-127) when an E8M0 scale
+    is given) to ``f``'s codes, with ``encode``'s overflow and NaN rules."""
+    x = np.asarray(x, dtype=F64)
+    if scale_e8m0 is not None:
+        k = np.asarray(scale_e8m0).astype(np.int64) & 0xFF
+        x = np.where(k == 0xFF, np.nan, np.ldexp(x, 127 - k))
+    return _finish(round_sr(x, rnd, f, src, lsb), x, f, saturate)
 
 
 # ---- wider float results ---------------------------------------------------------------------------
@@ -226,5 +237,5 @@ def fp8_fmt(bf8: bool) -> Fmt:
 
 
 __all__ = ["Fmt", "FP8", "BF8", "FP6", "BF6", "FP4", "F16", "BF16", "FORMATS", "values", "max_value",
-           "scale_exponent", "e8m0_to_f32", "decode", "quantize", "encode", "encode_sr", "to_f32",
+           "scale_exponent", "e8m0_to_f32", "decode", "quantize", "encode", "encode_sr", "round_sr", "to_f32",
            "to_f16_bits", "to_bf16_bits", "fp8_fmt"]

@@ -99,6 +99,20 @@ def _flat_addr(x, ins, w, vaddr: XOp, saddr: XOp | None, space: str):
     return x.vread(vaddr, w, 2) + U64(off & 0xFFFFFFFFFFFFFFFF)
 
 
+def _to_lds(x, ins, w, lanes, raw, n, signed):
+    """Loads to LDS (LDS DMA): LDS_ADDR = M0[17:0] + inst_offset + TID*4, a byte or short
+    extended to a dword; gfx950's 3 and 4 dwords go to TID*16, x3 leaving the 4th dword alone
+    (CDNA4 ISA guide 9.1.9 "Memory Buffer Load to LDS", 10.2)."""
+    base = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins)
+    if n <= 4:
+        vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
+        ldsa = base + 4 * np.arange(64)[None, :]
+        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+        return
+    ldsa = base + 16 * np.arange(64)[None, :]
+    x.lane_access("lds", ldsa.astype(U64), n, lanes, w, ins, np.ascontiguousarray(raw).reshape(len(w), 64, n))
+
+
 def _space(base):
     return "global" if base.startswith("global_") else "scratch" if base.startswith("scratch_") else "flat"
 
@@ -111,9 +125,7 @@ def flat_load(x, ins, w):
         vaddr, saddr = ins.ops[0], ins.ops[1] if len(ins.ops) > 1 else None
         addr = _flat_addr(x, ins, w, vaddr, saddr, space)
         raw = x.lane_access(space, addr, n, lanes, w, ins)
-        vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
-        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
-        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+        _to_lds(x, ins, w, lanes, raw, n, signed)
         return
     dst, vaddr = ins.ops[0], ins.ops[1]
     saddr = ins.ops[2] if len(ins.ops) > 2 else None
@@ -427,12 +439,8 @@ def buffer_op(x, ins, w):
         _buffer_move(x, ins, w, addr, inb, lanes, n, _store_bytes(x, ins, w, data, n, d16))
         return
     raw = _buffer_move(x, ins, w, addr, inb, lanes, n)
-    if "lds" in ins.mods:
-        # LDS_ADDR = M0[17:0] + inst_offset + TID*4; out-of-range lanes write 0 (the guide's
-        # "Clamping Rules": the memory side follows any other buffer fetch)
-        vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
-        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
-        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+    if "lds" in ins.mods:  # out-of-range lanes write 0 (the guide's "Clamping Rules": the memory
+        _to_lds(x, ins, w, lanes, raw, n, signed)  # side follows any other buffer fetch)
         return
     _put_load(x, ins, w, data, raw, n, signed, d16, lanes)
 
@@ -483,6 +491,34 @@ def _ds_addr(x, ins, w, vaddr, key="offset"):
     return a.view(U64)
 
 
+_TR = {"ds_read_b64_tr_b16": (8, 16), "ds_read_b64_tr_b8": (8, 8), "ds_read_b64_tr_b4": (8, 4),
+       "ds_read_b96_tr_b6": (12, 6)}  # bytes per lane, element bits
+
+
+def ds_read_tr(x, ins, w, lanes):
+    """gfx950 transposing LDS reads (CDNA4 ISA guide 11.4 "MFMA Transpose Load from LDS"): each
+    lane reads ``nbytes`` at its address, E = nbytes*8/bits elements; in every block of 16 lanes
+    the loads form an E x 16 tile, row r made of lanes 16/E*r .. 16/E*(r+1)-1 in order, and
+    lane i of the block receives column i (element r of its result = row r's element i). So
+    tr_b16 lane i gets element i%4 of lanes 4r + i//4 (r = 0..3): one M (or N) index, 4 K
+    values, the MFMA operand layout from an M-contiguous tile."""
+    nbytes, bits = _TR[ins.base]
+    e = nbytes * 8 // bits
+    dst, vaddr = ins.ops[0], ins.ops[1]
+    raw = x.lane_access("lds", _ds_addr(x, ins, w, vaddr), nbytes, lanes, w, ins)  # (k, 64, nbytes)
+    # the elements of each lane's load, as integers (little-endian bit order)
+    bitsv = np.unpackbits(raw, axis=2, bitorder="little").reshape(len(w), 64, e, bits)
+    lane = np.arange(64)
+    blk, i = lane // 16 * 16, lane % 16
+    r = np.arange(e)[None, :]
+    src_lane = blk[:, None] + (16 // e) * r + (i // e)[:, None]  # (64, e)
+    src_elem = np.broadcast_to((i % e)[:, None], src_lane.shape)
+    out_bits = bitsv[:, src_lane, src_elem, :]  # (k, 64, e, bits)
+    out = np.packbits(out_bits.reshape(len(w), 64, nbytes * 8), axis=2, bitorder="little")
+    x.vwrite_n(dst, w, np.ascontiguousarray(out).view(np.uint32).reshape(len(w), 64, nbytes // 4).transpose(0, 2, 1),
+               lanes)
+
+
 def ds_op(x, ins, w):
     b = ins.base
     lanes = x.exec_lanes(w)
@@ -505,6 +541,9 @@ def ds_op(x, ins, w):
             a1 = _ds_addr(x, ins, w, vaddr, "__none") + U64(ins.mods.get("offset1", 0) * stride)
             x.lane_access("lds", a0, n, lanes, w, ins, _store_bytes(x, ins, w, d0, n, ""))
             x.lane_access("lds", a1, n, lanes, w, ins, _store_bytes(x, ins, w, d1, n, ""))
+        return
+    if "_tr_b" in name:
+        ds_read_tr(x, ins, w, lanes)
         return
     if name.startswith("read_") or name.startswith("read"):
         n, signed, d16 = _size_kind("x_" + name[len("read_"):] if name.startswith("read_") else name)
