@@ -95,6 +95,60 @@ KERNEL valu
 .endr
   s_endpgm
 
+// Loads to LDS of 3 and 4 dwords and the transposing LDS reads. Inputs (kernarg 8: in):
+// 64 x 16 bytes at in (lane l's 16 bytes at in + 16l) and a byte pattern at in + 1024 (2 KiB).
+KERNEL mem
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_lshlrev_b32_e32 v21, 4, v0
+  v_mov_b32_e32 v1, 0xaaaaaaaa
+  v_add_u32_e32 v2, 0x1000, v21
+  ds_write_b32 v2, v1 offset:12
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 m0, 0
+  s_nop 0
+  global_load_lds_dwordx4 v21, s[6:7]
+  s_mov_b32 m0, 0x1000
+  s_nop 0
+  global_load_lds_dwordx3 v21, s[6:7]
+  s_mov_b32 s8, s6
+  s_and_b32 s9, s7, 0xffff
+  s_mov_b32 s10, 0x10000
+  s_mov_b32 s11, 0x27000
+  s_mov_b32 m0, 0x2000
+  s_nop 0
+  buffer_load_dwordx4 v21, s[8:11], 0 offen lds
+  s_waitcnt vmcnt(0)
+  ds_read_b128 v[4:7], v21
+  ds_read_b128 v[8:11], v21 offset:4096
+  ds_read_b128 v[12:15], v21 offset:8192
+  // the byte pattern into LDS 0x3000.. (2 KiB: lane l copies bytes 32l .. 32l+31)
+  v_lshlrev_b32_e32 v22, 5, v0
+  s_add_u32 s12, s6, 0x400
+  s_addc_u32 s13, s7, 0
+  global_load_dwordx4 v[24:27], v22, s[12:13]
+  global_load_dwordx4 v[28:31], v22, s[12:13] offset:16
+  s_waitcnt vmcnt(0)
+  v_add_u32_e32 v23, 0x3000, v22
+  ds_write_b128 v23, v[24:27]
+  ds_write_b128 v23, v[28:31] offset:16
+  s_waitcnt lgkmcnt(0)
+  // each lane reads at 0x3000 + 8*lane (12*lane for b96)
+  v_lshlrev_b32_e32 v32, 3, v0
+  v_add_u32_e32 v32, 0x3000, v32
+  v_mul_u32_u24_e32 v33, 12, v0
+  v_add_u32_e32 v33, 0x3000, v33
+  ds_read_b64_tr_b16 v[34:35], v32
+  ds_read_b64_tr_b8 v[36:37], v32
+  ds_read_b64_tr_b4 v[38:39], v32
+  ds_read_b96_tr_b6 v[40:42], v33
+  s_waitcnt lgkmcnt(0)
+.irp r, 4,5,6,7,8,9,10,11,12,13,14,15,34,35,36,37,38,39,40,41,42
+  global_store_dword v20, v\r, s[4:5]
+  v_add_u32_e32 v20, 0x100, v20
+.endr
+  s_endpgm
+
 .rodata
 .macro KD name, lds=0
 .p2align 6
@@ -109,3 +163,4 @@ KERNEL valu
 .endm
 KD lds_big, 163840
 KD valu
+KD mem, 16384

@@ -223,3 +223,49 @@ def test_dot2c_f32_bf16(valu):
     want = d["A"].astype(np.float64) + sum(bf(d["H"], k).view(np.float32).astype(np.float64)
                                             * bf(d["H2"], k).view(np.float32).astype(np.float64) for k in (0, 1))
     np.testing.assert_allclose(o[32].view(np.float32), want.astype(np.float32), rtol=1e-6)
+
+
+# ---- loads to LDS of 3/4 dwords, transposing LDS reads (kernel 'mem') -----------------------------
+@pytest.fixture(scope="module")
+def mem(code):
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 2**32, 256, dtype=np.uint64).astype(U)
+    pattern = rng.integers(0, 256, 2048, dtype=np.uint64).astype(np.uint8)
+    inp = np.concatenate([data.view(np.uint8), pattern])
+    dev = Device()
+    ib = dev.memory.alloc(inp.nbytes)
+    dev.memory.write(ib, inp.tobytes())
+    n = 21
+    ob = dev.memory.alloc(256 * n)
+    dev.memory.write(ob, b"\0" * (256 * n))
+    dev.run(code, "mem", struct.pack("<QQ", ob, ib), (1, 1, 1), (64, 1, 1), sanitize=True)
+    return np.frombuffer(dev.memory.read(ob, 256 * n), U).reshape(n, 64).copy(), data.reshape(64, 4), pattern
+
+
+def test_loads_of_3_and_4_dwords_to_lds(mem):
+    """CDNA4 ISA 9.1.9 / 10.2: LDS_ADDR = M0 + offset + TID*16 for 3 and 4 dwords; x3 skips the 4th."""
+    o, data, _ = mem
+    np.testing.assert_array_equal(o[0:4].T, data)  # global_load_lds_dwordx4, M0 = 0
+    np.testing.assert_array_equal(o[4:7].T, data[:, :3])  # global_load_lds_dwordx3, M0 = 0x1000
+    np.testing.assert_array_equal(o[7], 0xAAAAAAAA)  # its 4th dword untouched
+    np.testing.assert_array_equal(o[8:12].T, data)  # buffer_load_dwordx4 ... lds, M0 = 0x2000
+
+
+def _fields(stream: np.ndarray, bits: int) -> np.ndarray:
+    b = np.unpackbits(stream, bitorder="little").reshape(-1, bits)
+    return (b.astype(np.int64) << np.arange(bits)).sum(axis=1)
+
+
+@pytest.mark.parametrize("first,nbytes,bits", [(12, 8, 16), (14, 8, 8), (16, 8, 4), (18, 12, 6)])
+def test_transposing_lds_reads(mem, first, nbytes, bits):
+    """CDNA4 ISA 11.4: each block of 16 lanes loads an E x 16 tile (E = elements per lane, the
+    lanes' loads back to back, row after row) and lane i receives column i: element r of lane i
+    is element 16r + i of its block's bytes (ds_read_b64_tr_b16/b8/b4, ds_read_b96_tr_b6)."""
+    o, _, pattern = mem
+    e = nbytes * 8 // bits
+    got = o[first : first + nbytes // 4].T.copy().view(np.uint8)  # (64, nbytes): each lane's result bytes
+    for lane in range(64):
+        blk, i = divmod(lane, 16)
+        elems = _fields(pattern[16 * nbytes * blk : 16 * nbytes * (blk + 1)], bits)  # the block's stream
+        want = elems[16 * np.arange(e) + i]
+        np.testing.assert_array_equal(_fields(got[lane], bits), want, err_msg=f"lane {lane}")
