@@ -8,7 +8,7 @@ against AMD's published examples in tests/emulator/test_mfma_layouts_gfx950.py).
 come from ml_dtypes (an independent implementation of the OCP fp8/fp6/fp4/E8M0 formats), the
 product from NumPy in float64. Covered: the new f16/bf16/i8 shapes, both f8f6f4 shapes for every
 CBSZ x BLGP format pair, unscaled and block-scaled (E8M0 scales per 32 K-elements with every
-op_sel byte), and the CDNA3 fp8/bf8 MFMAs, which read OCP fp8 on gfx950.
+op_sel byte), and the CDNA3 fp8/bf8 MFMAs and SMFMACs, which read OCP fp8 on gfx950.
 
 clang 22 turns ``__builtin_amdgcn_mfma_scale_*`` with constant scale 0 into the unscaled
 ``v_mfma_f32_*_f8f6f4`` (checked below with llvm-objdump), so the unscaled kernels pass 0 and
@@ -49,6 +49,8 @@ DENSE = {  # new gfx950 shapes: mnemonic -> (builtin, OpenCL A/B type, dwords, C
 }
 CDNA3_FP8 = {f"v_mfma_f32_{s}_{a}_{b}": (f"mfma_f32_{s}_{a}_{b}", "long", "float4" if s == "16x16x32" else "float16")
              for s in ("16x16x32", "32x32x16") for a in ("fp8", "bf8") for b in ("fp8", "bf8")}
+SPARSE_FP8 = {f"v_smfmac_f32_{s}_{a}_{b}": (f"smfmac_f32_{s}_{a}_{b}", "float4" if s == "16x16x64" else "float16")
+              for s in ("16x16x64", "32x32x32") for a in ("fp8", "bf8") for b in ("fp8", "bf8")}
 F8F6F4 = {"16x16x128": "float4", "32x32x64": "float16"}
 PAIRS = [(a, b) for a in range(5) for b in range(5)]
 
@@ -80,6 +82,20 @@ __kernel void {name}(__global uint* D, __global const uint* A, __global const ui
     for name, (bi, at, ct) in {**DENSE, **CDNA3_FP8}.items():
         n = _dwords(at)
         kernel(f"k_{name}", at, n, n, ct, f"__builtin_amdgcn_{bi}(a.v, b.v, c.v, 0, 0, 0)")
+    for name, (bi, ct) in SPARSE_FP8.items():  # A: 2 dwords (compressed), B: 4, index: S[l]
+        out.append(f"""
+__kernel void k_{name}(__global uint* D, __global const uint* A, __global const uint* B, __global const uint* C,
+                     __global const uint* S) {{
+  int l = (int)__builtin_amdgcn_workitem_id_x();
+  union {{ uint u[2]; int2 v; }} a;
+  union {{ uint u[4]; int4 v; }} b;
+  union {{ uint u[{_dwords(ct)}]; {ct} v; }} c;
+  for (int r = 0; r < 2; r++) a.u[r] = A[r * 64 + l];
+  for (int r = 0; r < 4; r++) b.u[r] = B[r * 64 + l];
+  for (int r = 0; r < {_dwords(ct)}; r++) c.u[r] = C[r * 64 + l];
+  c.v = __builtin_amdgcn_{bi}(a.v, b.v, c.v, (int)S[l], 0, 0);
+  for (int r = 0; r < {_dwords(ct)}; r++) D[r * 64 + l] = c.u[r];
+}}""")
     for shape, ct in F8F6F4.items():
         for fa, fb in PAIRS:
             na, nb = (L950[f"v_mfma_f32_{shape}_f8f6f4"]["formats"][FORMATS[f]]["gprs"] for f in (fa, fb))
@@ -236,4 +252,40 @@ def test_cdna3_fp8_mfma_reads_ocp_fp8(code, name):
     C, Cregs = _c(t["D"], m, n, rng, nd)
     D = _run(co, f"k_{name}", _place(t["A"], ac, 8), _place(t["B"], bc, 8), Cregs,
              np.zeros((2, 64), np.uint32), nd)
+    np.testing.assert_array_equal(_read(t["D"], D, m, n).view(np.float32), (A @ B + C).astype(np.float32))
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_FP8))
+def test_cdna3_fp8_smfmac_reads_ocp_fp8(code, name):
+    """4:2 sparse A (two stored values and their 2-bit positions per chunk of 4, the positions in
+    the index VGPR), OCP fp8/bf8 values on gfx950; gfx942's SMFMAC layouts."""
+    co, _ = code
+    t = L942[name]
+    m, n, k = t["m"], t["n"], t["k"]
+    rng = np.random.default_rng(len(name) + 7 * k)
+    fa, fb = ("BF8" if "_bf8_" in name else "FP8"), ("BF8" if name.endswith("_bf8") else "FP8")
+    vc, vals = _ocp(fa, (m, k // 4, 2), rng)
+    pos = np.array([sorted(rng.choice(4, 2, replace=False)) for _ in range(m * (k // 4))]).reshape(m, k // 4, 2)
+    A = np.zeros((m, k))
+    for i in range(m):
+        for c in range(k // 4):
+            A[i, 4 * c + pos[i, c]] = vals[i, c]
+    Aregs = np.zeros((t["gprs"]["A"], 64), np.uint64)
+    S = np.zeros((2, 64), np.uint64)
+    seen, seen_k = set(), set()
+    for lane, col, i, kk, _b in t["A"]["cells"]:
+        c = kk // 4
+        if (lane, col, c) not in seen:
+            seen.add((lane, col, c))
+            reg, lo, bits = t["A"]["cols"][col]
+            Aregs[reg, lane] |= np.uint64(int(vc[i, c, 0]) << lo | int(vc[i, c, 1]) << (lo + bits // 2))
+    for lane, col, i, kk, _b in t["K"]["cells"]:
+        c = kk // 4
+        if (lane, col, c) not in seen_k:
+            seen_k.add((lane, col, c))
+            S[0, lane] |= np.uint64((int(pos[i, c, 0]) | int(pos[i, c, 1]) << 2) << t["K"]["cols"][col][1])
+    bc, B = _ocp(fb, (k, n), rng)
+    nd = t["gprs"]["D"]
+    C, Cregs = _c(t["D"], m, n, rng, nd)
+    D = _run(co, f"k_{name}", Aregs.astype(np.uint32), _place(t["B"], bc, 8), Cregs, S.astype(np.uint32), nd)
     np.testing.assert_array_equal(_read(t["D"], D, m, n).view(np.float32), (A @ B + C).astype(np.float32))

@@ -60,3 +60,13 @@ def test_every_element_once(name):
             elems = {(i, j) for _, _, i, j, _ in lay[mat]["cells"]}
             assert len(elems) == t[r] * t[c] == len(lay[mat]["cells"]), (name, mat)
     assert len({(i, j) for _, _, i, j, _ in t["D"]["cells"]}) == t["m"] * t["n"]
+
+
+def test_generator_reproduces_the_committed_file(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_mfma_layouts", ops_mfma.DATA.with_name("gen_mfma_layouts.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    gen.gfx950(tmp_path / "out.json")
+    assert (tmp_path / "out.json").read_bytes() == ops_mfma.DATA_GFX950.read_bytes()

@@ -152,7 +152,7 @@ def input_layout(rows: int, k: int, width: int, transpose: bool) -> dict:
     return {"cols": cols, "cells": cells}
 
 
-def gfx950() -> None:
+def gfx950(path: Path | None = None) -> None:
     base = json.loads(Path(__file__).with_name("mfma_layouts.json").read_text())["instructions"]
     out = {"source": "rule of the CDNA4 ISA guide ch. 7 (see gen_mfma_layouts.py); C/D from the CDNA3 "
                      "calculator layouts; the calculator has no CDNA4 (ROCm/amd_matrix_instruction_calculator#7)",
@@ -172,7 +172,7 @@ def gfx950() -> None:
             d["gprs"].update(A=m * k * w // 64 // 32, B=n * k * w // 64 // 32)
             d["A"], d["B"] = input_layout(m, k, w, False), input_layout(n, k, w, True)
         out["instructions"][name] = d
-    path = Path(__file__).with_name("mfma_layouts_gfx950.json")
+    path = path or Path(__file__).with_name("mfma_layouts_gfx950.json")
     path.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     print(f"wrote {path} ({len(out['instructions'])} instructions)")
 
