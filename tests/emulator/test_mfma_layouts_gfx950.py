@@ -70,3 +70,17 @@ def test_generator_reproduces_the_committed_file(tmp_path, capsys):
     spec.loader.exec_module(gen)
     gen.gfx950(tmp_path / "out.json")
     assert (tmp_path / "out.json").read_bytes() == ops_mfma.DATA_GFX950.read_bytes()
+
+
+@pytest.mark.parametrize("dense,smfmac", [
+    ("v_mfma_f32_16x16x32_f16", "v_smfmac_f32_16x16x32_f16"), ("v_mfma_f32_32x32x16_f16", "v_smfmac_f32_32x32x16_f16"),
+    ("v_mfma_f32_16x16x32_bf16", "v_smfmac_f32_16x16x32_bf16"),
+    ("v_mfma_f32_32x32x16_bf16", "v_smfmac_f32_32x32x16_bf16"),
+    ("v_mfma_i32_16x16x64_i8", "v_smfmac_i32_16x16x64_i8"), ("v_mfma_i32_32x32x32_i8", "v_smfmac_i32_32x32x32_i8")])
+def test_new_dense_shapes_b_as_the_calculators_cdna3_smfmac_b(dense, smfmac):
+    """Supporting evidence for the new 16-bit and i8 shapes (no AMD example shows them): CDNA3's
+    SMFMAC of the same M x N x K has a dense B of the same size (4 VGPRs), and the calculator's
+    layout for it is the one the CDNA4 rule gives the new dense MFMA's B."""
+    cdna3 = json.loads(ops_mfma.DATA.read_text())["instructions"][smfmac]
+    assert (cdna3["m"], cdna3["n"], cdna3["k"]) == tuple(DATA[dense][x] for x in "mnk")
+    assert _slots(DATA[dense]["B"]) == _slots(cdna3["B"])
