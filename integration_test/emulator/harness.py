@@ -25,14 +25,14 @@ _BUILT: dict[str, bytes] = {}
 _OUT = Path(tempfile.gettempdir()) / "gcnforge_emu_tests"
 
 
-def build_cl(source: str | Path, tools: dict[str, str], extra: tuple[str, ...] = ()) -> bytes:
-    """Compile OpenCL C (a file under kernels/ or source text) to a code object (cached)."""
+def build_cl(source: str | Path, tools: dict[str, str], extra: tuple[str, ...] = (), mcpu: str = "gfx942") -> bytes:
+    """Compile OpenCL C (a file under kernels/ or source text) to a code object for ``mcpu`` (cached)."""
     if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".cl") and "\n" not in source):
         path = KERNELS / source if not Path(source).is_absolute() else Path(source)
         text = path.read_text() + (KERNELS / "common.h").read_text()
     else:
         path, text = None, str(source)
-    key = hashlib.sha1((text + " ".join(extra)).encode()).hexdigest()[:16]
+    key = hashlib.sha1((text + " ".join(extra) + mcpu).encode()).hexdigest()[:16]
     if key in _BUILT:
         return _BUILT[key]
     _OUT.mkdir(exist_ok=True)
@@ -40,7 +40,7 @@ def build_cl(source: str | Path, tools: dict[str, str], extra: tuple[str, ...] =
     if path is None:
         src.write_text(text)
     obj, so = _OUT / f"{key}.o", _OUT / f"{key}.so"
-    subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib",
+    subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-nogpulib",
                     "-O2", "-I", str(KERNELS), *extra, "-c", str(src), "-o", str(obj)], check=True,
                    capture_output=True)
     subprocess.run([tools["ld.lld"], "-shared", str(obj), "-o", str(so)], check=True, capture_output=True)

@@ -42,3 +42,18 @@ def test_gemm_clean(sanitized):
 
 
 mfma_code = test_mfma.mfma_code
+
+
+import test_kernels_gfx950  # noqa: E402
+
+G950_TESTS = [(n, f) for n, f in vars(test_kernels_gfx950).items() if n.startswith("test_") and callable(f)]
+
+
+@pytest.fixture(scope="module")
+def gfx950_code():
+    return harness.build_cl("gfx950.cl", require_llvm("clang", "ld.lld"), mcpu="gfx950")
+
+
+@pytest.mark.parametrize("fn", [f for _, f in G950_TESTS], ids=[n for n, _ in G950_TESTS])
+def test_gfx950_kernel_clean(sanitized, fn, gfx950_code):
+    fn(gfx950_code)
