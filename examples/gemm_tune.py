@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gemm_macro  # noqa: E402
+from gcnforge.runtime.registry import aiter_rates  # noqa: E402
 from gcnforge.runtime.tuning import KernelFamily, Variant  # noqa: E402
 
 CHECK = 64  # rows and columns of C compared (every variant's work-group (0, 0, 0) covers them)
@@ -57,8 +58,16 @@ class MacroGemm(KernelFamily):
                                p["depth"])
         return compile_module(mod, schedule=True).blob
 
+    out_dtype = "f32"
+
     def supports(self, v, shape):
         return shape[1] == self.n and shape[2] == self.k
+
+    def constraints(self, v):
+        return f"N={self.n};K={self.k}"  # compile-time in gemm_macro
+
+    def rates(self, shape, us):
+        return aiter_rates(*shape, 2, 4, us)
 
     def make_inputs(self, shape, rng):
         m, n, k = shape

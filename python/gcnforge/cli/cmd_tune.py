@@ -79,9 +79,12 @@ def run(args) -> int:
     path = Path(args.family_file)
     shapes = [parse_shape(s) for s in args.shapes]
     fam = load_family(path, args.family)
+    cmd = (f"gcnforge tune {args.family_file}" + (f" --family {args.family}" if args.family != "family" else "")
+           + (f" --timing {args.timing}" if args.timing else "") + (f" --device {args.device}" if args.device else "")
+           + (" --e2e" if args.e2e else "") + f" --shapes {' '.join(args.shapes)} -o {args.output}")
     try:
         report = tune(fam, shapes, args.output, device=args.device, e2e=args.e2e, repeat=args.repeat, seed=args.seed,
-                      timing=args.timing)
+                      timing=args.timing, comments=(f"written by: {cmd}",))
     except Diagnostic:
         raise
     except (Exception, SystemExit) as e:

@@ -16,7 +16,10 @@ A family is any object with this shape (subclass ``KernelFamily`` for the defaul
 * optional ``supports(variant, shape) -> bool``, ``features(variant) -> dict`` (bias,
   preshuffle), ``layout(variant) -> str`` (slots16 spec for the CSV), and ``e2e(kernel,
   variant, shape, inputs, device)`` — the whole operation including its pre- and
-  post-processing, timed in end-to-end mode.
+  post-processing, timed in end-to-end mode;
+* optional registry columns: ``op`` (default ``gemm``), ``out_dtype``, ``constraints(variant)
+  -> str`` (the shapes a code object accepts, e.g. ``"N=256;K=5120"`` for compile-time sizes),
+  ``rates(shape, us) -> (tflops, GB/s)`` (aiter's ``tflops``/``bw`` columns).
 
 Timing mode (``timing=`` a device profile): a launch of a large grid emulates only a sample of
 work-groups, so its outputs are partial. The check then comes from a second, untimed launch
@@ -62,6 +65,14 @@ class KernelFamily:
     rtol = 1e-5
     atol = 1e-5
     timing_check = "whole"  # or "sampled": see the module docstring
+    op = "gemm"
+    out_dtype = ""
+
+    def constraints(self, variant: Variant) -> str:
+        return ""
+
+    def rates(self, shape: tuple[int, ...], us: float) -> tuple[float, float] | None:
+        return None
 
     def variants(self) -> Iterable[Variant]:
         raise NotImplementedError
@@ -151,10 +162,12 @@ def _stage_code_object(family: Any, v: Variant, co_dir: Path) -> Path:
 
 def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | None = None, *,
          device: Any = None, e2e: bool = False, repeat: int | None = None, seed: int = 0,
-         progress: Callable[[str], None] | None = None, console: Any = None, timing: Any = None) -> TuneReport:
+         progress: Callable[[str], None] | None = None, console: Any = None, timing: Any = None,
+         comments: Sequence[str] = ()) -> TuneReport:
     """Run the search; write winners (one tuned row per shape) to ``out_csv`` if given.
     ``timing``: a device profile name (``mi300x``...) -- on the emulator, rank variants by the
-    timing model's predicted time on that device instead of the emulator's issue cycles."""
+    timing model's predicted time on that device instead of the emulator's issue cycles (the rows'
+    ``cu_num`` is then the profile's CU count). ``comments``: lines for the CSV's comment header."""
     variants = list(family.variants())
     if not variants:
         raise Diagnostic(f"family '{family.name}' has no variants")
@@ -212,7 +225,8 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
     kinds = sorted({t.time_kind for t in trials if t.status == "ok"})
     kind = "/".join(kinds) or ("e2e" if e2e else "none")
     if out_csv is not None:
-        write_csv(out_csv, [_entry(family, t, co_dir) for t in winners.values()])
+        cus = getattr(timing, "cus", None)
+        write_csv(out_csv, [_entry(family, t, co_dir, cus) for t in winners.values()], comments=comments)
     return TuneReport(trials, winners, Path(out_csv) if out_csv else None, kind)
 
 
@@ -269,18 +283,22 @@ def _trial(family, kernel, v, shape, inputs0, expect, backend, e2e, repeat, timi
                  time_kind=("e2e-" if e2e else "") + ("modeled" if modeled else "measured"))
 
 
-def _entry(family, t: Trial, co_dir: Path) -> Entry:
+def _entry(family, t: Trial, co_dir: Path, cu_num: int | None = None) -> Entry:
     p = dict(t.variant.params)
     feats = family.features(t.variant)
     shape = tuple(t.shape) + (1,) * (3 - len(t.shape))
     known = {"tile_m", "tile_n", "tile_k", "splitk", "block"}
+    us = t.seconds * 1e6  # type: ignore[operator]
+    rates = getattr(family, "rates", lambda s, u: None)(tuple(t.shape), us)
+    cons = getattr(family, "constraints", lambda v: "")(t.variant)
     return Entry(
         kernel=t.variant.kernel, code_object=co_dir / f"{t.variant.name}.co", target=family.target,
         dtype=family.dtype, tile_m=int(p.get("tile_m", 1)), tile_n=int(p.get("tile_n", 1)),
         tile_k=int(p.get("tile_k", 1)), splitk=int(p.get("splitk", 1)), bias=bool(feats.get("bias", False)),
         preshuffle=bool(feats.get("preshuffle", False)), block=int(p.get("block", 256)),
         layout=family.layout(t.variant), shape=(int(shape[0]), int(shape[1]), int(shape[2])),
-        us=t.seconds * 1e6, time_kind=t.time_kind,  # type: ignore[operator]
+        us=us, time_kind=t.time_kind, op=getattr(family, "op", "gemm"), out_dtype=getattr(family, "out_dtype", ""),
+        cu_num=cu_num, tflops=rates[0] if rates else None, bw=rates[1] if rates else None, constraints=cons,
         extra={"variant": t.variant.name, **{k: str(v) for k, v in p.items() if k not in known}})
 
 
