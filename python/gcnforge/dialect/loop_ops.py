@@ -41,6 +41,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from gcnforge.dialect.formats import deferred_format
+
 MAX_TRIP_COUNT = 1 << 20  # bound on anything the pass expands (no input-controlled hang)
 
 
@@ -55,7 +57,7 @@ class YieldOp(IRDLOperation):
     name = "amdgcn.yield"
     values = var_operand_def()
     traits = traits_def(IsTerminator())
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
+    parse, print = deferred_format("attr-dict ($values^ `:` type($values))?")
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])

@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     i32,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -72,6 +71,7 @@ from gcnforge.dialect.attrs import (
     KernelArgAttr,
     TargetAttr,
 )
+from gcnforge.dialect.formats import deferred_format
 from gcnforge.dialect.value_ops import (
     LDS_BYTES,
     VALUE_OPS,
@@ -269,6 +269,8 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
+        from xdsl.dialects.utils import parse_func_op_like  # not imported by a compile (~20 ms)
+
         name, ins, outs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
             parser, reserved_attr_names=("sym_name", "function_type")
         )
@@ -280,6 +282,8 @@ class FuncOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
+        from xdsl.dialects.utils import print_func_op_like
+
         print_func_op_like(
             printer, self.sym_name, self.function_type, self.body, self.attributes,
             reserved_attr_names=("sym_name", "function_type"),
@@ -299,7 +303,7 @@ class ReturnOp(IRDLOperation):
     name = "amdgcn.return"
     values = var_operand_def()
     traits = traits_def(IsTerminator(), HasParent(FuncOp))
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
+    parse, print = deferred_format("attr-dict ($values^ `:` type($values))?")
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[list(values)])
@@ -322,7 +326,7 @@ class CallOp(IRDLOperation):
     callee = attr_def(SymbolRefAttr)
     call_args = var_operand_def()
     res = var_result_def()
-    assembly_format = "$callee `(` $call_args `)` attr-dict `:` functional-type($call_args, $res)"
+    parse, print = deferred_format("$callee `(` $call_args `)` attr-dict `:` functional-type($call_args, $res)")
 
     def __init__(self, callee: str, args: Sequence[SSAValue], result_types: Sequence[Attribute]):
         super().__init__(
@@ -351,7 +355,7 @@ class EndOp(IRDLOperation):
 
     name = "amdgcn.end"
     traits = traits_def(IsTerminator())
-    assembly_format = "attr-dict"
+    parse, print = deferred_format("attr-dict")
 
     def __init__(self):
         super().__init__()

@@ -28,6 +28,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from gcnforge.dialect.formats import deferred_format
 from gcnforge.dialect.types import (
     VALUE,
     ReadTokenType,
@@ -100,7 +101,7 @@ class MakeRangeOp(IRDLOperation):
     name = "amdgcn.make_range"
     parts = var_operand_def(RegisterType)
     result = result_def(RegisterType)
-    assembly_format = "$parts attr-dict `:` type($parts) `->` type($result)"
+    parse, print = deferred_format("$parts attr-dict `:` type($parts) `->` type($result)")
 
     def __init__(self, parts: Sequence[SSAValue], result_type: RegisterType | None = None):
         if result_type is None:
@@ -123,7 +124,7 @@ class SplitRangeOp(IRDLOperation):
     name = "amdgcn.split_range"
     range = operand_def(RegisterType)
     parts = var_result_def(RegisterType)
-    assembly_format = "$range attr-dict `:` type($range) `->` type($parts)"
+    parse, print = deferred_format("$range attr-dict `:` type($range) `->` type($parts)")
 
     def __init__(self, rng: SSAValue, part_types: Sequence[RegisterType]):
         super().__init__(operands=[rng], result_types=[list(part_types)])
@@ -285,7 +286,7 @@ class WaitOp(IRDLOperation):
 
     name = "amdgcn.wait"
     tokens = var_operand_def(ReadTokenType | WriteTokenType)
-    assembly_format = "($tokens^ `:` type($tokens))? attr-dict"
+    parse, print = deferred_format("($tokens^ `:` type($tokens))? attr-dict")
 
     def __init__(self, *tokens: SSAValue):
         super().__init__(operands=[list(tokens)])

@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.structure_ops import CallOp, FuncOp, KernelOp, ReturnOp
@@ -79,6 +78,8 @@ class InlinePass(ModulePass):
         still = {c.callee.string_value() for c in op.walk() if isinstance(c, CallOp)}
         for name, f in funcs.items():
             if name not in still and name not in kept:
+                from xdsl.rewriter import Rewriter  # only when a function goes away
+
                 Rewriter.erase_op(f)
 
 
