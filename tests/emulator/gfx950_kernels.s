@@ -88,8 +88,10 @@ KERNEL valu
   v_cvt_scalef32_sr_bf8_bf16 v44, v6, v4, v3 op_sel:[0,0,0,1]
   v_pk_maximum3_f16 v47, v6, v7, v5 op_sel:[1,0,0] op_sel_hi:[0,1,1]
   v_cvt_pk_f32_bf8_sdwa v[48:49], v5 src0_sel:WORD_1
+  v_prng_b32_dpp v52, v4 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+  v_cvt_f32_bf16_sdwa v53, -v6 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1
   s_nop 1
-.irp r, 10,11,12,13,14,15,16,17,18,19,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,45,46,40,41,42,43,44,47,48,49
+.irp r, 10,11,12,13,14,15,16,17,18,19,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,45,46,40,41,42,43,44,47,48,49,52,53
   global_store_dword v20, v\r, s[4:5]
   v_add_u32_e32 v20, 0x100, v20
 .endr
@@ -149,6 +151,21 @@ KERNEL mem
 .endr
   s_endpgm
 
+// a transposing read with half the lanes off, and one at an address not 8-byte aligned
+KERNEL tr_bad
+  v_lshlrev_b32_e32 v1, 3, v0
+  s_load_dword s2, s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc1 .Lmis
+  s_mov_b64 exec, 0xffffffff
+  ds_read_b64_tr_b16 v[2:3], v1
+  s_endpgm
+.Lmis:
+  v_add_u32_e32 v1, 4, v1
+  ds_read_b64_tr_b8 v[2:3], v1
+  s_endpgm
+
 .rodata
 .macro KD name, lds=0
 .p2align 6
@@ -164,3 +181,4 @@ KERNEL mem
 KD lds_big, 163840
 KD valu
 KD mem, 16384
+KD tr_bad, 1024

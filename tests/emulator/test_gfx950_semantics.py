@@ -96,7 +96,7 @@ def valu(code):
     dev = Device()
     ib = dev.memory.alloc(inp.nbytes)
     dev.memory.write(ib, inp.tobytes())
-    n = 39
+    n = 41
     ob = dev.memory.alloc(256 * n)
     dev.memory.write(ob, b"\0" * (256 * n))
     dev.run(code, "valu", struct.pack("<QQ", ob, ib), (1, 1, 1), (64, 1, 1), sanitize=True)
@@ -178,12 +178,14 @@ def test_packed_f16_bf16_conversions(valu):
     b = lambda x: x.astype(BF16).view(np.uint16).astype(U)  # noqa: E731
     np.testing.assert_array_equal(o[14], b(A) | b(B) << 16)
     np.testing.assert_array_equal(o[31], (d["H"] & U(0xFFFF)) << U(16))  # v_cvt_f32_bf16
+    np.testing.assert_array_equal(o[40], (d["H"] & U(0xFFFF0000)) ^ U(0x80000000))  # SDWA WORD_1, neg
 
 
 def test_integer_and_bitwise(valu):
     o, d = valu
     a, b, r = d["A"].view(U), d["B"].view(U), d["R"]
     np.testing.assert_array_equal(o[19], prng_ref(r))
+    np.testing.assert_array_equal(o[39], prng_ref(r[L ^ 1]))  # DPP quad_perm:[1,0,3,2]
     np.testing.assert_array_equal(o[20], (a & b) | (a & r) | (b & r))  # bitop3:0xe8 = majority
     np.testing.assert_array_equal(o[21], 0x5678 | (((a >> 16) ^ (b & 0xFFFF) ^ (r >> 16)) & 0xFFFF) << 16)
     sh = (r & 31).astype(np.int64)
@@ -269,3 +271,13 @@ def test_transposing_lds_reads(mem, first, nbytes, bits):
         elems = _fields(pattern[16 * nbytes * blk : 16 * nbytes * (blk + 1)], bits)  # the block's stream
         want = elems[16 * np.arange(e) + i]
         np.testing.assert_array_equal(_fields(got[lane], bits), want, err_msg=f"lane {lane}")
+
+
+@pytest.mark.parametrize("first_arg,kind", [(1, "exec"), (0, "misaligned")])
+def test_sanitizer_transposing_read_rules(code, first_arg, kind):
+    """CDNA4 ISA 11.4: EXEC all ones and the address aligned to the data size (8 bytes)."""
+    dev = Device()
+    with pytest.raises(Diagnostic) as e:
+        dev.run(code, "tr_bad", struct.pack("<II", first_arg, 0), (1, 1, 1), (64, 1, 1), sanitize=True)
+    assert e.value.kind == kind and "ds_read_b64_tr" in str(e.value)
+    dev.run(code, "tr_bad", struct.pack("<II", first_arg, 0), (1, 1, 1), (64, 1, 1))  # runs without the sanitizer

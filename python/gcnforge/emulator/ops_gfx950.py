@@ -17,7 +17,7 @@ from gcnforge.emulator import numerics_ocp as ocp
 from gcnforge.emulator.core import WaveFault
 from gcnforge.emulator.numerics import f32_to_bf16_rne
 from gcnforge.emulator.ops_vop3p import _dot, _mods
-from gcnforge.emulator.valu_core import read_src
+from gcnforge.emulator.valu_core import ctx, read_src, vop
 
 U32 = np.uint32
 F32 = np.float32
@@ -387,23 +387,20 @@ G["v_cvt_sr_f16_f32"] = _cvt_sr16(False)
 G["v_cvt_sr_bf16_f32"] = _cvt_sr16(True)
 
 
-def v_cvt_f32_bf16(x, ins, w):
-    """D = {S0.b16, 16'0} (the high half with SDWA WORD_1); abs/neg on the result's sign."""
-    lanes = x.exec_lanes(w)
-    raw = _raw(x, ins, w, 1)
-    if ins.enc == "sdwa" and ins.mods.get("src0_sel") == "WORD_1":
-        raw = raw >> U32(16)
-    v = _mod_bits((raw & U32(0xFFFF)) << U32(16), ins.ops[1], 0x80000000)
-    x.vwrite(ins.ops[0], w, v, _mask(x, w, lanes), 1)
+@ctx
+def _f32_of_bf16(c, h):
+    """D = {S0.b16, 16'0}; abs/neg act on the sign (read_src leaves bf16 bits alone)."""
+    op = c.ins.ops[1]
+    return _mod_bits(h.view(np.uint16).astype(U32) << U32(16), op, 0x80000000).view(F32)
 
 
+# through the VALU driver: SDWA source selects and DPP lane moves as for any VOP1
+v_cvt_f32_bf16 = vop("f32", ("bf16",), _f32_of_bf16)
 G["v_cvt_f32_bf16"] = v_cvt_f32_bf16
 
 
 # ---- integer and bitwise -----------------------------------------------------------------------------
-def v_prng_b32(x, ins, w):
-    lanes = x.exec_lanes(w)
-    x.vwrite(ins.ops[0], w, prng(_raw(x, ins, w, 1)), _mask(x, w, lanes), 1)
+v_prng_b32 = vop("u32", ("u32",), prng)  # e32, e64, DPP and SDWA forms through the VALU driver
 
 
 def _bitop3(width):
