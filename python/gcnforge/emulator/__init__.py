@@ -1,4 +1,4 @@
-"""gcnforge's wave64 emulator: runs gfx942 code objects on the host with NumPy.
+"""gcnforge's wave64 emulator: runs gfx942 and gfx950 code objects (each as its own target) on the host with NumPy.
 
     from gcnforge.emulator import Device
     dev = Device()
