@@ -43,6 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect.formats import deferred_format
 
+SCHED_ATTR = "sched"  # a body op's schedule (``gcnforge.schedule.expr`` reads and writes it)
 MAX_TRIP_COUNT = 1 << 20  # bound on anything the pass expands (no input-controlled hang)
 
 

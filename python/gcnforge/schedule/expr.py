@@ -28,8 +28,7 @@ from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.ir import Operation
 
 from gcnforge.diagnostics import Diagnostic
-
-SCHED_ATTR = "sched"
+from gcnforge.dialect.loop_ops import SCHED_ATTR
 
 
 @dataclass(frozen=True, order=True)

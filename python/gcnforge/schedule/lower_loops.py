@@ -34,11 +34,10 @@ from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
-from gcnforge.dialect.loop_ops import LoopOp, YieldOp
+from gcnforge.dialect.loop_ops import SCHED_ATTR, LoopOp, YieldOp
 from gcnforge.dialect import AllocaOp, BranchOp, FuncOp, KernelOp, WaitOp  # re-exported by the package
 from gcnforge.isa import counters, waitcnt
 from gcnforge.dialect.types import UNALLOCATED, VALUE, AGPRType, ReadTokenType, RegisterType, SGPRType, VGPRType, WriteTokenType
-from gcnforge.schedule.expr import SCHED_ATTR
 
 _TOKEN = (ReadTokenType, WriteTokenType)
 

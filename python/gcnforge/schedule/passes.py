@@ -19,10 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.dialect.loop_ops import LoopOp
-from gcnforge.schedule import legality
-from gcnforge.schedule.expand import LoopSchedule, expand_loop
-from gcnforge.schedule.expr import SCHED_ATTR
+from gcnforge.dialect.loop_ops import SCHED_ATTR, LoopOp
 
 
 def is_scheduled(loop: LoopOp) -> bool:
@@ -33,6 +30,12 @@ def is_scheduled(loop: LoopOp) -> bool:
 def schedule_loops(root, check_only: bool = False) -> int:
     """Expand the scheduled loops under ``root``; returns how many were expanded."""
     loops = [op for op in root.walk() if isinstance(op, LoopOp) and is_scheduled(op)]
+    if not loops:
+        return 0
+    # the expansion machinery only for a module that has something to expand (issue 15)
+    from gcnforge.schedule import legality
+    from gcnforge.schedule.expand import LoopSchedule, expand_loop
+
     n = 0
     for loop in reversed(loops):  # reversed pre-order: inner loops first
         ls = LoopSchedule(loop)
