@@ -24,6 +24,8 @@ the same process.
    MI300X. Reference: the bytes moved (x read once, y written once) at peak HBM bandwidth.
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
+The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
+``python examples/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 

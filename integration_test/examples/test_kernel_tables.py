@@ -1,0 +1,135 @@
+"""The registry tables of examples/kernel_tables.py, written at small and odd shapes: the
+registry picks a row for a problem (an exact tuned hit, and a heuristic pick for another M
+that the row's constraints admit), loads its code object and launches it on the emulator with
+the row's grid and block; the result is checked against NumPy (tolerances as in test_norms,
+test_topk_softmax and test_gemm_macro). The committed tables load and every row is an exact
+hit for its own shape on its cu_num."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_gemm_lds import bf16_bits, bf16_value, fp8_e4m3fnuz_value
+
+import kernel_tables as kt
+from gcnforge.runtime.registry import Registry
+
+EPS = float(np.finfo(np.float32).eps)
+
+
+@pytest.fixture(scope="module")
+def reg(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tables")
+    kt.write_table(d / "gemm.csv", [kt.gemm_row("bf16", "f32", 100, 64, 96, 64, 64),
+                                    kt.gemm_row("fp8", "bf16", 130, 64, 128, 64, 64)], command="a test")
+    kt.write_table(d / "norms.csv", [kt.norm_row("rms", 7, 64), kt.norm_row("layer", 7, 64),
+                                     kt.norm_row("rms", 3, 200)], command="a test")
+    kt.write_table(d / "topk.csv", [kt.topk_row(5, 128, 4, False), kt.topk_row(5, 256, 8, True)], command="a test")
+    r = Registry.from_csv(d / "gemm.csv", d / "norms.csv", d / "topk.csv", cu_count=304)
+    assert all(e.time_kind == "modeled" and e.us > 0 and e.cu_num == 304 for e in r.entries)
+    return r
+
+
+def _pick(reg, op, dtype, m, n, k, how):
+    ch = reg.select("gfx942", dtype, m, n, k, op=op)
+    assert ch.how == how, reg.explain("gfx942", dtype, m, n, k, op=op)
+    return ch, ch.entry.load()
+
+
+@pytest.mark.parametrize("m,how", [(100, "tuned"), (37, "heuristic")])
+def test_bf16_gemm_row(reg, m, how):
+    ch, kern = _pick(reg, "gemm", "bf16", m, 64, 96, how)
+    rng = np.random.default_rng(m)
+    a, bt = bf16_bits(rng.standard_normal((m, 96))), bf16_bits(rng.standard_normal((64, 96)))
+    c = np.zeros((m, 64), np.float32)
+    kern(a, bt, c, np.uint32(m), grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    a64, b64 = bf16_value(a).astype(np.float64), bf16_value(bt).astype(np.float64)
+    assert np.all(np.abs(c - a64 @ b64.T) <= 96 * EPS * np.abs(a64).max() * np.abs(b64).max())
+
+
+@pytest.mark.parametrize("m,how", [(130, "tuned"), (65, "heuristic")])
+def test_fp8_gemm_row(reg, m, how):
+    ch, kern = _pick(reg, "gemm", "fp8", m, 64, 128, how)
+    assert ch.entry.out_dtype == "bf16"
+    rng = np.random.default_rng(m)
+    a, bt = rng.integers(0, 256, (m, 128), dtype=np.uint8), rng.integers(0, 256, (64, 128), dtype=np.uint8)
+    a[a == 0x80], bt[bt == 0x80] = 0, 0  # 0x80 is NaN in fnuz
+    sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, 64).astype(np.float32)
+    c = np.zeros((m, 64), np.uint16)
+    kern(a, bt, c, np.uint32(m), sa, sb, grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
+    ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
+    tol = 128 * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref) + 2.0 ** -8 * np.abs(ref)
+    assert np.all(np.abs(bf16_value(c).astype(np.float64) - ref) <= tol)
+
+
+@pytest.mark.parametrize("op,rows,n,how,kernel", [("rmsnorm", 7, 64, "tuned", "rms_norm_bf16_n64"),
+                                                  ("layernorm", 7, 64, "tuned", "layer_norm_bf16_n64"),
+                                                  ("rmsnorm", 5, 56, "heuristic", "rms_norm_bf16_n64"),
+                                                  ("rmsnorm", 4, 136, "heuristic", "rms_norm_bf16_n200")])
+def test_norm_row(reg, op, rows, n, how, kernel):
+    ch, kern = _pick(reg, op, "bf16", rows, n, 1, how)
+    assert ch.entry.kernel == kernel and ch.grid == (rows, 1, 1)
+    rng = np.random.default_rng(rows + n)
+    x = bf16_bits(rng.standard_normal((rows, n)) * 2 + 1.5)
+    g, b = bf16_bits(rng.uniform(0.5, 1.5, n)), bf16_bits(rng.standard_normal(n))
+    y = np.zeros_like(x)
+    args = (x, g, b, y) if op == "layernorm" else (x, g, y)
+    kern(*args, np.uint32(n), np.float32(1e-5), grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    xd, gd, bd = (bf16_value(v).astype(np.float64) for v in (x, g, b))
+    if op == "layernorm":
+        mu = xd.mean(1, keepdims=True)
+        ref = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(1, keepdims=True) + 1e-5) * gd + bd
+    else:
+        ref = xd / np.sqrt((xd ** 2).mean(1, keepdims=True) + 1e-5) * gd
+    got = bf16_value(y).astype(np.float64)
+    assert np.all(np.abs(got - ref) <= 2.0 ** -8 * np.abs(ref) + 1e-5 * (1 + np.abs(ref)))
+
+
+@pytest.mark.parametrize("op,tokens,e,k,how", [("topk_softmax", 5, 128, 4, "tuned"),
+                                               ("topk_softmax", 9, 128, 4, "heuristic"),
+                                               ("topk_softmax_renorm", 3, 256, 8, "heuristic")])
+def test_topk_row(reg, op, tokens, e, k, how):
+    ch, kern = _pick(reg, op, "f32", tokens, e, k, how)
+    x = np.random.default_rng(tokens).standard_normal((tokens, e)).astype(np.float32)
+    w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
+    kern(x, w, i, grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    order = np.argsort(-x, axis=1, kind="stable")[:, :k]
+    p = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    p = np.take_along_axis(p / p.sum(1, keepdims=True), order, 1)
+    if op.endswith("renorm"):
+        p /= p.sum(1, keepdims=True)
+    assert (i == order).all()
+    np.testing.assert_allclose(w, p, rtol=2e-5)
+
+
+def test_shapes_the_constraints_refuse(reg):
+    from gcnforge.diagnostics import Diagnostic
+
+    for op, dtype, shape in (("gemm", "bf16", (100, 128, 96)), ("rmsnorm", "bf16", (7, 60, 1)),
+                             ("rmsnorm", "bf16", (7, 208, 1)), ("topk_softmax", "f32", (5, 128, 6))):
+        with pytest.raises(Diagnostic, match="no row of that key admits"):
+            reg.select("gfx942", dtype, *shape, op=op)
+
+
+@pytest.mark.parametrize("table", ["gemm_macro_large.csv", "norms_bf16.csv", "topk_softmax.csv"])
+def test_committed_tables(table):
+    path = Path(kt.__file__).parent / "configs" / table
+    reg = Registry.from_csv(path)
+    assert reg.entries and "written by: python examples/kernel_tables.py" in path.read_text()
+    for e in reg.entries:
+        assert e.time_kind == "modeled" and e.cu_num == 304 and e.us > 0
+        assert e.kernel == (kt.gemm_row if e.op == "gemm" else kt.norm_row if e.op in ("rmsnorm", "layernorm") else
+                            kt.topk_row)(*_params(e)).kernel  # the table matches the script's naming
+        ch = Registry(reg.entries, cu_count=e.cu_num).select("gfx942", e.dtype, *e.shape, op=e.op)
+        assert ch.how == "tuned" and ch.entry.kernel == e.kernel
+
+
+def _params(e):
+    m, n, k = e.shape
+    if e.op == "gemm":
+        wm, wn = (int(x) for x in e.extra["waves"].split("x"))
+        return e.dtype, e.out_dtype, m, n, k, e.tile_m, e.tile_n, wm, wn
+    if e.op in ("rmsnorm", "layernorm"):
+        return ("rms" if e.op == "rmsnorm" else "layer"), m, e.tile_n
+    return m, n, k, e.op.endswith("renorm")
