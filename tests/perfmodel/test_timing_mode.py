@@ -158,3 +158,24 @@ def test_cli_stats_timing_prints_occupancy(tmp_path):
     assert r.returncode == 0, r.stderr
     # 8 VGPRs, 16 SGPRs: neither limits; gfx942 holds 8 waves per SIMD
     assert "8 waves/SIMD" in r.stdout and "MI300X's 2100 MHz" in r.stdout
+
+
+def test_sampled_launch_says_outputs_are_partial_or_completes_them():
+    """A grid larger than the sample: by default only the sampled work-groups write their part
+    of the output and the result says so (``partial``, a note); ``timing_complete=True`` runs
+    the others afterwards, untimed: the whole copy is done and the prediction is unchanged."""
+    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    nwg = 400
+    a = np.arange(nwg * 256 * 4, dtype=np.uint32) + 1
+    o = np.zeros_like(a)
+    r = k(o, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x")
+    written = int((o.reshape(nwg, -1) == a.reshape(nwg, -1)).all(1).sum())
+    assert r.partial and written == r.timing.sampled < nwg  # the flag tells the truth
+    assert any("PARTIAL" in n for n in r.notes) and any("PARTIAL" in n for n in r.timing.notes)
+    o2 = np.zeros_like(a)
+    r2 = k(o2, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x", timing_complete=True)
+    assert not r2.partial and (o2 == a).all()
+    assert r2.timing.seconds == r.timing.seconds and r2.timing.sampled == r.timing.sampled
+    assert any("outputs complete" in n for n in r2.timing.notes)
+    with pytest.raises(Diagnostic, match="pass timing= too"):
+        k(o2, a, grid=(nwg,), block=(256,), device="emulator", timing_complete=True)

@@ -6,7 +6,8 @@ Which work-groups run: those the dispatcher puts on CU 0 (ids 0, cus, 2*cus, ...
 ``perfmodel.timing``), one resident round of them; the whole grid when it has at most
 ``max_sample`` work-groups, so small launches also produce complete outputs.
 When only a sample runs, the output buffers hold only the sampled work-groups' results
-(the report says so). Data-dependent kernels are modelled along the paths the sampled
+(the report says so, and the runtime's LaunchResult has ``partial``), unless ``complete``
+asks to run the other work-groups afterwards, untimed (emulation time grows with the grid). Data-dependent kernels are modelled along the paths the sampled
 work-groups took.
 
 What is recorded per executed instruction and wave (through ``Device.run``'s ``trace`` and
@@ -122,9 +123,10 @@ def _footprint(memory, lines: set[int]) -> float:
 
 def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, profile, *, flops: float | None = None,
               dynamic_lds: int = 0, keep_slices: bool = False, max_sample: int = MAX_SAMPLE,
-              **run_kw) -> tuple[object, TimingReport]:
+              complete: bool = False, **run_kw) -> tuple[object, TimingReport]:
     """Run ``kernel`` under the timing mode on ``device`` (an emulator ``Device``); returns
-    (RunStats of what ran, TimingReport)."""
+    (RunStats of the timed run, TimingReport). ``complete``: then run the work-groups the
+    sample left out, untimed, so every output is written (each work-group runs once)."""
     from gcnforge.emulator.launch import kernel_image
     from gcnforge.perfmodel import profiles
 
@@ -168,8 +170,15 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
         raise Diagnostic(f"timing mode: executed pc 0x{missing[0]:x} is not an instruction of '{kernel}'")
     rep = predict(static, sample, n_wg, occ, prof, kernel=kernel, flops=flops,
                   footprint_bytes=_footprint(device.memory, rec.lines), keep_slices=keep_slices)
-    if not whole:
-        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups: output buffers hold only their results")
+    if not whole and complete:
+        done = set(want)
+        device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds,
+                   workgroups=[coords(i) for i in range(n_wg) if i not in done], **run_kw)
+        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups for the prediction; the other "
+                         f"{n_wg - len(want)} ran afterwards, untimed: outputs complete")
+    elif not whole:
+        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups: outputs PARTIAL, the buffers hold only "
+                         f"their results (complete outputs: timing_complete=True)")
     return stats, rep
 
 

@@ -197,13 +197,16 @@ class Kernel:
     def __call__(self, *args: object, grid: object, block: object = None, device: Backend | str | None = None,
                  stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
                  sanitize_mode: str = "stop", timing: Any = None, flops: float | None = None,
-                 trace_out: Any = None, **kwargs: object) -> LaunchResult:
+                 trace_out: Any = None, timing_complete: bool = False, **kwargs: object) -> LaunchResult:
         """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
         ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
         sanitizer reports in ``result.stats.reports`` instead of raising the first one.
         ``timing='mi300x'`` (a ``perfmodel.profiles`` name or a DeviceProfile) runs the
         emulator's timing mode: ``result.timing`` is the predicted ``TimingReport`` (``flops``:
-        the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there)."""
+        the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there). A large
+        grid is predicted from a sample of work-groups, and only those run: ``result.partial``
+        is then True and the other outputs are unwritten, unless ``timing_complete=True``
+        runs them afterwards, untimed."""
         if block is None:
             block = meta_dims(self.metadata, ".reqd_workgroup_size", f"kernel '{self.name}' metadata")
             if block is None:
@@ -227,6 +230,10 @@ class Kernel:
                     raise Diagnostic(f"timing={timing!r} is the emulator's timing mode; this launch runs on "
                                      f"{backend.name} (pass device='emulator')")
                 extra.update(timing=timing, flops=flops, trace_out=trace_out)
+                if timing_complete:
+                    extra["timing_complete"] = True
+            elif timing_complete:
+                raise Diagnostic("timing_complete=True completes a timing-mode launch: pass timing= too")
             result = backend.launch(self.module.code_object, self.name, data, grid3, block3,
                                     dynamic_lds=lds, sanitize=sanitize, **extra)
             ok = True

@@ -19,7 +19,9 @@ class LaunchResult:
     ``seconds`` is the kernel's time: measured (HIP events) when ``modeled`` is False,
     otherwise ``cycles`` from the emulator's issue model converted at ``clock_hz``.
     ``stats`` is backend-specific detail (the emulator's RunStats); ``timing`` the
-    ``perfmodel.timing.TimingReport`` of a launch under the emulator's timing mode."""
+    ``perfmodel.timing.TimingReport`` of a launch under the emulator's timing mode;
+    ``partial`` is True when that launch ran only a sample of the work-groups, so the
+    outputs of the others were not written."""
 
     backend: str
     seconds: float | None = None
@@ -29,6 +31,7 @@ class LaunchResult:
     stats: Any = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     timing: Any = None
+    partial: bool = False
 
 
 @runtime_checkable

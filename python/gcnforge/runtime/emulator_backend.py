@@ -91,7 +91,7 @@ class EmulatorBackend:
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
                stream: Any = None, trace: Any = None, sanitize_mode: str = "stop", timing: Any = None,
-               flops: float | None = None, trace_out: Any = None) -> LaunchResult:
+               flops: float | None = None, trace_out: Any = None, timing_complete: bool = False) -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
         so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
         every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
@@ -116,7 +116,7 @@ class EmulatorBackend:
         padded = bytes(kernarg).ljust(max(64, -(-len(kernarg) // 64) * 64), b"\0")
         if timing is not None:
             return self._launch_timed(dev, code_object, kernel_name, padded, grid, block, timing, flops,
-                                      trace_out, kw)
+                                      trace_out, kw, timing_complete)
         try:
             stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
         except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
@@ -127,7 +127,8 @@ class EmulatorBackend:
                             modeled=True, stats=stats,
                             notes=(f"modeled: emulator cycles at {CLOCK_HZ / 1e6:.0f} MHz",))
 
-    def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw):
+    def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw,
+                      complete=False):
         from gcnforge.emulator.timing_mode import run_timed
         from gcnforge.perfmodel import profiles
 
@@ -135,14 +136,18 @@ class EmulatorBackend:
         if "trace" in kw:
             raise Diagnostic("trace= and timing= cannot be combined (the timing mode uses the trace hook)")
         stats, rep = run_timed(dev, code_object, kernel_name, kernarg, grid, block, prof, flops=flops,
-                               keep_slices=trace_out is not None, **kw)
+                               keep_slices=trace_out is not None, complete=complete, **kw)
         if trace_out is not None:
             from gcnforge.perfmodel.trace_json import write_trace
 
             write_trace(rep, trace_out)
+        partial = rep.sampled < rep.workgroups and not complete
+        notes = (f"modeled: {prof.name} timing model (perfmodel.timing)",)
+        if partial:
+            notes += (f"outputs PARTIAL: only {rep.sampled} of {rep.workgroups} work-groups ran "
+                      f"(timing_complete=True runs the rest untimed)",)
         return LaunchResult(backend=self.name, seconds=rep.seconds, cycles=round(rep.cycles), clock_hz=prof.clock_hz,
-                            modeled=True, stats=stats, timing=rep,
-                            notes=(f"modeled: {prof.name} timing model (perfmodel.timing)",))
+                            modeled=True, stats=stats, timing=rep, notes=notes, partial=partial)
 
     def __repr__(self) -> str:
         return f"EmulatorBackend({', '.join(EMULATED_TARGETS)})"
