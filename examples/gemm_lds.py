@@ -228,19 +228,17 @@ CONFIGS = Path(__file__).resolve().parent / "configs" / "gemm.csv"
 def emit_configs(out_dir, k_dim: int, n_dim: int, table=CONFIGS) -> Path:
     """Compile every row of the tile table for this K and N into ``out_dir`` and copy the
     table there; returns the copied CSV (``Registry.from_csv`` it to dispatch)."""
-    import csv
     import shutil
 
+    from gcnforge.runtime.registry import Registry
     from lib.compile import compile_module
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = [r for r in csv.DictReader(ln for ln in open(table) if not ln.startswith("#"))]
-    for r in rows:
-        tm, tn, tke = int(r["tile_m"]), int(r["tile_n"]), int(r["tile_k"])
-        es = ESIZE[r["dtype"]]
-        mod = build(k_dim, n_dim, r["dtype"], "f32", tm // 32, tn // 32, tke * es, 1, r["kernel"])
-        (out_dir / r["code_object"]).write_bytes(compile_module(mod).blob)
+    for e in Registry.from_csv(table).entries:
+        mod = build(k_dim, n_dim, e.dtype, "f32", e.tile_m // 32, e.tile_n // 32, e.tile_k * ESIZE[e.dtype], 1,
+                    e.kernel)
+        (out_dir / e.code_object.relative_to(Path(table).parent)).write_bytes(compile_module(mod).blob)
     dst = out_dir / Path(table).name
     shutil.copy(table, dst)
     return dst
