@@ -146,6 +146,10 @@ def test_tune_ranks_by_the_timing_model(tmp_path):
                progress=lambda s: None)
     (t,) = rep.trials
     assert t.status == "ok" and t.time_kind == "modeled"
+    from gcnforge.runtime.registry import Registry
+
+    (e,) = Registry.from_csv(tmp_path / "t.csv").entries  # the row's time is for the profile's CUs
+    assert e.cu_num == MI300X.cus and e.us == pytest.approx(t.seconds * 1e6, rel=1e-4)
     with pytest.raises(Diagnostic, match="timing mode"):
         tune(Copy(), [(4096, 1, 1)], device=type("Gpu", (), {"name": "hip", "arch": "gfx942"})(), timing="mi300x")
 

@@ -132,6 +132,8 @@ def test_tune_cli_end_to_end_on_the_double(tmp_path, capsys, double_as_emulator)
     from gcnforge.runtime.registry import Registry
 
     assert Registry.from_csv(out).select("gfx942", "f32", 16, 16, 4).how == "tuned"
+    # the table says how to reproduce it
+    assert out.read_text().splitlines()[0] == f"# written by: gcnforge tune {fam} --device emulator --shapes 16x16x4 -o {out}"
 
 
 def test_run_gcnforge_kernel_on_the_emulator(tmp_path, capsys):
