@@ -281,3 +281,15 @@ def test_sanitizer_transposing_read_rules(code, first_arg, kind):
         dev.run(code, "tr_bad", struct.pack("<II", first_arg, 0), (1, 1, 1), (64, 1, 1), sanitize=True)
     assert e.value.kind == kind and "ds_read_b64_tr" in str(e.value)
     dev.run(code, "tr_bad", struct.pack("<II", first_arg, 0), (1, 1, 1), (64, 1, 1))  # runs without the sanitizer
+
+
+@pytest.mark.parametrize("m", ["v_permlane16_swap_b32_e32", "v_permlane32_swap_b32_e64"])
+def test_permlane_swaps_read_and_write_both_registers_in_the_table(m):
+    """Both operands are read and written (CDNA4 ISA V_PERMLANE16_SWAP_B32 pseudo-code; clang's
+    __builtin_amdgcn_permlane16_swap returns both new values, see test_kernels_gfx950): the
+    table says so, so the sanitizer, liveness and waits see the source register as written."""
+    from gcnforge.isa import table
+    from gcnforge.isa.schema import Role
+
+    inst = table.by_mnemonic(m, target="gfx950")
+    assert [o.role for o in inst.operands] == [Role.DEFUSE, Role.DEFUSE]

@@ -33,6 +33,11 @@ Modifier names used in ``Instruction.modifiers`` (the VOP codecs in
 
 from __future__ import annotations
 
+# Both registers are read and written: v_swap_b32 (LLVM VOP_SWAP_I32: "$vdst = $src1, $vdst1 =
+# $src0") and gfx950's v_permlane{16,32}_swap_b32 (the CDNA4 ISA pseudo-code writes VDST and
+# SRC0; LLVM's llvm.amdgcn.permlane{16,32}.swap return both new values, clang's builtins a pair)
+SWAPS = ("v_swap_b32", "v_permlane16_swap_b32", "v_permlane32_swap_b32")
+
 import sys
 from pathlib import Path
 
@@ -89,7 +94,7 @@ def build_operands(rec: dict, base: str) -> tuple[str, list[dict]]:
                 d.update(name="vdst", kind="agpr", field="vdst", files="a", role="def")
             else:
                 d.update(name="vdst", kind="vgpr", field="vdst", files="v", role="def")
-            if base in ("v_swap_b32",):
+            if base in SWAPS:
                 d["role"] = "defuse"
             if base.startswith(("v_mac_", "v_fmac_", "v_pk_fmac_", "v_dot2c_", "v_dot4c_", "v_dot8c_")) or \
                     base.startswith("v_fma_mix") and base.endswith(("lo_f16", "hi_f16")):
@@ -118,7 +123,7 @@ def build_operands(rec: dict, base: str) -> tuple[str, list[dict]]:
             else:
                 d["kind"] = "src"
             d["optype"] = src_optype(base, idx if idx < 3 else slot, n)
-            if base == "v_swap_b32":
+            if base in SWAPS:
                 d["role"] = "defuse"
                 d["kind"] = "vgpr"
             slot += 1
