@@ -21,9 +21,6 @@ Modules:
 
 from __future__ import annotations
 
-from gcnforge.binary.descriptor import KernelDescriptor
-from gcnforge.binary.model import CodeObject, KernelInfo, Symbol
-
 __all__ = ["CodeObject", "KernelInfo", "KernelDescriptor", "Symbol", "read_code_object", "assemble"]
 
 
@@ -35,9 +32,18 @@ def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", file
 
 
 def __getattr__(name: str):
-    # the reader pulls in pyelftools, which assembling never needs: import it on first use
+    # imported on first use: the reader pulls in pyelftools, and assembling needs neither it
+    # nor the code-object model
     if name == "read_code_object":
         from gcnforge.binary.reader import read_code_object
 
         return read_code_object
+    if name == "KernelDescriptor":
+        from gcnforge.binary.descriptor import KernelDescriptor
+
+        return KernelDescriptor
+    if name in ("CodeObject", "KernelInfo", "Symbol"):
+        from gcnforge.binary import model
+
+        return getattr(model, name)
     raise AttributeError(f"module 'gcnforge.binary' has no attribute {name!r}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from gcnforge.binary.metadata import metadata_note
 from gcnforge.binary.target_id import ABI_VERSION_BY_COV, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, TargetId
 from gcnforge.diagnostics import Diagnostic
 
@@ -167,7 +166,11 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     mask_words = 1 << ((len(exported) * 12 // 64).bit_length()) if exported else 1
     order = sorted(range(len(exported)), key=lambda i: _gnu_hash(exported[i].name.encode()) % nb)
     exported = [exported[i] for i in order]
-    note = metadata_note(metadata) if metadata is not None else b""
+    note = b""
+    if metadata is not None:  # (imported here: msgpack and the YAML reader only for files with metadata)
+        from gcnforge.binary.metadata import metadata_note
+
+        note = metadata_note(metadata)
 
     r_secs = [s for s in sections if "a" in s.flags and "x" not in s.flags and "w" not in s.flags]
     x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
