@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, KernelRecord, link, section_addresses
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr, symbols_in
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
-from gcnforge.binary.metadata import parse_metadata_yaml
-from gcnforge.binary.statements import Statement, split_statements
+from gcnforge.binary.statements import Statement, statement_at
 from gcnforge.binary.text_util import is_ident, names, shift, split_args, split_args_with_loc, string_arg, unquote
 from gcnforge.binary.target_id import TargetId, parse_target_id
 from gcnforge.diagnostics import Diagnostic, SourceLoc
@@ -178,34 +177,52 @@ class Assembler:
     def _run(self, text: str) -> bytes:
         from gcnforge.asm import parse_instruction  # the instruction encoder (helper A/B)
 
-        statements = split_statements(text, self.filename)
+        lines = text.split("\n")
+        n = len(lines)
+        filename = self.filename
         cache: dict[str, object] = {}  # unrolled code repeats lines; parse each distinct one once
+        # raw line -> (ParsedInst, column) for a label-free, position-independent instruction
+        # line seen before: the same raw text is the same statement (only its line differs)
+        repeats: dict[str, tuple[object, int]] = {}
         i = 0
-        n = len(statements)
         while i < n:
-            st = statements[i]
-            i += 1
+            raw = lines[i]
+            hit = repeats.get(raw)
+            if hit is not None:
+                i += 1
+                cur = self.cur
+                cur.items.append((cur.size, "inst", hit[0], SourceLoc(filename, i, hit[1])))
+                cur.size += hit[0].size
+                if cur.size > MAX_SECTION:
+                    raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", SourceLoc(filename, i, hit[1]))
+                continue
+            st, i = statement_at(lines, i, filename)
             for label, lloc in st.labels:
                 self._define_label(label, lloc)
-            if st.kind == "empty":
+            kind = st.kind
+            if kind == "empty":
                 continue
-            if st.kind == "instruction":
+            if kind == "instruction":
                 parsed = cache.get(st.text)
                 if parsed is None:
                     parsed = parse_instruction(st.text, st.loc)
                     if not parsed.label_refs:  # position-independent: same text, same bytes
                         cache[st.text] = parsed
+                if not st.labels and not parsed.label_refs:
+                    repeats[raw] = (parsed, st.loc.col)
                 self._emit("inst", parsed.size, parsed, st.loc)
                 continue
-            if st.kind == "assign":
+            if kind == "assign":
                 self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
                 continue
             d = st.name
             if d == ".amdhsa_kernel":
-                i = self._kernel_block(statements, i, st)
+                i = self._kernel_block(lines, i, st)
             elif d == ".amdgpu_metadata":
                 if self.metadata is not None:
                     raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
+                from gcnforge.binary.metadata import parse_metadata_yaml  # (PyYAML: only when there is a block)
+
                 self.metadata = parse_metadata_yaml(st.block, st.loc)
             else:
                 self._directive(st)
@@ -216,16 +233,15 @@ class Assembler:
             raise Diagnostic(f"symbol '{name}' is already defined", loc)
         self.labels[name] = Reloc(self.cur.name, self.cur.size)
 
-    def _kernel_block(self, statements: list[Statement], i: int, st: Statement) -> int:
+    def _kernel_block(self, lines: list[str], i: int, st: Statement) -> int:
         name = st.args.strip()
         if not name or not is_ident(name):
             raise Diagnostic("expected symbol name after .amdhsa_kernel", st.args_loc)
         block = KernelBlock(name, st.loc, [], self.target.architected_flat_scratch)
         while True:
-            if i >= len(statements):
+            if i >= len(lines):
                 raise Diagnostic("expected .end_amdhsa_kernel before end of file", st.loc)
-            s = statements[i]
-            i += 1
+            s, i = statement_at(lines, i, self.filename)
             if s.labels:
                 raise Diagnostic("labels are not allowed inside .amdhsa_kernel", s.labels[0][1])
             if s.kind == "empty":

@@ -71,68 +71,72 @@ def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
     lines = text.split("\n")
     out: list[Statement] = []
     bare: dict[str, tuple[str, int]] = {}  # raw line -> (text, column) of a bare instruction line
-    i = 0
-    while i < len(lines):
-        lineno = i + 1
+    i, n = 0, len(lines)
+    while i < n:
         raw = lines[i]
-        i += 1
         hit = bare.get(raw)
         if hit is not None:  # the same text as an earlier bare instruction line (unrolled code)
-            out.append(Statement("instruction", SourceLoc(filename, lineno, hit[1]), [], text=hit[0]))
+            out.append(Statement("instruction", SourceLoc(filename, i + 1, hit[1]), [], text=hit[0]))
+            i += 1
             continue
-        if raw.lstrip().startswith("#"):
-            out.append(Statement("empty", SourceLoc(filename, lineno, 1)))
-            continue
-        line = strip_comment(raw)
-        stripped = line.strip()
-        if stripped and (stripped[0].isalpha() or stripped[0] == "_"):
-            # Fast path for the common case, a bare instruction: no label, no assignment.
-            head = stripped.split(None, 1)[0]
-            if ":" not in head and "=" not in stripped:
-                col = len(line) - len(line.lstrip()) + 1
-                bare[raw] = (stripped, col)
-                out.append(Statement("instruction", SourceLoc(filename, lineno, col), [], text=stripped))
-                continue
-        pos = 0
-        labels = []
-        while True:
-            m = _LABEL.match(line, pos)
-            if not m:
-                break
-            labels.append((m.group(1).strip('"'), SourceLoc(filename, lineno, m.start(1) + 1)))
-            pos = m.end()
-        rest = line[pos:]
-        stripped = rest.strip()
-        col = pos + len(rest) - len(rest.lstrip()) + 1
-        loc = SourceLoc(filename, lineno, col)
-        if not stripped:
-            out.append(Statement("empty", loc, labels))
-            continue
-        m = _ASSIGN.match(line, pos)
-        if m and not stripped.startswith("."):
-            out.append(Statement("assign", loc, labels, m.group(1), line[m.end():], SourceLoc(filename, lineno, m.end() + 1)))
-            continue
-        if stripped.startswith("."):
-            m = _DIRECTIVE.match(line, pos)
-            if not m:
-                raise Diagnostic(f"invalid directive '{stripped.split()[0]}'", loc)
-            name = m.group(1).lower()
-            args = line[m.end():]
-            if name == ".amdgpu_metadata":
-                body = []
-                start = lineno
-                while True:
-                    if i >= len(lines):
-                        raise Diagnostic("expected directive .end_amdgpu_metadata not found", loc)
-                    nxt = lines[i]
-                    i += 1
-                    if nxt.strip().lower().startswith(".end_amdgpu_metadata"):
-                        break
-                    body.append(nxt)
-                out.append(Statement("directive", loc, labels, name, args, SourceLoc(filename, start, 1),
-                                     block="\n".join(body)))
-                continue
-            out.append(Statement("directive", loc, labels, name, args, SourceLoc(filename, lineno, m.end() + 1)))
-            continue
-        out.append(Statement("instruction", loc, labels, text=stripped))
+        st, i = statement_at(lines, i, filename)
+        if st.kind == "instruction" and not st.labels:
+            bare[raw] = (st.text, st.loc.col)
+        out.append(st)
     return out
+
+
+def statement_at(lines: list[str], i: int, filename: str = "<asm>") -> tuple[Statement, int]:
+    """The statement on ``lines[i]`` (0-based) and the index of the line after it (a
+    ``.amdgpu_metadata`` block takes the lines up to ``.end_amdgpu_metadata``)."""
+    lineno = i + 1
+    raw = lines[i]
+    i += 1
+    if raw.lstrip().startswith("#"):
+        return Statement("empty", SourceLoc(filename, lineno, 1)), i
+    line = strip_comment(raw)
+    stripped = line.strip()
+    if stripped and (stripped[0].isalpha() or stripped[0] == "_"):
+        # Fast path for the common case, a bare instruction: no label, no assignment.
+        head = stripped.split(None, 1)[0]
+        if ":" not in head and "=" not in stripped:
+            col = len(line) - len(line.lstrip()) + 1
+            return Statement("instruction", SourceLoc(filename, lineno, col), [], text=stripped), i
+    pos = 0
+    labels = []
+    while True:
+        m = _LABEL.match(line, pos)
+        if not m:
+            break
+        labels.append((m.group(1).strip('"'), SourceLoc(filename, lineno, m.start(1) + 1)))
+        pos = m.end()
+    rest = line[pos:]
+    stripped = rest.strip()
+    col = pos + len(rest) - len(rest.lstrip()) + 1
+    loc = SourceLoc(filename, lineno, col)
+    if not stripped:
+        return Statement("empty", loc, labels), i
+    m = _ASSIGN.match(line, pos)
+    if m and not stripped.startswith("."):
+        return Statement("assign", loc, labels, m.group(1), line[m.end():], SourceLoc(filename, lineno, m.end() + 1)), i
+    if stripped.startswith("."):
+        m = _DIRECTIVE.match(line, pos)
+        if not m:
+            raise Diagnostic(f"invalid directive '{stripped.split()[0]}'", loc)
+        name = m.group(1).lower()
+        args = line[m.end():]
+        if name == ".amdgpu_metadata":
+            body = []
+            start = lineno
+            while True:
+                if i >= len(lines):
+                    raise Diagnostic("expected directive .end_amdgpu_metadata not found", loc)
+                nxt = lines[i]
+                i += 1
+                if nxt.strip().lower().startswith(".end_amdgpu_metadata"):
+                    break
+                body.append(nxt)
+            return Statement("directive", loc, labels, name, args, SourceLoc(filename, start, 1),
+                             block="\n".join(body)), i
+        return Statement("directive", loc, labels, name, args, SourceLoc(filename, lineno, m.end() + 1)), i
+    return Statement("instruction", loc, labels, text=stripped), i

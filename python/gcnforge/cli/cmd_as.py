@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 
 def _run(args) -> int:
@@ -15,12 +14,16 @@ def _run(args) -> int:
 
     text, name = read_text(args.file)
     if args.output:
-        try:
+        if args.toolchain == "builtin":  # straight to the assembler: no subprocess/tempfile imports
+            from gcnforge.binary.assembler import assemble_builtin
+
+            data = assemble_builtin(text, args.mcpu, name)
+        else:
             from gcnforge.binary import assemble
-        except ImportError as e:  # pragma: no cover - the binary layer ships with gcnforge
-            raise Diagnostic(f"code-object output unavailable: {e}") from None
-        data = assemble(text, target=args.mcpu, toolchain=args.toolchain, filename=name)
-        Path(args.output).write_bytes(data)
+
+            data = assemble(text, target=args.mcpu, toolchain=args.toolchain, filename=name)
+        with open(args.output, "wb") as f:
+            f.write(data)
         return 0
     from gcnforge.isa import table
 
