@@ -63,7 +63,6 @@ Positions: every ``Tok`` carries its 1-based column; ``tok.loc(base_loc)`` is th
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 from functools import cache, lru_cache
@@ -95,7 +94,24 @@ def _load_families() -> tuple:
     return tuple(mods)
 
 
+_CANDIDATES: dict[tuple[str, str], tuple[object, tuple]] = {}  # (target, mnemonic) -> (its table, candidates)
+
+
 def candidates(mnemonic: str) -> list:
+    """The instructions ``mnemonic`` may be, in the order to try them (remembered per target
+    and spelling, for the table object they came from: a reloaded table recomputes them)."""
+    tbl = table._table()  # noqa: SLF001
+    key = (table.active_target(), mnemonic)
+    hit = _CANDIDATES.get(key)
+    if hit is not None and hit[0] is tbl:
+        return list(hit[1])
+    found = _candidates(mnemonic)
+    if len(_CANDIDATES) < 65536:  # bounded: the input chooses the spellings
+        _CANDIDATES[key] = (tbl, tuple(found))
+    return found
+
+
+def _candidates(mnemonic: str) -> list:
     _load_families()
     m = mnemonic.lower()
     exact = table.by_mnemonic(m)
@@ -125,6 +141,8 @@ def _suggest(m: str, target: str) -> tuple[str, ...]:
     pool = [x for x in groups.get(m[:6]) or groups.get(m[:3], ()) if abs(len(x) - len(m)) <= 4]
     if not pool:
         pool = [x for x in table.mnemonics(target) if abs(len(x) - len(m)) <= 2]
+    import difflib  # (only for a diagnostic)
+
     return tuple(difflib.get_close_matches(m, pool, n=3, cutoff=0.75))
 
 

@@ -229,6 +229,18 @@ class Codec:
             h = cache[key] = [self.handler(k) for k in key]
         return h
 
+    def _plan(self, ops: tuple[Operand, ...]) -> tuple:
+        """(op, handler, words) per operand of ``ops``, remembered for this very tuple (an
+        identity check, so a family that builds operand tuples on the fly gets a fresh plan)."""
+        plans = self.__dict__.setdefault("_plans", {})
+        hit = plans.get(id(ops))
+        if hit is not None and hit[0] is ops:
+            return hit[1]
+        plan = tuple(zip(ops, self._handlers(ops), [h.words for h in self._handlers(ops)]))
+        if len(plans) < 4096:  # keeps ``ops`` alive, so its id is not reused while cached
+            plans[id(ops)] = (ops, plan)
+        return plan
+
     # -- hooks ------------------------------------------------------------------------
     def defaults(self, inst: Instruction) -> dict[str, int]:
         """Field values before any operand is parsed (besides ``op``)."""
@@ -272,7 +284,7 @@ class Codec:
                 if not ops:
                     for seg in segs:
                         mods.extend(seg)
-            if ops and (len(segs) != len(ops) or any(not s for s in segs)):
+            if ops and (len(segs) != len(ops) or [] in segs):
                 names = ", ".join(o.name for o in ops)
                 where = mtok  # too few: LLVM points at the mnemonic; too many: at the first extra
                 if len(segs) > len(ops) and segs[len(ops)]:
@@ -280,25 +292,25 @@ class Codec:
                 raise Diagnostic(
                     f"wrong number of operands for '{inst.mnemonic}': expected {len(ops)} ({names}), "
                     f"got {sum(1 for s in segs if s)}", where.loc(loc))
-            handlers = self._handlers(ops)
-            for i, (op, seg) in enumerate(zip(ops, segs) if ops else ()):
-                h = handlers[i]
-                n = h.words
+            last = len(ops) - 1
+            for i, (op, h, n) in enumerate(self._plan(ops) if ops else ()):
+                seg = segs[i]
                 if n == 0:
                     n = len(seg)
-                    if i == len(ops) - 1:
+                    if i == last:
                         n = 0
                         while n < len(seg) and self._mod_name(seg[n]) not in self.modifiers:
                             n += 1
                         n = max(n, 1)
-                if i < len(ops) - 1 and len(seg) > n:
-                    raise Diagnostic(f"unexpected '{seg[n].text}' in operand {op.name} of '{inst.mnemonic}'",
-                                     seg[n].loc(loc))
-                h.parse(self, st, op, seg[:n])
-                if i == len(ops) - 1:
+                if len(seg) > n:
+                    if i < last:
+                        raise Diagnostic(f"unexpected '{seg[n].text}' in operand {op.name} of '{inst.mnemonic}'",
+                                         seg[n].loc(loc))
                     mods = seg[n:]
+                    seg = seg[:n]
+                h.parse(self, st, op, seg)
         seen: set[str] = set()
-        for t in mods:
+        for t in mods:  # (empty for most lines)
             name, _, val = t.text.partition(":")
             name = name.lower()
             spec = self.modifiers.get(name)
@@ -320,8 +332,10 @@ class Codec:
             spec.parse(st, val if _ else None, t)
         self.finish_parse(st)
         size = enc.size + (4 if self.has_literal(inst, st.fields) else 0)
-        return ParsedInst(inst, st.fields, st.literal, size, tuple(f[1] for f in st.fixups), loc, self,
-                          tuple(st.fixups), st.extra)
+        if st.fixups:
+            return ParsedInst(inst, st.fields, st.literal, size, tuple(f[1] for f in st.fixups), loc, self,
+                              tuple(st.fixups), st.extra)
+        return ParsedInst(inst, st.fields, st.literal, size, (), loc, self, (), st.extra)
 
     @staticmethod
     def _mod_name(t: Tok) -> str:

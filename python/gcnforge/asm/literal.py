@@ -100,9 +100,12 @@ def split_lit(text: str) -> str | None:
     return m.group(1).strip()
 
 
+_LIT_START = re.compile(r"lit\s*\(")
+
+
 def is_lit_form(text: str) -> bool:
     """Whether ``text`` starts a ``lit(`` form (closed or not)."""
-    return re.match(r"^lit\s*\(", text.strip()) is not None
+    return "lit" in text and _LIT_START.match(text.strip()) is not None
 
 
 # f64 inline floats whose bit pattern has a zero low dword (so a 32-bit f64 literal can equal

@@ -70,6 +70,13 @@ INLINE_FLOATS: dict[int, tuple[str, int, int, int, str]] = {
         inline.INV_2PI_TEXT[64] if c == inline.INV_2PI_CODE else repr(v))
     for c, v in inline.FLOAT_CODES.items()}
 _FLOAT_TEXT_TO_CODE = {v[0]: c for c, v in INLINE_FLOATS.items()}
+# bit pattern -> code of the inline floats (an integer spelling of 1.0's bits is the inline 1.0);
+# the first code wins where two share a pattern, as a scan in code order would
+_F32_PATTERN_CODE: dict[int, int] = {}
+_F64_PATTERN_CODE: dict[int, int] = {}
+for _c, _t in INLINE_FLOATS.items():
+    _F32_PATTERN_CODE.setdefault(_t[1], _c)
+    _F64_PATTERN_CODE.setdefault(_t[3], _c)
 
 
 def reject_lds_direct(tok: "Tok", base: SourceLoc) -> None:
@@ -185,6 +192,10 @@ def parse_reg(text: str) -> RegRef | None:
     return None
 
 
+_PLAIN_INT = re.compile(r"-?(?:[1-9][0-9]*|0|0[xX][0-9a-fA-F]+)")
+_EXPR_CHARS = re.compile(r"[()*/%<>&|^~]")
+
+
 @lru_cache(maxsize=4096)
 def parse_int(text: str) -> int | None:
     """An integer literal as LLVM's MC lexer reads it (decimal, 0x hex, 0b binary, with an
@@ -192,7 +203,9 @@ def parse_int(text: str) -> int | None:
     t = text.strip()
     if t and t[0] not in "-+0123456789(~":
         return None
-    if any(c in t for c in "()*/%<>&|^~") or ("+" in t[1:] or "-" in t[1:]) and "e" not in t.lower():
+    if _PLAIN_INT.fullmatch(t):  # the common spellings: 12, -3, 0x1f (no expression to evaluate)
+        return int(t, 16 if "x" in t or "X" in t else 10)
+    if _EXPR_CHARS.search(t) or ("+" in t[1:] or "-" in t[1:]) and "e" not in t.lower():
         return _eval_int(t)
     neg = t.startswith("-")
     if neg or t.startswith("+"):
@@ -450,17 +463,15 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
         code = inline_int_code(iv)
         if code is not None:
             return SrcResult(code)
-        wide = dwords == 2 or optype.endswith("64")
+        wide = wide0
         if wide:
-            for c, t in INLINE_FLOATS.items():
-                if iv == t[3]:
-                    return SrcResult(c)
-        else:
-            u = iv & 0xFFFFFFFF
-            if -(1 << 31) <= iv < (1 << 32):
-                for c, t in INLINE_FLOATS.items():
-                    if u == t[1]:
-                        return SrcResult(c)
+            c = _F64_PATTERN_CODE.get(iv)
+            if c is not None:
+                return SrcResult(c)
+        elif -(1 << 31) <= iv < (1 << 32):
+            c = _F32_PATTERN_CODE.get(iv & 0xFFFFFFFF)
+            if c is not None:
+                return SrcResult(c)
         if not literal_ok:
             raise _err(f"literal {text} not allowed here: {what} accepts only registers and inline constants "
                        "(-16..64, +-0.5, +-1.0, +-2.0, +-4.0, 0.15915494)", tok, base)
@@ -620,15 +631,19 @@ def _lex_words(rest: str, col0: int) -> list[list[Tok]]:
     if "(" not in rest and "|" not in rest and _plain_brackets(rest):
         # fast path: no group can hold a comma or a space, so plain splitting is exact
         segs = []
-        pos = 0
+        pos = col0
         for part in rest.split(","):
-            words = []
-            cur = 0
-            for w in part.split():
-                cur = part.find(w, cur)
-                words.append(Tok(w, col0 + pos + cur))
-                cur += len(w)
-            segs.append(words)
+            ws = part.split()
+            if len(ws) == 1:  # the usual operand: one word
+                segs.append([Tok(ws[0], pos + part.find(ws[0]))])
+            else:
+                words = []
+                cur = 0
+                for w in ws:
+                    cur = part.find(w, cur)
+                    words.append(Tok(w, pos + cur))
+                    cur += len(w)
+                segs.append(words)
             pos += len(part) + 1
         return segs
     if "((" not in rest and "[[" not in rest and rest.count("(") == rest.count(")") \
