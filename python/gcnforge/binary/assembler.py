@@ -50,6 +50,7 @@ class _Section:
     size: int = 0
     align: int = 1
     items: list = field(default_factory=list)  # (offset, kind, payload, loc)
+    data: list = field(default_factory=list)  # the "data" items again (pass 2 evaluates them first)
     nobits: bool = False
 
 
@@ -191,7 +192,8 @@ class Assembler:
             if hit is not None:
                 i += 1
                 cur = self.cur
-                cur.items.append((cur.size, "inst", hit[0], SourceLoc(filename, i, hit[1])))
+                # the location as (line, column): a SourceLoc only if someone asks (item_loc)
+                cur.items.append((cur.size, "inst", hit[0], (i, hit[1])))
                 cur.size += hit[0].size
                 if cur.size > MAX_SECTION:
                     raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", SourceLoc(filename, i, hit[1]))
@@ -227,6 +229,11 @@ class Assembler:
             else:
                 self._directive(st)
         return self._finish()
+
+    def item_loc(self, loc: SourceLoc | tuple[int, int] | None) -> SourceLoc | None:
+        """The ``SourceLoc`` of a section item's location (repeated instruction lines keep
+        only ``(line, column)``)."""
+        return SourceLoc(self.filename, loc[0], loc[1]) if type(loc) is tuple else loc
 
     def _define_label(self, name: str, loc: SourceLoc) -> None:
         if name in self.labels or name in self.sets:
@@ -342,6 +349,7 @@ class Assembler:
             size = _DATA_SIZES[d]
             for part, ploc in split_args_with_loc(args, loc):
                 self._emit("data", size, (size, parse_expr(part, ploc)), ploc)
+                self.cur.data.append(self.cur.items[-1])
         elif d in (".zero", ".space", ".skip"):
             vals = [self._now(a, loc) for a in split_args(args)]
             if not vals or vals[0] < 0 or vals[0] > MAX_FILL:
@@ -386,13 +394,18 @@ class Assembler:
         encoded: dict[int, bytes] = {}  # id(ParsedInst) -> bytes, for the shared label-free ones
         for sec in self.sections.values():
             out_name, base = self._placement.get(sec.name, (sec.name, 0))
-            buf = bytearray(sec.size if not sec.nobits else 0)
+            if sec.nobits:
+                for off, kind, payload, loc in sec.items:
+                    if kind not in ("pad", "fill") or (kind == "fill" and payload[2]):
+                        raise Diagnostic(f"cannot put data in NOBITS section {sec.name}", self.item_loc(loc))
+                datas[sec.name] = bytearray()
+                continue
+            # Items are contiguous (each starts where the previous one ends), so the section is
+            # the concatenation of their bytes; the descriptor's 64 bytes are filled in below.
+            parts: list[bytes] = []
+            put = parts.append
             code = "x" in sec.flags
             for off, kind, payload, loc in sec.items:
-                if sec.nobits:
-                    if kind not in ("pad", "fill") or (kind == "fill" and payload[2]):
-                        raise Diagnostic(f"cannot put data in NOBITS section {sec.name}", loc)
-                    continue
                 if kind == "inst" and not payload.fixups:
                     # no label or symbol: the bytes do not depend on the address, and pass 1
                     # shares one ParsedInst among all lines with the same text
@@ -401,8 +414,8 @@ class Assembler:
                         enc = encoded[id(payload)] = payload.encode(base + off)
                         if len(enc) != payload.size:
                             raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected "
-                                             f"{payload.size}", loc)
-                    buf[off:off + len(enc)] = enc
+                                             f"{payload.size}", self.item_loc(loc))
+                    put(enc)
                 elif kind == "inst":
                     def resolve(name: str, _loc=loc, _out=out_name) -> int:
                         # Addresses are offsets in the output section, so code may refer to labels in
@@ -423,29 +436,36 @@ class Assembler:
                     enc = payload.encode(base + off, resolve)
                     if len(enc) != payload.size:
                         raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected {payload.size}", loc)
-                    buf[off:off + len(enc)] = enc
+                    put(enc)
                 elif kind == "data":
                     size, node = payload
                     v = values[(sec.name, off)]
                     if not -(1 << (8 * size - 1)) <= v < 1 << (8 * size):
                         raise Diagnostic(f"value {v} does not fit in {size} bytes", loc)
-                    buf[off:off + size] = (v & ((1 << 8 * size) - 1)).to_bytes(size, "little")
+                    put((v & ((1 << 8 * size) - 1)).to_bytes(size, "little"))
                 elif kind == "fill":
                     count, size, value = payload
                     chunk = (value & ((1 << 8 * size) - 1)).to_bytes(size, "little")
-                    buf[off:off + count * size] = chunk * count
+                    put(chunk * count)
                 elif kind == "bytes":
-                    buf[off:off + len(payload)] = payload
+                    put(payload)
                 elif kind == "pad":
                     fill, fill_size, n = payload
                     if fill is None and code:
                         # AMDGPUAsmBackend::writeNopData: zeros for the odd bytes, then s_nop 0 words.
-                        z = n % 4
-                        buf[off + z:off + n] = struct.pack("<I", S_NOP_0) * (n // 4)
+                        put(bytes(n % 4) + struct.pack("<I", S_NOP_0) * (n // 4))
                     elif fill is not None:
                         chunk = (fill & ((1 << 8 * fill_size) - 1)).to_bytes(fill_size, "little")
-                        rep = chunk * (n // fill_size) + chunk[: n % fill_size]
-                        buf[off:off + n] = rep
+                        put(chunk * (n // fill_size) + chunk[: n % fill_size])
+                    else:
+                        put(bytes(n))
+                elif kind == "kd":
+                    put(bytes(64))
+                else:  # pragma: no cover - every kind _emit writes is handled above
+                    raise Diagnostic(f"internal: unknown section item kind {kind!r}", self.item_loc(loc))
+            buf = bytearray(b"".join(parts))
+            if len(buf) != sec.size:
+                raise Diagnostic(f"internal: section {sec.name} laid out to {len(buf)} bytes, expected {sec.size}")
             datas[sec.name] = buf
 
         for block, sec, off, end_loc in self.kernels:
@@ -462,9 +482,7 @@ class Assembler:
         values: dict[tuple[str, int], int] = {}
         relocs: list[DataReloc] = []
         for sec in self.sections.values():
-            for off, kind, payload, loc in sec.items:
-                if kind != "data":
-                    continue
+            for off, kind, payload, loc in sec.data:
                 size, node = payload
                 v = self.evaluate(node, loc)
                 if isinstance(v, Reloc):

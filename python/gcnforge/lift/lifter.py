@@ -304,6 +304,7 @@ def _assemble_with_lines(text: str, filename: str) -> tuple[bytes, dict[int, str
                 continue
             for off, kind, _payload, loc in sec.items:
                 if kind == "inst" and loc is not None:
+                    loc = asm.item_loc(loc)
                     lines[base + off] = f"{loc.file}:{loc.line}"
     except AttributeError:
         lines = {}
