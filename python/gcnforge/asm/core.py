@@ -39,18 +39,23 @@ class OperandValue:
         return self.file is not None
 
 
-@dataclass(slots=True)
 class EncState:
-    """Mutable state while parsing one instruction."""
+    """Mutable state while parsing one instruction. (A plain class: one is made per parsed
+    line, and every dataclass costs ``gcnforge as`` start-up time.)"""
 
-    inst: Instruction
-    enc: Encoding
-    loc: SourceLoc
-    fields: dict[str, int]
-    literal: int | None = None
-    literal_tok: Tok | None = None
-    fixups: list[tuple[str, str, Tok]] = field(default_factory=list)  # (kind, label, tok)
-    extra: dict = field(default_factory=dict)  # family scratch space
+    __slots__ = ("inst", "enc", "loc", "fields", "literal", "literal_tok", "fixups", "extra")
+
+    def __init__(self, inst: Instruction, enc: Encoding, loc: SourceLoc, fields: dict[str, int],
+                 literal: int | None = None, literal_tok: Tok | None = None,
+                 fixups: list[tuple[str, str, Tok]] | None = None, extra: dict | None = None) -> None:
+        self.inst = inst
+        self.enc = enc
+        self.loc = loc
+        self.fields = fields
+        self.literal = literal
+        self.literal_tok = literal_tok
+        self.fixups = [] if fixups is None else fixups  # (kind, label, tok)
+        self.extra = {} if extra is None else extra  # family scratch space
 
     def set_literal(self, value: int, tok: Tok) -> None:
         if self.literal is not None and self.literal != value:

@@ -15,6 +15,8 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import Operand, OperandKind
 
 
+# a branch target's spelling (ASCII names; others take the general check below)
+_LABEL_NAME = re.compile(r"[A-Za-z._$][A-Za-z0-9._$@]*")
 _RELOC = re.compile(r"^([A-Za-z_.$][\w.$]*)@(rel32|abs32|gotpcrel32|rel64|abs64)@(lo|hi)([+-]\w+)?$")
 
 
@@ -219,7 +221,8 @@ class LabelHandler(KindHandler):
             st.fields[op.field] = v & 0xFFFF
             return
         name = tok.text
-        if not (name[0].isalpha() or name[0] in "._$") or not all(c.isalnum() or c in "._$@" for c in name):
+        if not (_LABEL_NAME.fullmatch(name) if name.isascii() else
+                (name[0].isalpha() or name[0] in "._$") and all(c.isalnum() or c in "._$@" for c in name)):
             raise Diagnostic(f"invalid branch target '{name}': expected a label or an integer", tok.loc(st.loc))
         st.fields[op.field] = 0
         st.fixups.append((op.field, name, tok))

@@ -420,10 +420,20 @@ def format_literal(lit: int, dwords: int = 1, optype: str = "") -> str:
     return f"0x{lit & 0xFFFFFFFF:x}"
 
 
-@dataclass(slots=True)
 class SrcResult:
-    code: int
-    literal: int | None = None
+    """A source operand's field value and its literal dword, if any."""
+
+    __slots__ = ("code", "literal")
+
+    def __init__(self, code: int, literal: int | None = None) -> None:
+        self.code = code
+        self.literal = literal
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SrcResult) and (self.code, self.literal) == (other.code, other.literal)
+
+    def __repr__(self) -> str:
+        return f"SrcResult(code={self.code}, literal={self.literal})"
 
 
 def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", vgpr: bool = False,
@@ -563,6 +573,9 @@ def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v",
     """A VGPR/AGPR (range) in an 8-bit field: returns (file, index). gfx90a+ requires
     multi-dword VGPR/AGPR tuples to be even-aligned (LLVM: "invalid register alignment")."""
     ref = parse_reg(tok.text)
+    if ref is not None and ref.file in ("v", "a") and ref.file in files and ref.count == dwords and ref.index + ref.count <= 256 \
+            and (dwords == 1 or not ref.index % 2):
+        return ref.file, ref.index  # (the usual case; the checks below say what is wrong otherwise)
     want = " or ".join({"v": "VGPR", "a": "AGPR"}[f] for f in files)
     if ref is None or ref.file not in ("v", "a"):
         raise _err(f"invalid {what} '{tok.text}': expected a {dwords}-dword {want}", tok, base)

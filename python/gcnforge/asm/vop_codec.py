@@ -30,6 +30,22 @@ def src_index(op: Operand) -> int:
     return 1 if n == "vsrc1" else int(n[-1]) if n[-1].isdigit() else 0
 
 
+_BUS: dict[int, tuple] = {}  # id(Instruction) -> (inst, (has an IMM operand, its SRC uses))
+
+
+def _bus_operands(inst: Instruction) -> tuple[bool, tuple[Operand, ...]]:
+    """Whether ``inst`` takes a K constant, and its source operands that may read the
+    constant bus (remembered per instruction record, checked by identity)."""
+    hit = _BUS.get(id(inst))
+    if hit is not None and hit[0] is inst:
+        return hit[1]
+    r = (any(o.kind == OperandKind.IMM for o in inst.operands),
+         tuple(o for o in inst.operands if o.kind == OperandKind.SRC and o.role == Role.USE))
+    if len(_BUS) < 8192:  # keeps ``inst`` alive, so its id is not reused while cached
+        _BUS[id(inst)] = (inst, r)
+    return r
+
+
 class VopCodec(Codec):
     """Shared machinery; subclasses (one per encoding group) implement the hooks
     ``src_mod_fields``, ``parse_modifier``, ``modifier_text``, ``finish`` and may
@@ -60,11 +76,10 @@ class VopCodec(Codec):
         seen: list[tuple[int, int]] = []
         if "vcc" in inst.implicit_uses:
             seen.append((106, 2))
-        if any(o.kind == OperandKind.IMM for o in inst.operands):
+        has_k, srcs = _bus_operands(inst)
+        if has_k:
             seen.append((LITERAL, st.literal or 0))  # the K constant of v_fmamk/v_fmaak
-        for op in inst.operands:
-            if op.kind != OperandKind.SRC or op.role != Role.USE:
-                continue
+        for op in srcs:
             code = self.src_code(st.fields, op)
             if code >= 256 or 128 <= code <= 208 or 240 <= code <= 248:
                 continue
@@ -108,7 +123,7 @@ class VopCodec(Codec):
             if len(segs) > 1:
                 raise Diagnostic(f"'{inst.mnemonic}' takes no operands", mtok.loc(loc))
         else:
-            if len(segs) != len(ops) or any(not s for s in segs):
+            if len(segs) != len(ops) or [] in segs:
                 names = ", ".join(o.name for o in ops)
                 where = mtok
                 if len(segs) > len(ops) and segs[len(ops)]:

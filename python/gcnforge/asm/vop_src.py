@@ -80,6 +80,8 @@ def is_number(text: str) -> bool:
 def split_mods(text: str) -> tuple[str, bool, bool, bool]:
     """(core text, neg, abs, sext) of a source token."""
     t = text
+    if "(" not in t and t[:1] not in "-|":  # no neg(...), abs(...), sext(...), -x or |x|
+        return t.strip(), False, False, False
     neg = absm = sext = False
     low = t.lower()
     if low.startswith("neg(") and t.endswith(")"):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
 
 from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, KernelRecord, link, section_addresses
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr, symbols_in
@@ -43,24 +42,28 @@ IGNORED = {".file", ".ident", ".addrsig", ".addrsig_sym", ".loc", ".cfi_sections
            ".cfi_adjust_cfa_offset", ".cfi_def_cfa_offset"}
 
 
-@dataclass
 class _Section:
-    name: str
-    flags: str
-    size: int = 0
-    align: int = 1
-    items: list = field(default_factory=list)  # (offset, kind, payload, loc)
-    data: list = field(default_factory=list)  # the "data" items again (pass 2 evaluates them first)
-    nobits: bool = False
+    __slots__ = ("name", "flags", "size", "align", "items", "data", "nobits")
+
+    def __init__(self, name: str, flags: str, nobits: bool = False) -> None:
+        self.name = name
+        self.flags = flags
+        self.size = 0
+        self.align = 1
+        self.items: list = []  # (offset, kind, payload, loc)
+        self.data: list = []  # the "data" items again (pass 2 evaluates them first)
+        self.nobits = nobits
 
 
-@dataclass
 class _SymAttr:
-    binding: str = "LOCAL"
-    visibility: str = "DEFAULT"
-    type: str = "NOTYPE"
-    size: tuple[Node, SourceLoc] | None = None
-    loc: SourceLoc | None = None  # first directive naming the symbol (for "never defined")
+    __slots__ = ("binding", "visibility", "type", "size", "loc")
+
+    def __init__(self) -> None:
+        self.binding = "LOCAL"
+        self.visibility = "DEFAULT"
+        self.type = "NOTYPE"
+        self.size: tuple[Node, SourceLoc] | None = None
+        self.loc: SourceLoc | None = None  # first directive naming the symbol (for "never defined")
 
 
 class Assembler:

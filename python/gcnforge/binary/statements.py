@@ -9,8 +9,6 @@ YAML text up to ``.end_amdgpu_metadata``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 _LABEL = re.compile(r'\s*([A-Za-z_.$][\w.$]*|"[^"]+")\s*:(?!:)')
@@ -18,16 +16,26 @@ _ASSIGN = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*=(?!=)\s*")
 _DIRECTIVE = re.compile(r"\s*(\.[A-Za-z_][\w.$]*)\s*")
 
 
-@dataclass
 class Statement:
-    kind: str  # "empty" | "directive" | "assign" | "instruction"
-    loc: SourceLoc  # start of the statement (after labels)
-    labels: list[tuple[str, SourceLoc]] = field(default_factory=list)
-    name: str = ""  # directive name (lower case) or assigned symbol
-    args: str = ""  # directive arguments / assigned expression
-    args_loc: SourceLoc | None = None
-    text: str = ""  # instruction text (comment stripped, trailing space removed)
-    block: str = ""  # raw YAML for .amdgpu_metadata
+    """One statement. (A plain class, not a dataclass: one is made per distinct line, and the
+    ``gcnforge as`` start-up pays for every dataclass it defines.)"""
+
+    __slots__ = ("kind", "loc", "labels", "name", "args", "args_loc", "text", "block")
+
+    def __init__(self, kind: str, loc: SourceLoc, labels: list[tuple[str, SourceLoc]] | None = None,
+                 name: str = "", args: str = "", args_loc: SourceLoc | None = None, text: str = "",
+                 block: str = "") -> None:
+        self.kind = kind  # "empty" | "directive" | "assign" | "instruction"
+        self.loc = loc  # start of the statement (after labels)
+        self.labels = [] if labels is None else labels
+        self.name = name  # directive name (lower case) or assigned symbol
+        self.args = args  # directive arguments / assigned expression
+        self.args_loc = args_loc
+        self.text = text  # instruction text (comment stripped, trailing space removed)
+        self.block = block  # raw YAML for .amdgpu_metadata
+
+    def __repr__(self) -> str:
+        return f"Statement({self.kind!r}, {self.loc!r}, name={self.name!r}, text={self.text!r})"
 
 
 def strip_comment(line: str) -> str:
