@@ -11,13 +11,16 @@ start-up included, as a user of the LLVM toolchain pays it). Prints best-of-N wa
 the ratio built-in / LLVM (< 1 means the built-in path is faster): first in-process
 (``gcnforge.binary.assemble``), then as whole processes on both sides (``gcnforge as
 file.s -o out`` against ``llvm-mc -filetype=obj`` then ``ld.lld -shared``; Python start-up,
-imports and the ISA table included; bytecode caching on, as in an installed package).
+imports and the ISA table included; bytecode caching on, as in an installed package), as
+medians of paired runs, in wall time and in CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -123,13 +126,21 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def whole_processes(cases, repeat: int) -> None:
+    """Paired, interleaved runs (ours, then LLVM's, ``repeat`` times): medians of wall time and
+    of the processes' CPU time (user + system, steadier than wall time on a shared machine)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
                                      / "gcnforge-bench" / "pycache")
     mc, lld = require_tool("llvm-mc"), require_tool("ld.lld")
     mc_args = llvm_mc_args(parse_target_id("gfx942"))
-    print(f"\n{'whole processes':<28} {'gcnforge as (s)':>15} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}")
+    print(f"\n{'whole processes (medians)':<28} {'gcnforge as (s)':>15} {'llvm-mc+ld.lld (s)':>19} {'ratio':>7}"
+          f" {'CPU: ours (s)':>14} {'LLVM (s)':>9} {'ratio':>7}")
     with tempfile.TemporaryDirectory() as d:
         for label, text in cases:
             src, obj, out = Path(d) / "k.s", Path(d) / "k.o", Path(d) / "k.hsaco"
@@ -137,14 +148,20 @@ def whole_processes(cases, repeat: int) -> None:
             ours = [[sys.executable, "-m", "gcnforge.cli.main", "as", str(src), "-o", str(out)]]
             theirs = [[mc, *mc_args, "-filetype=obj", str(src), "-o", str(obj)], [lld, "-shared", str(obj), "-o", str(out)]]
 
-            def run(cmds):
+            def run(cmds) -> tuple[float, float]:
+                c0, t0 = _children_cpu(), time.perf_counter()
                 for c in cmds:
                     subprocess.run(c, check=True, env=env, capture_output=True)
+                return time.perf_counter() - t0, _children_cpu() - c0
 
             run(ours)  # warm-up: bytecode, ISA table cache
-            t_ours = best(lambda: run(ours), repeat)
-            t_llvm = best(lambda: run(theirs), repeat)
-            print(f"{label:<28} {t_ours:>15.4f} {t_llvm:>19.4f} {t_ours / t_llvm:>7.2f}")
+            pairs = [(run(ours), run(theirs)) for _ in range(repeat)]
+            w_ours = statistics.median(p[0][0] for p in pairs)
+            w_llvm = statistics.median(p[1][0] for p in pairs)
+            c_ours = statistics.median(p[0][1] for p in pairs)
+            c_llvm = statistics.median(p[1][1] for p in pairs)
+            print(f"{label:<28} {w_ours:>15.4f} {w_llvm:>19.4f} {w_ours / w_llvm:>7.2f}"
+                  f" {c_ours:>14.4f} {c_llvm:>9.4f} {c_ours / c_llvm:>7.2f}")
 
 
 def main() -> None:
