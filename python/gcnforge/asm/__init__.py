@@ -94,20 +94,19 @@ def _load_families() -> tuple:
     return tuple(mods)
 
 
-_CANDIDATES: dict[tuple[str, str], tuple[object, tuple]] = {}  # (target, mnemonic) -> (its table, candidates)
+_CANDIDATES: dict[tuple[object, str], tuple] = {}  # (table object, mnemonic) -> candidates
 
 
 def candidates(mnemonic: str) -> list:
-    """The instructions ``mnemonic`` may be, in the order to try them (remembered per target
-    and spelling, for the table object they came from: a reloaded table recomputes them)."""
-    tbl = table._table()  # noqa: SLF001
-    key = (table.active_target(), mnemonic)
+    """The instructions ``mnemonic`` may be, in the order to try them (remembered per table
+    object and spelling: another target's table, or a reloaded one, has its own entries)."""
+    key = (table._table(), mnemonic)  # noqa: SLF001  (the key holds the table by identity)
     hit = _CANDIDATES.get(key)
-    if hit is not None and hit[0] is tbl:
-        return list(hit[1])
+    if hit is not None:
+        return list(hit)
     found = _candidates(mnemonic)
     if len(_CANDIDATES) < 65536:  # bounded: the input chooses the spellings
-        _CANDIDATES[key] = (tbl, tuple(found))
+        _CANDIDATES[key] = tuple(found)
     return found
 
 

@@ -420,6 +420,9 @@ def format_literal(lit: int, dwords: int = 1, optype: str = "") -> str:
     return f"0x{lit & 0xFFFFFFFF:x}"
 
 
+_NUMBER_START = frozenset("0123456789-+.")  # no register name starts with these
+
+
 class SrcResult:
     """A source operand's field value and its literal dword, if any."""
 
@@ -440,7 +443,8 @@ def encode_src(tok: Tok, base: SourceLoc, *, dwords: int = 1, optype: str = "", 
                literal_ok: bool = True, what: str = "operand") -> SrcResult:
     """Encode a scalar (8-bit) or, with ``vgpr``, vector-ALU (9-bit) source operand."""
     text = tok.text
-    ref = parse_reg(text)
+    # (a number is no register name: skip the register cache, which distinct literals only churn)
+    ref = parse_reg(text) if text[:1] not in _NUMBER_START else None
     if ref is not None:
         if ref.file in ("v", "a"):
             if not vgpr or ref.file == "a":
@@ -597,6 +601,10 @@ def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v",
 # ---------------------------------------------------------------------------------------
 def split_mnemonic(text: str) -> tuple[str, int, str, int]:
     """(mnemonic, its column, rest, rest's column) of one instruction line."""
+    if text[:1] not in " \t":  # the usual, already stripped text: the same answer, fewer steps
+        parts = text.split(None, 1)
+        if len(parts) == 2 and not parts[1][-1:].isspace():
+            return parts[0], 1, parts[1], len(text) - len(parts[1]) + 1
     stripped = text.lstrip(" \t")
     i = len(text) - len(stripped)
     parts = stripped.split(None, 1)

@@ -27,7 +27,8 @@ import struct
 from gcnforge.asm.literal import f64_literal_text, forces_lit, format_forced, is_lit_form
 from gcnforge.asm.operands import (
     INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f16_bits, f32_bits, f64_bits, format_reg,
-    encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg, reject_lds_direct,
+    _NUMBER_START, encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg,
+    reject_lds_direct,
     sreg_code,
 )
 from gcnforge.diagnostics import Diagnostic, SourceLoc
@@ -210,6 +211,8 @@ def encode_reg9(core: str, tok: Tok, loc: SourceLoc, dwords: int, *, sgpr: bool,
                 what: str) -> tuple[int, str] | None:
     """(9-bit code, file) of a register source; AGPRs use the VGPR codes (the file is
     chosen by an acc bit). None if ``core`` is not a register."""
+    if core[:1] in _NUMBER_START:  # a constant (no register or special name starts so)
+        return None
     ref = parse_reg(core)
     low = core.lower()
     if ref is None:
