@@ -178,3 +178,35 @@ def test_dot2_f32_bf16(code):
     xf, yf = x.astype(np.float64).reshape(N, 2), y.astype(np.float64).reshape(N, 2)
     want = (xf * yf).sum(axis=1) + c  # bf16 products are exact in f32; one rounding at the end
     np.testing.assert_allclose(out.array, want.astype(np.float32), rtol=2e-7, atol=1e-30)
+
+
+def _unpack6(words):
+    """(n, 6) dwords -> (n, 32) 6-bit codes, element 0 in the lowest bits."""
+    b = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=1, bitorder="little").reshape(len(words), 32, 6)
+    return (b.astype(U) << np.arange(6, dtype=U)).sum(axis=2, dtype=U)
+
+
+def test_fp6_bf6_pack32_f16_bf16_and_stochastic(code):
+    n = 64
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((n, 32)) * 3).astype(np.float32)
+    h = (rng.standard_normal((n, 32)) * 6).astype(np.float16)
+    seed = rng.integers(0, 2**32, n, dtype=np.uint64).astype(U)
+    s = np.ldexp(1.0, rng.integers(-2, 3, n)).astype(np.float32)
+    out, back = Buf(np.zeros(12 * n, U)), Buf(np.zeros(64 * n, np.uint16))
+    run(code, "fp6_pk32_more", [out, back, Buf(x), Buf(h), Buf(seed), Buf(s), np.int32(n)], (1,), (64,))
+    o, bk = out.array.reshape(n, 12), back.array.reshape(n, 64)
+    # f16 -> bf6 (E3M2, round to nearest even, saturating) and back to f16
+    bcodes = _unpack6(o[:, 6:])
+    np.testing.assert_array_equal(bcodes, enc(h.astype(np.float32) / s[:, None], md.float6_e3m2fn))
+    np.testing.assert_array_equal(bk[:, :32], (dec(bcodes, md.float6_e3m2fn) * s[:, None]).astype(np.float16).view(np.uint16))
+    # f32 -> fp6 stochastically: element k rounds with the seed stepped k times by v_prng_b32
+    acodes = _unpack6(o[:, :6])
+    r = seed.copy()
+    for k in range(32):
+        v = (x[:, k] / s).astype(np.float32)
+        ok = np.abs(v) >= 1.0  # E2M3's normal range: the bit-level model holds (saturation at 7.5)
+        m = np.minimum(_sr(np.abs(v).view(U), r.astype(np.uint64) >> np.uint64(12), 20).view(np.float32), 7.5)
+        np.testing.assert_array_equal(acodes[ok, k], enc(np.copysign(m, v), FP6)[ok], err_msg=f"element {k}")
+        r = prng(r)
+    np.testing.assert_array_equal(bk[:, 32:], (dec(acodes, FP6) * s[:, None]).astype(BF16).view(np.uint16))

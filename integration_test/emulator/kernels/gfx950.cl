@@ -113,3 +113,26 @@ __kernel void dot_bf16(__global float* out, __global const uint* x, __global con
   if (i >= n) return;
   out[i] = __builtin_amdgcn_fdot2_f32_bf16(__builtin_bit_cast(v2s16, x[i]), __builtin_bit_cast(v2s16, y[i]), c[i], false);
 }
+
+// 32 f16 values to bf6 and back to f16; 32 f32 values to fp6 with stochastic rounding (the
+// random word stepped by v_prng_b32 per element) and back to bf16; lane i: in[32i ..], hin[32i ..]
+typedef half v32h __attribute__((ext_vector_type(32)));
+typedef __bf16 v32bf __attribute__((ext_vector_type(32)));
+__kernel void fp6_pk32_more(__global uint* out, __global ushort* back, __global const float* in,
+                            __global const half* hin, __global const uint* seed, __global const float* scale,
+                            int n) {
+  int i = GID_X;
+  if (i >= n) return;
+  v32f x;
+  v32h h;
+  for (int k = 0; k < 32; ++k) { x[k] = in[32 * i + k]; h[k] = hin[32 * i + k]; }
+  float s = scale[i];
+  v6u a = __builtin_amdgcn_cvt_scalef32_sr_pk32_fp6_f32(x, seed[i], s);
+  v6u b = __builtin_amdgcn_cvt_scalef32_pk32_bf6_f16(h, s);
+  v32h hb = __builtin_amdgcn_cvt_scalef32_pk32_f16_bf6(b, s);
+  v32bf ab = __builtin_amdgcn_cvt_scalef32_pk32_bf16_fp6(a, s);
+  for (int k = 0; k < 6; ++k) { out[12 * i + k] = a[k]; out[12 * i + 6 + k] = b[k]; }
+  // whole-vector stores (clang 22 -O2 turned a loop of element stores into copies of element 0)
+  *(__global v32h*)(back + 64 * i) = hb;
+  *(__global v32bf*)(back + 64 * i + 32) = ab;
+}

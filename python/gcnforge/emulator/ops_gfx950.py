@@ -153,7 +153,7 @@ def _pack_fields(codes, bits) -> np.ndarray:
     k, n, _ = codes.shape
     b = ((codes[:, :, None, :].astype(U32) >> np.arange(bits, dtype=U32)[None, None, :, None]) & U32(1)).astype(np.uint8)
     b = b.reshape(k, n * bits, 64).transpose(0, 2, 1)  # (k, 64, bits)
-    return np.packbits(b, axis=2, bitorder="little").view(U32).transpose(0, 2, 1)
+    return np.ascontiguousarray(np.packbits(b, axis=2, bitorder="little")).view(U32).transpose(0, 2, 1)
 
 
 def _unpack_fields(dwords, bits, n) -> np.ndarray:
