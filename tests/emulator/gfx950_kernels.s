@@ -89,9 +89,11 @@ KERNEL valu
   v_pk_maximum3_f16 v47, v6, v7, v5 op_sel:[1,0,0] op_sel_hi:[0,1,1]
   v_cvt_pk_f32_bf8_sdwa v[48:49], v5 src0_sel:WORD_1
   v_prng_b32_dpp v52, v4 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+  v_mov_b32_e32 v54, v1
+  v_dot2c_f32_bf16_dpp v54, v6, v7 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
   v_cvt_f32_bf16_sdwa v53, -v6 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1
   s_nop 1
-.irp r, 10,11,12,13,14,15,16,17,18,19,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,45,46,40,41,42,43,44,47,48,49,52,53
+.irp r, 10,11,12,13,14,15,16,17,18,19,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,45,46,40,41,42,43,44,47,48,49,52,53,54
   global_store_dword v20, v\r, s[4:5]
   v_add_u32_e32 v20, 0x100, v20
 .endr

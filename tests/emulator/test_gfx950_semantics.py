@@ -96,7 +96,7 @@ def valu(code):
     dev = Device()
     ib = dev.memory.alloc(inp.nbytes)
     dev.memory.write(ib, inp.tobytes())
-    n = 41
+    n = 42
     ob = dev.memory.alloc(256 * n)
     dev.memory.write(ob, b"\0" * (256 * n))
     dev.run(code, "valu", struct.pack("<QQ", ob, ib), (1, 1, 1), (64, 1, 1), sanitize=True)
@@ -225,6 +225,11 @@ def test_dot2c_f32_bf16(valu):
     want = d["A"].astype(np.float64) + sum(bf(d["H"], k).view(np.float32).astype(np.float64)
                                             * bf(d["H2"], k).view(np.float32).astype(np.float64) for k in (0, 1))
     np.testing.assert_allclose(o[32].view(np.float32), want.astype(np.float32), rtol=1e-6)
+    # DPP row_shr:1 bound_ctrl: src0 (H) from lane l-1 of its 16-lane row, 0 for the row's first lane
+    src = np.where(L % 16 == 0, 0, d["H"][np.maximum(L - 1, 0)]).astype(U)
+    want = d["A"].astype(np.float64) + sum(bf(src, k).view(np.float32).astype(np.float64)
+                                            * bf(d["H2"], k).view(np.float32).astype(np.float64) for k in (0, 1))
+    np.testing.assert_allclose(o[41].view(np.float32), want.astype(np.float32), rtol=1e-6)
 
 
 # ---- loads to LDS of 3/4 dwords, transposing LDS reads (kernel 'mem') -----------------------------

@@ -106,7 +106,8 @@ def _to8_sr(fmt, src):
 
     def h(x, ins, w):
         lanes = x.exec_lanes(w)
-        a = _f32(x, ins, w, 1) if src == "f32" else _halves(x, ins, w, 1, src == "bf16")[0]
+        # a 16-bit source is the half OPSEL[0] selects, as for other VOP3 16-bit sources
+        a = _f32(x, ins, w, 1) if src == "f32" else _halves(x, ins, w, 1, src == "bf16")[_opsel(ins) & 1]
         rnd, s = _raw(x, ins, w, 2), ocp.scale_exponent(_raw(x, ins, w, 3))
         v = ocp.encode_sr(a, rnd, f, _src_fmt(src), bool(x.fp16_ovfl), s)
         byte = (_opsel(ins) >> 2) & 3

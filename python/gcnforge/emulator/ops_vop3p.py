@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.emulator.lanes import dpp_source
 from gcnforge.emulator.numerics import bf16_to_f32
 
 HANDLERS: dict = {}
@@ -165,6 +166,9 @@ def _dot(kind):
         a = x.vread(ins.ops[1], w, 1)
         b = x.vread(ins.ops[2], w, 1)
         c = x.vread(ins.ops[0] if accum_dst else ins.ops[3], w, 1)
+        if ins.enc == "dpp":  # v_dot2c_*_dpp: src0 from the DPP-selected lane, writes where DPP allows
+            a, ok = dpp_source(a, lanes, ins.mods)
+            lanes = lanes & ok
         osel, ohi, nlo, nhi = _mods(ins, 3)
         if kind in ("f16", "bf16"):
             def halves(raw, i):
