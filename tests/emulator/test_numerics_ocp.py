@@ -86,3 +86,14 @@ def test_stochastic_rounding():
     # 1 + 2^-10 (1/512 of FP4's step) rounds up only when those are all ones
     h = np.full(2, 1.0 + 2.0 ** -10)
     assert o.encode_sr(h, np.array([0xFF7FFFFF, 0xFF800000]), o.FP4, src=o.F16).tolist() == [0x2, 0x3]
+
+
+def test_stochastic_rounding_into_the_subnormals():
+    """2^-10 is half of E4M3's smallest subnormal (2^-9). Low-bit mode (v_cvt_sr_fp8_f32; AMD's
+    cast_to_f8: mantissa + (rng & drop_mask), 24 dropped bits here) rounds up when the low 24
+    random bits reach 2^23; top-bit mode (scaled conversions; AMD's from_float_sr: the source
+    aligned first, then the top 20 random bits) when the random word reaches 2^31."""
+    x = np.full(2, 2.0**-10)
+    assert o.encode_sr(x, np.array([0x7FFFFF, 0x800000]), o.FP8, lsb=True).tolist() == [0, 1]
+    assert o.encode_sr(x, np.array([0x7FFFFFFF, 0x80000000]), o.FP8).tolist() == [0, 1]
+    assert o.encode_sr(-x, np.array([0, 0]), o.FP8, lsb=True).tolist() == [0x80, 0x80]  # the sign stays

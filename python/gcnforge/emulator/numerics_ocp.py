@@ -184,11 +184,12 @@ def _finish(r, x, f: Fmt, saturate) -> np.ndarray:
 def round_sr(x, rnd, f: Fmt, src: Fmt | None = None, lsb: bool = False) -> np.ndarray:
     """float64 ``x`` (an f32 value, or f16/bf16 with ``src``) rounded stochastically to ``f``'s
     precision with the u32 random words ``rnd``: the source mantissa bits below ``f``'s last kept
-    bit plus random bits, truncated. ``lsb=False``: the top bits of ``rnd`` (AMD's model of the
-    scaled gfx950 conversions); ``lsb=True``: its low bits (the ISA guide's note on
-    V_CVT_SR_FP8_F32: the msbs of S1 are not used). Source bits below the source mantissa (when
-    the result is subnormal) are dropped first, as the hardware shifts them out. The exponent is
-    unbounded above; NaN and infinities pass through."""
+    bit plus random bits, truncated. ``lsb=False``: the top bits of ``rnd`` under the kept
+    mantissa, source bits below the source mantissa's alignment (subnormal results) dropped
+    first (AMD's host model of the scaled gfx950 conversions, ``from_float_sr``); ``lsb=True``:
+    the low bits of ``rnd`` added to all the dropped bits (the ISA guide's note on
+    V_CVT_SR_FP8_F32, "the msbs of S1 are not used", and AMD's FP8 host model ``cast_to_f8``).
+    The exponent is unbounded above; NaN and infinities pass through."""
     src_mbits = 23 if src is None else src.mbits
     x = np.asarray(x, dtype=F64)
     a = np.abs(x)
@@ -196,11 +197,19 @@ def round_sr(x, rnd, f: Fmt, src: Fmt | None = None, lsb: bool = False) -> np.nd
     q = np.maximum(e - 1, f.emin) - f.mbits
     fbits = src_mbits - f.mbits  # fraction bits below the kept mantissa
     r64 = np.asarray(rnd).astype(np.uint64)
-    add = (r64 & np.uint64((1 << fbits) - 1)) if lsb else (r64 >> np.uint64(32 - fbits))
     with np.errstate(invalid="ignore", over="ignore"):
-        t = np.floor(np.ldexp(a, fbits - q))  # the source's bits that survive the alignment
-        r = np.ldexp(np.floor(np.ldexp(t + add.astype(F64), -fbits)), q)
-    return np.where(np.isfinite(x), np.copysign(r, x), x)
+        if lsb:  # every source bit below the quantum meets the random word's low bits (AMD's
+            # host model of these conversions: mantissa += rng & drop_mask, drop_mask growing
+            # in the subnormal range)
+            drop = np.maximum(q - (e - 1) + src_mbits, fbits)
+            m = np.ldexp(a, src_mbits - (e - 1))  # the source significand, an integer
+            mask = np.where(drop >= 32, np.uint64(0xFFFFFFFF), (np.uint64(1) << np.minimum(drop, 31).astype(np.uint64)) - np.uint64(1))
+            r = np.ldexp(np.floor(np.ldexp(m + (r64 & mask).astype(F64), -drop)), q)
+        else:
+            t = np.floor(np.ldexp(a, fbits - q))  # the source's bits that survive the alignment
+            add = (r64 >> np.uint64(32 - fbits)).astype(F64)
+            r = np.ldexp(np.floor(np.ldexp(t + add, -fbits)), q)
+    return np.where(np.isfinite(x) & (a > 0), np.copysign(r, x), np.where(np.isfinite(x), np.copysign(0.0, x), x))
 
 
 def encode_sr(x, rnd, f: Fmt, src: Fmt | None = None, saturate: bool = False, scale_e8m0=None,
