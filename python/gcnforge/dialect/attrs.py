@@ -15,16 +15,18 @@ fields in a fixed order, defaults omitted, so print -> parse -> print is stable.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import AttrParser
 
 TARGETS = ("gfx942",)
 

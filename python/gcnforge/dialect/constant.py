@@ -16,12 +16,16 @@ so other ``arith`` ops are unknown operations there, as they always were to the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 
 @irdl_op_definition

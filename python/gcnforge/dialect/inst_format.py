@@ -10,15 +10,18 @@ modifiers; result types are derived from the destinations, so they are not print
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, UnitAttr, i32, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import InstAttr
 from gcnforge.isa import waitcnt
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser, UnresolvedOperand
 
 
 def mods_attr(mods: dict[str, object], order: Sequence[str] = ()) -> DictionaryAttr | None:

@@ -26,7 +26,7 @@ inline-constant / literal rules, immediates, and that modifiers are ones the enc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -46,7 +46,6 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -55,6 +54,9 @@ from gcnforge.dialect.attrs import InstAttr
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_format import mod_value, mods_attr, parse_inst, print_inst
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 
 def constant_of(v: SSAValue) -> int | float | None:

@@ -23,6 +23,7 @@ Registration: this module defines the ops; ``LOOP_OPS`` lists them for the diale
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -36,12 +37,14 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect.formats import deferred_format
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 SCHED_ATTR = "sched"  # a body op's schedule (``gcnforge.schedule.expr`` reads and writes it)
 MAX_TRIP_COUNT = 1 << 20  # bound on anything the pass expands (no input-controlled hang)

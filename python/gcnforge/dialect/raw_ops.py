@@ -14,12 +14,15 @@ that raised IR parses and compiles wherever ``amdgcn`` IR does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, var_operand_def
-from xdsl.parser import Parser
 from xdsl.printer import Printer
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 
 @irdl_op_definition

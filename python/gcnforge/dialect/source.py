@@ -14,11 +14,11 @@ also works around two xDSL 0.74 parser bugs that hostile input reaches (see
 
 from __future__ import annotations
 
+import functools
 import re
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Block, Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -87,36 +87,50 @@ def fill_locations(root: Operation) -> None:
                         o.location = after[i] if after[i] is not None else prev
 
 
-class LocatingParser(Parser):
-    """xDSL's parser that stamps each op with where its text starts (``line_offset`` for
-    ``--split-input-file`` chunks)."""
+@functools.cache
+def _parser_class() -> type:
+    """``LocatingParser``, defined on first use: ``xdsl.parser`` costs a compile that never
+    parses text about 6 ms of CPU (issue 15)."""
+    from xdsl.parser import Parser
 
-    def __init__(self, *args, line_offset: int = 0, **kw):
-        super().__init__(*args, **kw)
-        self._line_offset = line_offset
+    class LocatingParser(Parser):
+        """xDSL's parser that stamps each op with where its text starts (``line_offset`` for
+        ``--split-input-file`` chunks)."""
 
-    def parse_operation(self) -> Operation:
-        span = self._current_token.span
-        try:
-            op = super().parse_operation()
-        except (VerifyException, ValueError) as e:  # an attribute built while parsing (i32 out of range ...)
-            raise ParseError(span, str(e).splitlines()[0] if str(e) else "invalid operation") from None
-        if not isinstance(op.location, FileLineColLoc):
-            loc = span.get_location()
-            op.location = make_loc(loc.file, loc.line + self._line_offset, loc.col)
-        return op
+        def __init__(self, *args, line_offset: int = 0, **kw):
+            super().__init__(*args, **kw)
+            self._line_offset = line_offset
 
-    def _parse_block(self) -> Block:
-        # xDSL 0.74 forgets where a forward-referenced block was defined, so a second
-        # definition of the label pops a forward reference that is gone: KeyError. Record
-        # the definition so the second one is xDSL's own "re-declaration" error.
-        token = self._current_token
-        blocks = self.blocks
-        block = super()._parse_block()
-        name = token.text[1:]
-        if name in blocks and blocks[name][1] is None:
-            blocks[name] = (block, token.span)
-        return block
+        def parse_operation(self) -> Operation:
+            span = self._current_token.span
+            try:
+                op = super().parse_operation()
+            except (VerifyException, ValueError) as e:  # an attribute built while parsing (i32 out of range ...)
+                raise ParseError(span, str(e).splitlines()[0] if str(e) else "invalid operation") from None
+            if not isinstance(op.location, FileLineColLoc):
+                loc = span.get_location()
+                op.location = make_loc(loc.file, loc.line + self._line_offset, loc.col)
+            return op
+
+        def _parse_block(self) -> Block:
+            # xDSL 0.74 forgets where a forward-referenced block was defined, so a second
+            # definition of the label pops a forward reference that is gone: KeyError. Record
+            # the definition so the second one is xDSL's own "re-declaration" error.
+            token = self._current_token
+            blocks = self.blocks
+            block = super()._parse_block()
+            name = token.text[1:]
+            if name in blocks and blocks[name][1] is None:
+                blocks[name] = (block, token.span)
+            return block
+
+    return LocatingParser
+
+
+def __getattr__(name: str):
+    if name == "LocatingParser":  # xDSL's parser that locates every op (see _parser_class)
+        return _parser_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_module(text: str, filename: str = "<mlir>", ctx=None, line_offset: int = 0):
@@ -124,7 +138,7 @@ def parse_module(text: str, filename: str = "<mlir>", ctx=None, line_offset: int
     from gcnforge.dialect import context
 
     try:
-        m = LocatingParser(ctx or context(), text, filename, line_offset=line_offset).parse_module()
+        m = _parser_class()(ctx or context(), text, filename, line_offset=line_offset).parse_module()
     except ParseError as e:
         try:
             loc = e.span.get_location()

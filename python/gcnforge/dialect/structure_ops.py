@@ -26,6 +26,7 @@ in the kernel's ABI attributes. ``amdgcn.wait`` is lowered to ``s_waitcnt`` by t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -49,7 +50,6 @@ from xdsl.irdl import (
     var_result_def,
     var_successor_def,
 )
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
@@ -85,6 +85,9 @@ from gcnforge.dialect.value_ops import (
     WaitOp,
     enclosing_kernel,
 )
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 @irdl_op_definition
 class ModuleOp(IRDLOperation):

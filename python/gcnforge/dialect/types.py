@@ -33,16 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import AttrParser
 
 VALUE = -2  # state: an SSA value not bound to storage
 UNALLOCATED = -1  # state: storage, register not chosen yet

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -24,7 +25,6 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -38,6 +38,9 @@ from gcnforge.dialect.types import (
     VGPRType,
     WriteTokenType,
 )
+
+if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+    from xdsl.parser import Parser
 
 LDS_BYTES = 65536  # per work-group on gfx942 (ISA guide 3.x; gcnforge.isa.target)
 
