@@ -14,7 +14,9 @@ interpreter); when it cannot be made the benchmark says why and skips.
 Both sides run with bytecode caching on (pip compiled the wheel's ``.pyc`` at install; ours go
 to a prefix under the same cache directory), one warm-up run each, then rounds that
 alternate the two tools; the medians of wall and CPU time (user + system of the child) are
-printed with the ratio gcnforge / ASTER (< 1 means gcnforge is faster).
+printed with the ratio gcnforge / ASTER (< 1 means gcnforge is faster). A last row times the two
+bare interpreters (``-c pass``): start-up that neither tool controls (site-packages ``.pth``
+files of the environment gcnforge runs in, none in ASTER's fresh venv).
 """
 
 from __future__ import annotations
@@ -210,10 +212,14 @@ def main() -> int:
     aster_env = {k: v for k, v in ours_env.items() if k != "PYTHONPATH"}
     print(f"{'kernel':<8} {'gcnforge wall/CPU (s)':>22} {'ASTER wall/CPU (s)':>20} {'ratio wall':>11} {'ratio CPU':>10}")
     with tempfile.TemporaryDirectory() as d:
-        for name, ours_src, aster_src in (("tiny", OURS_TINY, ASTER_TINY), ("gemm", OURS_GEMM, ASTER_GEMM)):
-            kfile = Path(d) / f"{name}.py"
-            kfile.write_text(ours_src)
-            ours = [sys.executable, "-m", "gcnforge.cli.main", "compile", str(kfile), "-o", str(Path(d) / "out.hsaco")]
+        for name, ours_src, aster_src in (("tiny", OURS_TINY, ASTER_TINY), ("gemm", OURS_GEMM, ASTER_GEMM),
+                                          ("start-up", None, "pass")):
+            if ours_src is None:  # the bare interpreters (`-c pass`): what neither tool can change
+                ours = [sys.executable, "-c", "pass"]
+            else:
+                kfile = Path(d) / f"{name}.py"
+                kfile.write_text(ours_src)
+                ours = [sys.executable, "-m", "gcnforge.cli.main", "compile", str(kfile), "-o", str(Path(d) / "out.hsaco")]
             theirs = [py312, "-c", aster_src]
             timed(ours, ours_env, d)  # warm-up: bytecode and the ISA table cache
             timed(theirs, aster_env, d)
