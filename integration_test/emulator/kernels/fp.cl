@@ -41,6 +41,12 @@ __kernel void fp8_conv(__global uint* out, __global float* back, __global const 
   back[4*i+2] = __builtin_amdgcn_cvt_f32_bf8(q, 2);
   back[4*i+3] = __builtin_amdgcn_cvt_f32_bf8(q, 3);
 }
+// stochastic rounding to FNUZ fp8 / bf8 (v_cvt_sr_fp8_f32, v_cvt_sr_bf8_f32), bytes 0 and 3
+__kernel void fp8_sr(__global uint* out, __global const float* in, __global const uint* rnd, int n) {
+  int i = GID_X; if (i >= n) return;
+  int p = __builtin_amdgcn_cvt_sr_fp8_f32(in[i], rnd[i], 0x11223344, 0);
+  out[i] = (uint)__builtin_amdgcn_cvt_sr_bf8_f32(in[i], rnd[i], p, 3);
+}
 __kernel void dot_products(__global float* out, __global const half* a, __global const half* b, int n) {
   int i = GID_X; if (i >= n) return;
   half2 x = (half2)(a[2*i], a[2*i+1]); half2 y = (half2)(b[2*i], b[2*i+1]);

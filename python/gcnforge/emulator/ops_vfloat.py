@@ -265,6 +265,26 @@ def _cvt_pk_fp8(bf8):
     return f
 
 
+def _cvt_sr_fp8(bf8):
+    """v_cvt_sr_{fp8,bf8}_f32: S0 plus the low bits of S1 under the kept mantissa, truncated
+    (``numerics_ocp.round_sr``, FNUZ precision), then the FNUZ code; the byte OPSEL[3:2]."""
+    from gcnforge.emulator import numerics_ocp as ocp
+
+    fnuz = ocp.Fmt("bf8fnuz", 5, 2, 16) if bf8 else ocp.Fmt("fp8fnuz", 4, 3, 8)
+
+    @ctx
+    def f(c, a, r):
+        v = ocp.round_sr(a.astype(F64), r, fnuz, lsb=True)
+        code = f32_to_fp8(v, bf8, "clamp" in c.ins.mods).astype(np.uint32)
+        byte = (int(c.ins._di.fields.get("op_sel", 0)) >> 2) & 3 if c.ins._di is not None else 0
+        old = c.x.vread(c.ins.ops[0], c.w, 1)
+        return (old & ~np.uint32(0xFF << (8 * byte))) | (code << np.uint32(8 * byte))
+
+    return f
+
+
+HANDLERS["v_cvt_sr_fp8_f32"] = vop("u32", ("f32", "u32"), _cvt_sr_fp8(False))
+HANDLERS["v_cvt_sr_bf8_f32"] = vop("u32", ("f32", "u32"), _cvt_sr_fp8(True))
 HANDLERS["v_cvt_pk_fp8_f32"] = vop("u32", ("f32", "f32"), _cvt_pk_fp8(False))
 HANDLERS["v_cvt_pk_bf8_f32"] = vop("u32", ("f32", "f32"), _cvt_pk_fp8(True))
 
