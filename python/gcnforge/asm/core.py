@@ -385,10 +385,11 @@ class Codec:
         fields, literal = self.resolve_fixups(pi, pc, resolve) if pi.fixups else (pi.fields, pi.literal)
         enc = ENCODINGS[pi.inst.encoding]
         word = enc.match_value
+        layout = _field_layout(pi.inst.encoding)
         for name, v in fields.items():
-            f = enc.fields.get(name)
+            f = layout.get(name)
             if f is not None:
-                word |= (v & ((1 << f.width) - 1)) << f.lo
+                word |= (v & f[1]) << f[0]
         out = word.to_bytes(enc.size, "little")
         if pi.size > enc.size:
             out += ((literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
@@ -448,6 +449,15 @@ class Codec:
 
 
 _FIELD_PLANS: dict[str, tuple[tuple[str, int, int], ...]] = {}
+_FIELD_LAYOUTS: dict[str, dict[str, tuple[int, int]]] = {}
+
+
+def _field_layout(enc_name: str) -> dict[str, tuple[int, int]]:
+    """Field name -> (low bit, mask) of an encoding (for encoding a word)."""
+    lay = _FIELD_LAYOUTS.get(enc_name)
+    if lay is None:
+        lay = _FIELD_LAYOUTS[enc_name] = {n: (f.lo, (1 << f.width) - 1) for n, f in ENCODINGS[enc_name].fields.items()}
+    return lay
 
 
 def _field_plan(enc_name: str) -> tuple[tuple[str, int, int], ...]:

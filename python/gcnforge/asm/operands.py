@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -128,9 +127,10 @@ class Tok(NamedTuple):
         return SourceLoc(base.file, base.line, base.col + self.col - 1)
 
 
-@dataclass(frozen=True, slots=True)
-class RegRef:
-    """A register (range) named in text: file 's'/'v'/'a'/'ttmp' or a special name."""
+class RegRef(NamedTuple):
+    """A register (range) named in text: file 's'/'v'/'a'/'ttmp' or a special name. (A
+    NamedTuple: cheaper to make than a frozen dataclass, and this is made per register
+    spelling.)"""
 
     file: str
     index: int  # first register (for specials: their source code)
