@@ -100,14 +100,14 @@ def statement_at(lines: list[str], i: int, filename: str = "<asm>") -> tuple[Sta
     lineno = i + 1
     raw = lines[i]
     i += 1
-    if raw.lstrip().startswith("#"):
+    lead = raw.lstrip()
+    if lead[:1] == "#":
         return Statement("empty", SourceLoc(filename, lineno, 1)), i
     line = strip_comment(raw)
     stripped = line.strip()
     if stripped and (stripped[0].isalpha() or stripped[0] == "_"):
         # Fast path for the common case, a bare instruction: no label, no assignment.
-        head = stripped.split(None, 1)[0]
-        if ":" not in head and "=" not in stripped:
+        if "=" not in stripped and (":" not in stripped or ":" not in stripped.split(None, 1)[0]):
             col = len(line) - len(line.lstrip()) + 1
             return Statement("instruction", SourceLoc(filename, lineno, col), [], text=stripped), i
     pos = 0
