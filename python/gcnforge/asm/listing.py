@@ -58,6 +58,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
     pc = 0
     errors: list[Diagnostic] = []
     in_metadata = False  # the .amdgpu_metadata YAML block is data, not instructions
+    parsed: dict[str, ParsedInst] = {}  # label-free instructions: the same text parses the same
     for n, raw in enumerate(text.splitlines(), 1):
         if n > MAX_LINES:
             raise Diagnostic(f"input too large (more than {MAX_LINES} lines)", SourceLoc(filename, n, 1))
@@ -90,13 +91,17 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
         if src.startswith("."):
             lines.append(Line(loc, src, None, pc))
             continue
-        try:
-            pi = parse_instruction(src, loc)
-        except Diagnostic as d:
-            errors.append(d)
-            if len(errors) >= 20:  # like compilers: stop after too many errors
-                break
-            continue
+        pi = parsed.get(src)
+        if pi is None:
+            try:
+                pi = parse_instruction(src, loc)
+            except Diagnostic as d:
+                errors.append(d)
+                if len(errors) >= 20:  # like compilers: stop after too many errors
+                    break
+                continue
+            if not pi.label_refs:
+                parsed[src] = pi
         lines.append(Line(loc, src, pi, pc))
         pc += pi.size
     if errors:
@@ -116,6 +121,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
 def show_encoding(text: str, filename: str = "<asm>") -> str:
     """``llvm-mc -show-encoding``-style listing: canonical text and bytes per instruction."""
     out = []
+    done: dict[int, str] = {}  # id(shared label-free ParsedInst) -> its listing line
     for ln in assemble_lines(text, filename):
         if ln.parsed is None:
             out.append(f"\t{ln.source}")
@@ -123,11 +129,17 @@ def show_encoding(text: str, filename: str = "<asm>") -> str:
         if ln.parsed.label_refs:
             shown = " ".join(ln.source.split())
         else:
+            row = done.get(id(ln.parsed))
+            if row is not None:  # a repeated line: its text and bytes do not depend on the address
+                out.append(row)
+                continue
             # branch offsets echo as signed numbers (the assembler's view), not the raw field
             pc = ln.pc
             shown = decode(ln.data).text(pc, lambda a: str((a - pc - 4) // 4))
         enc = ",".join(map(_HEX.__getitem__, ln.data))
         out.append(f"\t{shown:<39} ; encoding: [{enc}]")
+        if not ln.parsed.label_refs:
+            done[id(ln.parsed)] = out[-1]
     return "\n".join(out) + ("\n" if out else "")
 
 
