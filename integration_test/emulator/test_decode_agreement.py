@@ -38,7 +38,7 @@ ASM = Path(__file__).parents[2] / "tests" / "emulator"
 
 def sources():
     srcs = [p.name for p in sorted(KERNELS.glob("*.cl"))]
-    return srcs + ["mfma", "gemm", "broken_kernels.s", "semantics_kernels.s", "gfx950_kernels.s"]
+    return srcs + ["gfx950/ops.cl", "mfma", "gemm", "broken_kernels.s", "semantics_kernels.s", "gfx950_kernels.s"]
 
 
 def mcpu_of(src: str) -> str:

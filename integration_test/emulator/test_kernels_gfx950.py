@@ -1,4 +1,5 @@
-"""The clang gfx950 suite: OpenCL C kernels (kernels/gfx950.cl) built by clang 22 with
+"""The clang gfx950 suite: OpenCL C kernels (kernels/gfx950/ops.cl: a folder of their own, so the gfx942
+suites that build every kernels/*.cl leave them alone) built by clang 22 with
 -mcpu=gfx950 through the __builtin_amdgcn_* builtins of each new instruction group, run on
 the emulator (which runs them as gfx950: the target comes from the code object), checked
 against NumPy and ml_dtypes (OCP fp8/bf8/fp6/fp4 formats)."""
@@ -20,7 +21,7 @@ N = 256
 
 @pytest.fixture(scope="module")
 def code():
-    return build_cl("gfx950.cl", require_llvm("clang", "ld.lld"), mcpu="gfx950")
+    return build_cl("gfx950/ops.cl", require_llvm("clang", "ld.lld"), mcpu="gfx950")
 
 
 def inputs(seed, spread=4.0):

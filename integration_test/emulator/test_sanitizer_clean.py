@@ -51,7 +51,7 @@ G950_TESTS = [(n, f) for n, f in vars(test_kernels_gfx950).items() if n.startswi
 
 @pytest.fixture(scope="module")
 def gfx950_code():
-    return harness.build_cl("gfx950.cl", require_llvm("clang", "ld.lld"), mcpu="gfx950")
+    return harness.build_cl("gfx950/ops.cl", require_llvm("clang", "ld.lld"), mcpu="gfx950")
 
 
 @pytest.mark.parametrize("fn", [f for _, f in G950_TESTS], ids=[n for n, _ in G950_TESTS])

@@ -1,4 +1,4 @@
-#include "common.h"
+#include "../common.h"
 // gfx950 (CDNA4) instruction groups through clang's __builtin_amdgcn_* builtins (built with
 // -mcpu=gfx950 by test_kernels_gfx950.py); one kernel per group, results checked against NumPy
 // and ml_dtypes. A lane's inputs: a = in[i], b = in[n+i], s = in[2n+i] (a scale: its exponent),
