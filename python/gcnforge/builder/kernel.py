@@ -57,7 +57,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.diagnostics import Diagnostic
@@ -429,6 +428,8 @@ class Module:
         import io
 
         s = io.StringIO()
+        from xdsl.printer import Printer
+
         Printer(stream=s, print_generic_format=generic).print_op(self.top)
         return s.getvalue() + "\n"
 

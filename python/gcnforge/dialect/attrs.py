@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import AttrParser
+    from xdsl.printer import Printer
 
 TARGETS = ("gfx942",)
 

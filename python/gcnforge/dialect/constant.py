@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 
 @irdl_op_definition

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, UnitAttr, i32, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.printer import Printer
 
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import InstAttr
 from gcnforge.isa import waitcnt
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser, UnresolvedOperand
+    from xdsl.printer import Printer
 
 
 def mods_attr(mods: dict[str, object], order: Sequence[str] = ()) -> DictionaryAttr | None:

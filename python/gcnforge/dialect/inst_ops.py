@@ -46,7 +46,6 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import isa_info
@@ -55,8 +54,9 @@ from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_format import mod_value, mods_attr, parse_inst, print_inst
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 
 def constant_of(v: SSAValue) -> int | float | None:
@@ -319,7 +319,7 @@ def _check_constant_bus(m: str, inf: isa_info.InstInfo, present, args, literals:
     value read twice counts once), 32-bit literals (one per distinct value, including a
     v_fmamk/v_fmaak K), and implicit VCC/M0 reads (v_cndmask_b32_e32, v_addc_co_u32_e32...).
     Verified against llvm-mc in tests/dialect/test_constant_bus.py."""
-    reads: list[str] = []
+    reads: list = []  # what each read is, made text only for the error (printing a type is costly)
     seen: set = set()
     for slot, val in zip(present, args, strict=True):
         if slot.is_def and slot.operand.role != "defuse":
@@ -335,7 +335,7 @@ def _check_constant_bus(m: str, inf: isa_info.InstInfo, present, args, literals:
             continue
         if key not in seen:
             seen.add(key)
-            reads.append(f"{slot.name} ({t})")
+            reads.append((slot.name, t))
     lits = set(literals)
     for slot, v in zip(inf.imm_slots, imms, strict=True):
         if slot.operand.kind == "imm":
@@ -345,9 +345,10 @@ def _check_constant_bus(m: str, inf: isa_info.InstInfo, present, args, literals:
         if r in _BUS_IMPLICIT and ("special", r) not in seen:
             reads.append(f"implicit {r}")
     if len(reads) > 1:
+        said = [r if isinstance(r, str) else f"{r[0]} ({r[1]})" for r in reads]
         raise VerifyException(
             f"{m}: violates the constant bus limit: a VALU instruction reads at most one scalar "
-            f"value (SGPR, special register or literal), this one reads {len(reads)}: {', '.join(reads)}"
+            f"value (SGPR, special register or literal), this one reads {len(reads)}: {', '.join(said)}"
         )
 
 

@@ -37,14 +37,14 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect.formats import deferred_format
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 SCHED_ATTR = "sched"  # a body op's schedule (``gcnforge.schedule.expr`` reads and writes it)
 MAX_TRIP_COUNT = 1 << 20  # bound on anything the pass expands (no input-controlled hang)

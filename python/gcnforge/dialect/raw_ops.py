@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, var_operand_def
-from xdsl.printer import Printer
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 
 @irdl_op_definition

@@ -50,7 +50,6 @@ from xdsl.irdl import (
     var_result_def,
     var_successor_def,
 )
-from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
@@ -86,8 +85,9 @@ from gcnforge.dialect.value_ops import (
     enclosing_kernel,
 )
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 @irdl_op_definition
 class ModuleOp(IRDLOperation):

@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import AttrParser
+    from xdsl.printer import Printer
 
 VALUE = -2  # state: an SSA value not bound to storage
 UNALLOCATED = -1  # state: storage, register not chosen yet

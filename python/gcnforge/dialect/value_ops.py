@@ -25,7 +25,6 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect.formats import deferred_format
@@ -39,8 +38,9 @@ from gcnforge.dialect.types import (
     WriteTokenType,
 )
 
-if TYPE_CHECKING:  # xdsl.parser only when IR text is parsed (issue 15)
+if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
+    from xdsl.printer import Printer
 
 LDS_BYTES = 65536  # per work-group on gfx942 (ISA guide 3.x; gcnforge.isa.target)
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
@@ -48,6 +47,8 @@ def text_of(passes: list[ModulePass]) -> str:
 
 def ir_text(module: ModuleOp) -> str:
     s = io.StringIO()
+    from xdsl.printer import Printer
+
     Printer(stream=s).print_op(module)
     return s.getvalue() + "\n"
 

@@ -84,6 +84,19 @@ def _short(op: Operation) -> str:
     return f"{op.name} {m}" if m else op.name
 
 
+class _AllocaText:
+    """``amdgcn.alloca : <type>`` (a group's origin in diagnostics), printed only when shown:
+    printing an xDSL type costs ~10 us and most compiles show none (issue 15)."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, t) -> None:
+        self.type = t
+
+    def __str__(self) -> str:
+        return f"amdgcn.alloca : {self.type}"
+
+
 class Binding:
     """Maps the kernel's register values to union-find nodes and builds the model."""
 
@@ -166,7 +179,7 @@ class Binding:
             raise Diagnostic(f"call to {op.callee} must be inlined before register allocation (run amdgcn-inline)",
                              _loc(op))
         if isinstance(op, AllocaOp):
-            self._leaf(op.result, op.result.type, f"amdgcn.alloca : {op.result.type}", _loc(op))
+            self._leaf(op.result, op.result.type, _AllocaText(op.result.type), _loc(op))  # type: ignore[arg-type]
             return
         if isinstance(op, SplitRangeOp):
             src = self.where.get(op.range)
