@@ -1,4 +1,5 @@
-"""Split assembly text into statements: labels, directives, assignments, instructions.
+"""Assembly text, one statement at a time (``statement_at``): labels, directives,
+assignments, instructions.
 
 AMDGPU assembly (LLVM MC): one statement per line, comments start with ``;`` or ``//``
 (outside strings), ``/* ... */`` inside a line, a line starting with ``#`` is a comment;
@@ -9,6 +10,7 @@ YAML text up to ``.end_amdgpu_metadata``.
 from __future__ import annotations
 
 import re
+
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 _LABEL = re.compile(r'\s*([A-Za-z_.$][\w.$]*|"[^"]+")\s*:(?!:)')
@@ -73,25 +75,6 @@ def strip_comment(line: str) -> str:
             out.append(c)
         i += 1
     return "".join(out).rstrip()
-
-
-def split_statements(text: str, filename: str = "<asm>") -> list[Statement]:
-    lines = text.split("\n")
-    out: list[Statement] = []
-    bare: dict[str, tuple[str, int]] = {}  # raw line -> (text, column) of a bare instruction line
-    i, n = 0, len(lines)
-    while i < n:
-        raw = lines[i]
-        hit = bare.get(raw)
-        if hit is not None:  # the same text as an earlier bare instruction line (unrolled code)
-            out.append(Statement("instruction", SourceLoc(filename, i + 1, hit[1]), [], text=hit[0]))
-            i += 1
-            continue
-        st, i = statement_at(lines, i, filename)
-        if st.kind == "instruction" and not st.labels:
-            bare[raw] = (st.text, st.loc.col)
-        out.append(st)
-    return out
 
 
 def statement_at(lines: list[str], i: int, filename: str = "<asm>") -> tuple[Statement, int]:
