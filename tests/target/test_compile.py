@@ -74,6 +74,20 @@ def test_bad_input_is_a_diagnostic(tmp_path):
     assert "bad.py:2" in str(e.value)
 
 
+def test_a_module_bound_to_two_names_is_compiled_once(tmp_path):
+    # was "symbol 'k' is already defined" at a line past the end of the file
+    src = ("from gcnforge.builder import Arg, Module\n"
+           "m = Module('m')\n"
+           "with m.kernel('k', [Arg.ptr('p')]) as k:\n"
+           "    (p,) = k.args()\n"
+           "    k.global_store_dword(k.v_lshlrev_b32(2, k.thread_id('x')), k.v_mov_b32(42), p)\n"
+           "    k.s_endpgm()\n")
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text(src)
+    two.write_text(src + "alias = m\n")
+    assert compile_file(two, DEFAULT, None, "builtin", False) == compile_file(one, DEFAULT, None, "builtin", False)
+
+
 def test_cli_compile_and_select_kernel(tmp_path):
     out = tmp_path / "va.hsaco"
     r = subprocess.run(["gcnforge", "compile", str(ROOT / "examples" / "authoring_vector_add.py"), "-o", str(out),

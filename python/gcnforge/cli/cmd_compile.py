@@ -56,14 +56,17 @@ def _load_python(path: Path):
         raise Diagnostic("the file defines no gcnforge.builder.Module (and no build() returning one)", str(path))
     target = ModuleOp("compiled")
     seen: dict[str, str] = {}
-    for m in mods:
+    for m in {id(m): m for m in mods}.values():  # a module bound to two names is compiled once
         for op in list(m.op.body.block.ops):
             name = op.sym_name.data if hasattr(op, "sym_name") else None
             if name is not None:
                 if name in seen and seen[name] != m.name:
                     raise Diagnostic(f"@{name} is defined in modules {seen[name]} and {m.name}", str(path))
                 seen[name] = m.name
-            target.body.block.add_op(op.clone())
+            # moved, not cloned: nothing uses the author's modules after this, and cloning
+            # cost about 15% of building a 5,000-instruction kernel (issue 15)
+            op.detach()
+            target.body.block.add_op(op)
     return BuiltinModule([target])
 
 
