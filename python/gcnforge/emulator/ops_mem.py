@@ -267,8 +267,12 @@ def flat_atomic(x, ins, w):
 #   structured:        IDXEN=1                -> out of range if index >= num_records (records)
 # where offset = (OFFEN ? vgpr_offset : 0) + inst_offset. On CDNA the SOFFSET value counts
 # toward the raw check as well (issue 19; the MLIR amdgpu dialect documents the SGPR offset as
-# "may or may not be considered in bounds checks" by chipset, review D129320), so a raw access
-# is out of range when soffset + offset >= num_records. Out-of-range loads return 0, stores and
+# "may or may not be considered in bounds checks" by chipset, review D129320, which corrected
+# its earlier "added after bounds checks"), so a raw access is out of range when
+# soffset + offset >= num_records. LLVM's older intrinsic comments (IntrinsicsAMDGPU.td,
+# D50306: soffset "excluded from bounds checking and swizzling") say the opposite; the CDNA3
+# guide's range-check table could not be quoted with the tools here, so this keeps the
+# issue's reading (what production kernels rely on), pinned by test_buffer_bounds. Out-of-range loads return 0, stores and
 # atomics are dropped; dword x2/x3/x4 loads and stores are checked per dword, format loads and
 # atomics all or nothing (guide notes 3-4). The guide lists neither IDXEN with a stride of 0
 # nor IDXEN with ADD_TID_EN: both are checked as structured (index, thread id included).
