@@ -24,10 +24,14 @@ from dataclasses import dataclass, field
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import FILES, Group, Program
+from gcnforge.passes.regalloc.compact import compact
 from gcnforge.passes.regalloc.split import split
 
 FILE_NAMES = {"v": "VGPR", "a": "AGPR", "s": "SGPR"}
 EXTRA_ORDERS = 6
+# compaction rounds per range: a second round copies the values again from where the first
+# put them (sequential copies cannot exchange two values in one round)
+COMPACT_ROUNDS = 2
 
 
 @dataclass
@@ -183,10 +187,56 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
     inter = Interference(program, live)
     try:
         return _assign(program, limits, inter, exact)
-    except Diagnostic:
-        if not split_ranges or not fits(inter, limits) or split(program) is None:
+    except Diagnostic as e:
+        if not split_ranges or not fits(inter, limits):
             raise
-    return _assign(program, limits, Interference(program, Liveness(program)), exact)
+        err = e
+    if split(program) is not None:
+        try:
+            return _assign(program, limits, Interference(program, Liveness(program)), exact)
+        except Diagnostic as e:
+            err = e
+    return compact_and_assign(program, limits, err, exact)
+
+
+def compact_and_assign(program: Program, limits: dict[str, int], err: Diagnostic, exact: bool,
+                       eligible=lambda g: True, on_copies=None) -> Allocation:
+    """Repeatedly: copy the values live where the range ``err`` names failed (``compact``),
+    put the copies in SSA form (``split``) and allocate again. Each round moves the values
+    around one range's first definition; a range (or any version of it) is compacted once
+    (bounded: at most one
+    round per group of the original program). ``on_copies`` sees each round's copies (the binding mirrors them)."""
+    done: dict[int, int] = {}  # id(group of the original program) -> rounds spent on it
+    root: dict[int, Group] = {}  # id(version) -> the group it is a version of
+    first: list[Group] = []
+    while True:
+        g = getattr(err, "group", None)
+        if g is None:
+            raise err
+        r = id(root.get(id(g), g))
+        if done.get(r, 0) >= COMPACT_ROUNDS:
+            raise err
+        done[r] = done.get(r, 0) + 1
+        first.append(g)
+        copies = compact(program, g, limits.get(g.file, 0), getattr(err, "placed", {}), done[r] - 1, eligible)
+        if not copies:
+            raise err
+        edits = split(program, eligible)
+        if edits is not None:
+            for v, o in list(edits.versions.items()):
+                root[v] = root.get(id(o), o)
+        for c in copies:
+            if c.want is not None:
+                c.defs[0].group.want = c.want  # the version split made for this copy
+        if on_copies is not None:
+            on_copies(copies, edits)
+        inter = Interference(program, Liveness(program))
+        if not fits(inter, limits):
+            raise err  # copies never add pressure; kept as a guard
+        try:
+            return _assign(program, limits, inter, exact, tuple(first))
+        except Diagnostic as e:
+            err = e
 
 
 def fits(inter: Interference, limits: dict[str, int]) -> bool:
@@ -194,7 +244,8 @@ def fits(inter: Interference, limits: dict[str, int]) -> bool:
     return all(p.units <= limits.get(f, 0) for f, p in inter.pressure.items())
 
 
-def _assign(program: Program, limits: dict[str, int], inter: Interference, exact: bool = False) -> Allocation:
+def _assign(program: Program, limits: dict[str, int], inter: Interference, exact: bool = False,
+            first: tuple[Group, ...] = ()) -> Allocation:
     groups = _order(program)
     for g in groups:
         g.reg = None
@@ -232,6 +283,12 @@ def _assign(program: Program, limits: dict[str, int], inter: Interference, exact
             for _ in range(EXTRA_ORDERS):
                 keys = {id(g): rnd.random() for g in free}
                 orders.append(sorted(free, key=lambda g: (-g.align, keys[id(g)])))
+    if first:
+        # ranges compaction made room for, placed first too: the values copied around them
+        # are placed after, into what they leave free
+        ahead = {id(g) for g in first}
+        lead = [g for g in first if g.pin is None and id(g) in rank]
+        orders += [lead + [g for g in o if id(g) not in ahead] for o in orders[:2]]
     def attempt(place) -> tuple[tuple[int, dict[int, int]] | None, Diagnostic | None]:
         best, first_error = None, None
         for order in orders:
@@ -272,7 +329,9 @@ def _greedy(program: Program, inter: Interference, order: list[Group], limits: d
         limit = limits.get(g.file, 0)
         busy = [(h.reg, h.reg + h.width) for h in same[id(g)] if h.reg is not None]
         busy.sort()
-        b = _place(busy, g.width, g.align, limit)
+        b = _want(g, busy, limit)
+        if b is None:
+            b = _place(busy, g.width, g.align, limit)
         if b + g.width > limit:
             raise _exhausted(program, inter, g, limit)
         g.reg = b
@@ -320,13 +379,25 @@ def _greedy_units(program: Program, conf: dict, order: list[Group], limits: dict
     for g in order:
         limit = limits.get(g.file, 0)
         placed = [(by_id[h], pairs) for h, pairs in conf[id(g)].items() if by_id[h].reg is not None]
-        for b in range(0, limit - g.width + 1, g.align):
+        w = g.want if g.want is not None and g.want % g.align == 0 and g.want + g.width <= limit else None
+        for b in ([w] if w is not None else []) + list(range(0, limit - g.width + 1, g.align)):
             if all(not ((gm << b) & (hm << h.reg)) for h, pairs in placed for gm, hm in pairs):
                 g.reg = b
                 break
         else:
-            raise Diagnostic(f"out of {FILE_NAMES[g.file]}s: cannot place {g.describe()} within {limit} "
-                             f"{FILE_NAMES[g.file]}s", g.loc)
+            d = Diagnostic(f"out of {FILE_NAMES[g.file]}s: cannot place {g.describe()} within {limit} "
+                           f"{FILE_NAMES[g.file]}s", g.loc)
+            d.group = g
+            d.placed = {id(h): h.reg for h in program.groups if h.reg is not None}
+            raise d
+
+
+def _want(g: Group, busy: list[tuple[int, int]], limit: int) -> int | None:
+    """``g.want`` (compaction's layout) when it is aligned, inside the file and free."""
+    b = g.want
+    if b is None or b % g.align or b + g.width > limit:
+        return None
+    return b if all(hi <= b or lo >= b + g.width for lo, hi in busy) else None
 
 
 def _place(busy: list[tuple[int, int]], width: int, align: int, limit: int) -> int:
@@ -366,4 +437,7 @@ def _exhausted(program: Program, inter: Interference, g: Group, limit: int) -> D
     else:
         msg = (f"out of {kind}s: cannot place {g.describe()} within {limit} {kind}s "
                f"(alignment and range sizes fragment the file; at most {p.units} are live at once, {_where(p)})")
-    return Diagnostic(msg, _loc(p) or g.loc, notes)
+    d = Diagnostic(msg, _loc(p) or g.loc, notes)
+    d.group = g  # the range that found no place (compaction starts there)
+    d.placed = {id(h): h.reg for h in program.groups if h.reg is not None}  # where the others went
+    return d

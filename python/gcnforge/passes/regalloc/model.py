@@ -38,6 +38,7 @@ class Group:
     loc: object | None = None  # where it was defined (an op / SourceLoc), for diagnostics
     first_unit: int = -1  # assigned by Program.number()
     reg: int | None = None  # the allocation's answer: first physical index
+    want: int | None = None  # placement hint (compaction's layout): this first register if it is free
 
     def __repr__(self) -> str:
         where = f"@{self.reg}" if self.reg is not None else (f"pin {self.pin}" if self.pin is not None else "")
@@ -74,6 +75,7 @@ class Op:
     origin: object | None = None  # the dialect op it stands for (the binding's, for splitting)
     def_args: tuple[int, ...] = ()  # per def / use: the operand index in ``origin``
     use_args: tuple[int, ...] = ()
+    want: int | None = None  # a copy's destination: the register compaction's layout gives it
 
 
 @dataclass(eq=False)

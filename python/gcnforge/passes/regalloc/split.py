@@ -15,7 +15,7 @@ the copy runs on that edge only). Copies kill their source and define the phi, s
 has more registers live than before. The copy may share its source's registers
 (``Op.copy_src``), so a phi and its inputs usually coincide and the copy is a no-op.
 
-Eligible groups: not pinned, every reference names the whole group, never read and
+Eligible groups: not pinned, every write names the whole group (reads may name a part), never read and
 written through one operand (``Op.tied``), and whatever ``eligible`` adds (the dialect
 binding: a copy instruction for the width, EXEC never written for vector registers).
 
@@ -51,16 +51,70 @@ class Split:
         return self.versions.get(id(g), g)
 
 
-def _candidates(program: Program, live: Liveness, eligible: Callable[[Group], bool]) -> list[Group]:
-    ndefs: dict[int, int] = {}
+def part_runs(program: Program, live: Liveness) -> tuple[dict[int, int], set[int]]:
+    """Ranges built part by part count as one definition: ``id(op) -> run id`` for each op
+    of a *run* (consecutive ops of one block that write disjoint parts of one group covering
+    it, none reading it), and the groups written in part anywhere else (not SSA-able). A
+    part written while the group's other units are dead (nothing reads them again) is a
+    run of its own: a new version whose other units hold nothing."""
+    run_of: dict[int, int] = {}
     bad: set[int] = set()
+    for bi, b in enumerate(program.blocks):
+        ops = b.ops
+        after = {i: a for i, _d, _u, a in live.op_points(bi)}
+        i = 0
+        while i < len(ops):
+            parts = [r for r in ops[i].defs if r.offset != 0 or r.w != r.group.width]
+            if not parts:
+                i += 1
+                continue
+            g = parts[0].group
+            full = (1 << g.width) - 1
+            covered, j = 0, i
+            while j < len(ops) and covered != full:
+                mine = [r for r in ops[j].defs if r.group is g]
+                if not mine or any(r.group is g for r in ops[j].uses) or any(r.group is g for r in ops[j].tied):
+                    break
+                m = 0
+                for r in mine:
+                    m |= ((1 << r.w) - 1) << r.offset
+                if m & covered:
+                    break
+                covered |= m
+                j += 1
+            if covered == full and all(len({id(r.group) for r in ops[k].defs
+                                            if r.offset != 0 or r.w != r.group.width}) == 1 for k in range(i, j)):
+                for k in range(i, j):
+                    run_of[id(ops[k])] = id(ops[i])
+                i = j
+                continue
+            own = ((1 << g.width) - 1) << g.first_unit
+            dm = 0
+            for r in ops[i].defs:
+                if r.group is g:
+                    dm |= r.mask()
+            # (it may read the group: reads are renamed before the write makes a version)
+            if len({id(r.group) for r in parts}) == 1 and not after[i] & own & ~dm \
+                    and not any(r.group is g for r in ops[i].tied):
+                run_of[id(ops[i])] = id(ops[i])
+                i += 1
+                continue
+            for r in parts:
+                bad.add(id(r.group))
+            i += 1
+    return run_of, bad
+
+
+def _candidates(program: Program, live: Liveness, eligible: Callable[[Group], bool],
+                run_of: dict[int, int], bad: set[int]) -> list[Group]:
+    ndefs: dict[int, int] = {}
+    bad = set(bad)
     for b in program.blocks:
         for op in b.ops:
             for r in op.tied:
                 bad.add(id(r.group))
-            for r in (*op.defs, *op.uses):
-                if r.offset != 0 or r.w != r.group.width:
-                    bad.add(id(r.group))
+            if id(op) in run_of and run_of[id(op)] != id(op):
+                continue  # a later part of a run: the run counted once, at its first op
             for r in op.defs:
                 ndefs[id(r.group)] = ndefs.get(id(r.group), 0) + 1
     entry = live.entry_live()
@@ -78,7 +132,8 @@ def split(program: Program, eligible: Callable[[Group], bool] = lambda g: True) 
     """Put every eligible multiply-defined group in SSA form; None when there is none."""
     program.number()
     live = Liveness(program)
-    groups = _candidates(program, live, eligible)
+    run_of, partial = part_runs(program, live)
+    groups = _candidates(program, live, eligible, run_of, partial)
     if not groups:
         return None
     blocks = program.blocks
@@ -90,6 +145,17 @@ def split(program: Program, eligible: Callable[[Group], bool] = lambda g: True) 
                 preds[s].append(bi)
     if preds[0]:
         return None  # the entry block is a loop header: its phis would need an entry edge
+    # a join's copy moves the whole group: one only partly live there would read dead units
+    # (more registers live than before), so such a group keeps its storage
+    joins = [b for b in range(n) if len(preds[b]) > 1]
+
+    def partly_live(g: Group) -> bool:
+        own = ((1 << g.width) - 1) << g.first_unit
+        return any(live.live_in[b] & own not in (0, own) for b in joins)
+
+    groups = [g for g in groups if not partly_live(g)]
+    if not groups:
+        return None
     res = Split()
     cand = {id(g): g for g in groups}
 
@@ -121,17 +187,24 @@ def split(program: Program, eligible: Callable[[Group], bool] = lambda g: True) 
             for i, r in enumerate(uses):
                 if id(r.group) in cand:
                     if cur[id(r.group)] is not r.group:
-                        uses[i] = Ref(cur[id(r.group)])
+                        uses[i] = Ref(cur[id(r.group)], r.offset, r.width)
                     res.renamed.append((op, "uses", i))
             cs = op.copy_src
             if cs is not None and id(cs.group) in cand:
                 op.copy_src = Ref(cur[id(cs.group)], cs.offset, cs.width)
             defs = list(op.defs)
+            made: dict[int, Group] = {}  # one version per group an op writes (parts included)
             for i, r in enumerate(defs):
                 if id(r.group) in cand:
-                    v = version(r.group, f"d{b}")
+                    v = made.get(id(r.group))
+                    if v is None:
+                        if run_of.get(id(op), id(op)) != id(op):
+                            v = cur[id(r.group)]  # a later part of a run: the run's version
+                        else:
+                            v = version(r.group, f"d{b}")
+                        made[id(r.group)] = v
                     cur[id(r.group)] = v
-                    defs[i] = Ref(v)
+                    defs[i] = Ref(v, r.offset, r.width)
                     res.renamed.append((op, "defs", i))
             op.uses, op.defs = tuple(uses), tuple(defs)
         out[b] = cur

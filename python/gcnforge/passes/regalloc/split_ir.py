@@ -56,9 +56,13 @@ def eligible(b: Binding, prog: Program):
     vector_ok = not _writes_exec(b.op)
     entry = Liveness(prog).entry_live()
     named = anchors(b)
+    # an operand naming part of a group is a split_range / make_range part in the kernel:
+    # ``apply`` renames whole operands only, so such groups keep their storage
+    partial = {id(r.group) for blk in prog.blocks for op in blk.ops for r in (*op.defs, *op.uses)
+               if r.offset != 0 or r.w != r.group.width}
 
     def ok(g: Group) -> bool:
-        if (g.file, g.width) not in COPY_MNEMONIC or (g.file in "va" and not vector_ok):
+        if (g.file, g.width) not in COPY_MNEMONIC or (g.file in "va" and not vector_ok) or id(g) in partial:
             return False
         on_entry = entry & (((1 << g.width) - 1) << g.first_unit)
         return id(g) in named or not on_entry
