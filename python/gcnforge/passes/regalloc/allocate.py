@@ -180,7 +180,9 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
     ``exact_units`` (default: ``split_ranges``) groups are placed again against the units
     actually live together; with ``split_ranges`` the multiply-defined groups are then put
     in SSA form with copies at joins (``split``: values redefined in place can make the
-    interference graph need more colours than registers are live) and allocated again."""
+    interference graph need more colours than registers are live) and allocated again;
+    a range that still finds no aligned place gets the values around its definition copied
+    out of its way (``compact_and_assign``)."""
     exact = split_ranges if exact_units is None else exact_units
     program.number()
     live = live or Liveness(program)
