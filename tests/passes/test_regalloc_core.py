@@ -396,6 +396,20 @@ def test_alignment_honoured():
     assert check(p, LIMITS) == []
 
 
+def test_pins_that_leave_no_aligned_place_are_named():
+    """A pin at v1 and a 4-wide range (alignment 2) in 5 VGPRs: 5 registers for 5 live
+    units, but the only aligned places (v[0:3], v[2:5]) overlap the pin or leave the file.
+    A pin never moves, so the program cannot be allocated; the error names the pin."""
+    pin = Group("v", 1, 1, pin=1, name="%p", origin="amdgcn.alloca")
+    r = Group("v", 4, 2, name="%r", origin="v_mfma")
+    p = Program([Block([Op((Ref(r),), (Ref(pin),)), Op((), (Ref(r), Ref(pin)))], [])], (Ref(pin),))
+    limits = {"v": 5, "a": 0, "s": 0}
+    assert max_live(p)["v"] == 5 and not ranges_fit(p, limits)
+    with pytest.raises(Diagnostic, match="fragment") as e:
+        allocate(p, limits)
+    assert any("pinned" in n and "%p" in n and "v1" in n for n in e.value.notes)
+
+
 def test_exhaustion_lists_live_values():
     gs = [Group("v", 1, name=f"%v{i}", origin=f"v_mov_b32 #{i}") for i in range(5)]
     p = Program([Block([Op((Ref(g),), text=f"def {g.name}") for g in gs] + [Op((), tuple(Ref(g) for g in gs))],

@@ -439,6 +439,9 @@ def _exhausted(program: Program, inter: Interference, g: Group, limit: int) -> D
     else:
         msg = (f"out of {kind}s: cannot place {g.describe()} within {limit} {kind}s "
                f"(alignment and range sizes fragment the file; at most {p.units} are live at once, {_where(p)})")
+        # pins never move: name the ones live with g, which may be what leaves no aligned place
+        notes = tuple(f"pinned (never moved) and live with it: {h.describe()} at {_spell(h.file, h.pin, h.width)}"
+                      for h in inter.neighbours(g) if h.pin is not None and h.file == g.file) + notes
     d = Diagnostic(msg, _loc(p) or g.loc, notes)
     d.group = g  # the range that found no place (compaction starts there)
     d.placed = {id(h): h.reg for h in program.groups if h.reg is not None}  # where the others went
