@@ -147,7 +147,7 @@ def _fields(stream, bits):
 
 def test_transposing_lds_reads(code):
     """ds_read_b64_tr_b16/b8/b4 and ds_read_b96_tr_b6: in each 16-lane block, element r of lane i
-    is element 16r + i of the block's bytes (the lanes' loads back to back), CDNA4 ISA 11.4."""
+    is element 16r + i of the block's loads (back to back), CDNA4 ISA 11.4."""
     data = np.random.default_rng(6).integers(0, 2**32, 768, dtype=np.uint64).astype(U)
     out = Buf(np.zeros(9 * 64, U))
     run(code, "lds_tr", [out, Buf(data)], (1,), (64,))
@@ -155,9 +155,10 @@ def test_transposing_lds_reads(code):
     stream = data.view(np.uint8)
     for first, nbytes, bits in ((0, 8, 16), (2, 8, 8), (4, 8, 4), (6, 12, 6)):
         e = nbytes * 8 // bits
+        stride = 16 if nbytes == 12 else nbytes  # b96 reads at 16*lane (128-bit aligned)
         for lane in range(64):
             blk, i = divmod(lane, 16)
-            elems = _fields(stream[16 * nbytes * blk : 16 * nbytes * (blk + 1)], bits)
+            elems = _fields(np.concatenate([stream[stride * k : stride * k + nbytes] for k in range(16 * blk, 16 * blk + 16)]), bits)
             got = _fields(o[lane, first : first + nbytes // 4].copy().view(np.uint8), bits)
             np.testing.assert_array_equal(got, elems[16 * np.arange(e) + i], err_msg=f"b{bits} lane {lane}")
 

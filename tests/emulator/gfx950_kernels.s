@@ -137,10 +137,10 @@ KERNEL mem
   ds_write_b128 v23, v[24:27]
   ds_write_b128 v23, v[28:31] offset:16
   s_waitcnt lgkmcnt(0)
-  // each lane reads at 0x3000 + 8*lane (12*lane for b96)
+  // each lane reads at 0x3000 + 8*lane (16*lane for b96: 128-bit aligned)
   v_lshlrev_b32_e32 v32, 3, v0
   v_add_u32_e32 v32, 0x3000, v32
-  v_mul_u32_u24_e32 v33, 12, v0
+  v_lshlrev_b32_e32 v33, 4, v0
   v_add_u32_e32 v33, 0x3000, v33
   ds_read_b64_tr_b16 v[34:35], v32
   ds_read_b64_tr_b8 v[36:37], v32

@@ -267,14 +267,16 @@ def _fields(stream: np.ndarray, bits: int) -> np.ndarray:
 def test_transposing_lds_reads(mem, first, nbytes, bits):
     """CDNA4 ISA 11.4: each block of 16 lanes loads an E x 16 tile (E = elements per lane, the
     lanes' loads back to back, row after row) and lane i receives column i: element r of lane i
-    is element 16r + i of its block's bytes (ds_read_b64_tr_b16/b8/b4, ds_read_b96_tr_b6)."""
+    is element 16r + i of its block's loads (ds_read_b64_tr_b16/b8/b4, ds_read_b96_tr_b6; lane l
+    reads at 8l, or 16l for b96)."""
     o, _, pattern = mem
     e = nbytes * 8 // bits
+    stride = 16 if nbytes == 12 else nbytes
     got = o[first : first + nbytes // 4].T.copy().view(np.uint8)  # (64, nbytes): each lane's result bytes
     for lane in range(64):
         blk, i = divmod(lane, 16)
-        elems = _fields(pattern[16 * nbytes * blk : 16 * nbytes * (blk + 1)], bits)  # the block's stream
-        want = elems[16 * np.arange(e) + i]
+        loads = np.concatenate([pattern[stride * lk : stride * lk + nbytes] for lk in range(16 * blk, 16 * blk + 16)])
+        want = _fields(loads, bits)[16 * np.arange(e) + i]
         np.testing.assert_array_equal(_fields(got[lane], bits), want, err_msg=f"lane {lane}")
 
 

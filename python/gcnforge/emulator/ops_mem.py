@@ -514,11 +514,12 @@ def ds_read_tr(x, ins, w, lanes):
         if not lanes.all():
             wi, li = np.argwhere(~lanes)[0]
             san.report("exec", f"{ins.base} needs EXEC all ones (lane {li} is off)", ins, int(w[wi]), int(li))
-        if nbytes == 8:
-            bad = lanes & ((_ds_addr(x, ins, w, vaddr) % U64(8)) != 0)
-            if bad.any():
-                wi, li = np.argwhere(bad)[0]
-                san.report("misaligned", f"{ins.base} address is not 8-byte aligned", ins, int(w[wi]), int(li))
+        # b96: 128-bit alignment (AMD rocRoller pads 6-bit blocks to it: extraLDSBytesPerElementBlock)
+        align = 8 if nbytes == 8 else 16
+        bad = lanes & ((_ds_addr(x, ins, w, vaddr) % U64(align)) != 0)
+        if bad.any():
+            wi, li = np.argwhere(bad)[0]
+            san.report("misaligned", f"{ins.base} address is not {align}-byte aligned", ins, int(w[wi]), int(li))
     raw = x.lane_access("lds", _ds_addr(x, ins, w, vaddr), nbytes, lanes, w, ins)  # (k, 64, nbytes)
     # the elements of each lane's load, as integers (little-endian bit order)
     bitsv = np.unpackbits(raw, axis=2, bitorder="little").reshape(len(w), 64, e, bits)

@@ -20,7 +20,8 @@ a ``kind``:
 * ``hazard`` — an instruction executed fewer wait states after a producer than the ISA
   guide (4.5 "Manually Inserted Wait States (NOPs)", gfx940 table) requires;
 * ``exec`` — gfx950's transposing LDS reads (ds_read_*_tr_*) with EXEC not all ones (CDNA4
-  ISA guide 11.4 requires it; they must also be aligned to their 8-byte data size: ``misaligned``);
+  ISA guide 11.4 requires it; they must also be aligned to their data size, 8 bytes, 16 for
+  ds_read_b96_tr_b6: ``misaligned``);
 * ``budget`` — the instruction budget ran out (endless loop; a sanitized run stops by default
   after ``device.SANITIZE_MAX_WAVE_INSTRUCTIONS`` per wave, see ``Device.run``).
 

@@ -80,7 +80,7 @@ __kernel void bits_lanes(__global uint* out, __global const float* in, int n) {
 }
 
 // transposing LDS reads: the 64 lanes' block of LDS filled from in, each lane reads at 8*lane
-// (12*lane for b96); one work-group of 64
+// (16*lane for b96: 128-bit aligned); one work-group of 64
 __kernel void lds_tr(__global uint* out, __global const uint* in) {
   __local uint tile[768];
   int l = LID(x);
@@ -90,7 +90,7 @@ __kernel void lds_tr(__global uint* out, __global const uint* in) {
   v4h t16 = __builtin_amdgcn_ds_read_tr16_b64_v4f16((__local v4h*)(base + 8 * l));
   v2i t8 = __builtin_amdgcn_ds_read_tr8_b64_v2i32((__local v2i*)(base + 8 * l));
   v2i t4 = __builtin_amdgcn_ds_read_tr4_b64_v2i32((__local v2i*)(base + 8 * l));
-  v3i t6 = __builtin_amdgcn_ds_read_tr6_b96_v3i32((__local v3i*)(base + 12 * l));
+  v3i t6 = __builtin_amdgcn_ds_read_tr6_b96_v3i32((__local v3i*)(base + 16 * l));
   __global uint* o = out + 9 * l;
   o[0] = __builtin_bit_cast(v2i, t16).x; o[1] = __builtin_bit_cast(v2i, t16).y;
   o[2] = t8.x; o[3] = t8.y; o[4] = t4.x; o[5] = t4.y; o[6] = t6.x; o[7] = t6.y; o[8] = t6.z;
