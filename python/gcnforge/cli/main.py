@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from gcnforge.cli._gc import batch_gc
+    from gcnforge.cli._gc import batch_gc, skip_exit_collection
 
+    skip_exit_collection()
     try:
         with batch_gc():
             return int(args.func(args) or 0)

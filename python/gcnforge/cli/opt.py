@@ -271,8 +271,11 @@ def _located_parse_error(e: ParseError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from gcnforge.cli._gc import skip_exit_collection
+
     args = list(sys.argv[1:] if argv is None else argv)
     tool = None
+    skip_exit_collection()
     try:
         if "--emit-irdl" in args:
             out = None
