@@ -84,3 +84,39 @@ def test_new_dense_shapes_b_as_the_calculators_cdna3_smfmac_b(dense, smfmac):
     cdna3 = json.loads(ops_mfma.DATA.read_text())["instructions"][smfmac]
     assert (cdna3["m"], cdna3["n"], cdna3["k"]) == tuple(DATA[dense][x] for x in "mnk")
     assert _slots(DATA[dense]["B"]) == _slots(cdna3["B"])
+
+
+# gfx950 SMFMACs. No AMD worked example exists; the oracle is AMD's composable_kernel, whose
+# ck_tile/core/arch/mma/sparse gfx950 specialisations state (amdgcn_mma_base parameters, meaning
+# documented in ck_tile/core/arch/mma/amdgcn_mma.hpp) kABKPerLane dense K a lane, A in ONE access
+# (K = K1 x K0, K1 the lane group) and B in TWO (K = K2 x K1 x K0, vector item = k2 * K0 + k0), and
+# LLVM PR #193541: the index set is 16 bits for 16-bit sources, 32 bits for 8-bit sources.
+SPARSE_CK = {  # name: kABKPerLane
+    **{f"v_smfmac_f32_{s}_{t}": 16 for s in ("16x16x64", "32x32x32") for t in ("f16", "bf16")},
+    "v_smfmac_i32_16x16x128_i8": 32, "v_smfmac_i32_32x32x64_i8": 32,
+    **{f"v_smfmac_f32_{s}_{x}_{y}": 32 for s in ("16x16x128", "32x32x64")
+       for x in ("fp8", "bf8") for y in ("fp8", "bf8")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_CK))
+def test_smfmac_layouts_match_composable_kernel(name):
+    t = DATA[name]
+    m, n, k, per = t["m"], t["n"], t["k"], SPARSE_CK[name]
+    width = 16 if per == 16 else 8
+    assert t["sparse"] and t["index_bits"] == (16 if width == 16 else 32)
+    assert (t["gprs"]["A"], t["gprs"]["B"]) == (per * width // 2 // 32, per * width // 32)
+    # A (one access): lane k1 * M + i holds the dense run k1 * per .. + per - 1 of row i, group q of four in
+    # compressed slot q (bits 2 * width * q), whose index is nibble q of the set
+    a = {(lane, 32 * t["A"]["cols"][c][0] + t["A"]["cols"][c][1], i, kk) for lane, c, i, kk, _ in t["A"]["cells"]}
+    want = {(k1 * m + i, 2 * width * (q // 4), i, k1 * per + q) for k1 in range(64 // m) for i in range(m)
+            for q in range(per)}
+    assert a == want
+    kl = {(lane, t["K"]["cols"][c][1], i, kk) for lane, c, i, kk, _ in t["K"]["cells"]}
+    assert kl == {(k1 * m + i, 4 * (q // 4), i, k1 * per + q) for k1 in range(64 // m) for i in range(m)
+                  for q in range(per)}
+    # B (two accesses): item v = k2 * K0 + k0 of lane k1 * N + j holds K k2 * (K1 * K0) + k1 * K0 + k0
+    k0n, k1n = per // 2, 64 // n
+    b = _slots(t["B"])
+    assert b == {(k1 * n + j, width * (k2 * k0n + k0)): (k2 * k1n * k0n + k1 * k0n + k0, j)
+                 for k2 in range(2) for k1 in range(k1n) for k0 in range(k0n) for j in range(n)}

@@ -1,8 +1,9 @@
-"""MFMA (matrix fused multiply-add) for every dense gfx942 shape family and gfx950's new ones.
+"""MFMA (matrix fused multiply-add) for every dense gfx942 shape family and gfx950's new ones, and
+the SMFMACs (4:2 sparse A) of both.
 
 Which lane and register hold each element of A, B, C and D is not computed here: it is
 read from ``data/mfma_layouts.json``, generated from AMD's Matrix Instruction Calculator,
-and, for the MFMAs new in gfx950 (CDNA4), from ``data/mfma_layouts_gfx950.json`` (same
+and, for the MFMAs and SMFMACs new in gfx950 (CDNA4), from ``data/mfma_layouts_gfx950.json`` (same
 generator, CDNA4 ISA guide rule; see data/README.md). Per instruction, index arrays gather
 A[block][i][k] and B[block][k][j] from the source registers, D = A x B + C is computed per
 block in float64 (int64 for i8) and rounded once to the destination type, then scattered to
@@ -258,6 +259,8 @@ def _regs(x, op, w, n):
 # place the calculator's compression (K) layout gives. D += A x B; with CBSZ == 0, ABID
 # picks which 8-bit (16-bit inputs) or 16-bit (8-bit inputs) part of Src2 holds the indices.
 # (AMD Matrix Instruction Calculator README, "Printing Compression Index Information".)
+# gfx950's SMFMACs (data/mfma_layouts_gfx950.json, "index_bits") use 16-bit sets (16-bit inputs, ABID
+# 0-1) and one 32-bit set (8-bit inputs), as their lanes hold twice as many groups.
 
 
 @cache
@@ -296,7 +299,14 @@ def smfmac(x, ins, w, ocp_fp8=False):
     mask = np.uint64((1 << a_bits) - 1)
     pair = A_regs[:, a_reg, a_lane].astype(np.uint64) >> a_lo.astype(np.uint64)
     v0, v1 = pair & mask, (pair >> np.uint64(a_bits)) & mask
-    seg = (8 if a_bits == 16 else 16) * (abid if cbsz == 0 else 0)
+    # one index set a lane: 8 bits (16-bit sources) / 16 bits (8-bit) on gfx942, the whole run of the
+    # lane's groups on gfx950 ("index_bits": 16 / 32; LLVM PR #193541); ABID picks the set when CBSZ == 0
+    set_bits = t.get("index_bits", 8 if a_bits == 16 else 16)
+    sel = abid if cbsz == 0 else 0
+    if "index_bits" in t and sel >= 32 // set_bits:
+        raise WaveFault(f"{ins.mnemonic}: abid:{abid} selects index set {sel}, but Src2 holds {32 // set_bits} "
+                        f"set{'s' if set_bits < 32 else ''} of {set_bits} bits (the CDNA4 guide defines no other)")
+    seg = set_bits * sel
     field = (K_regs[:, k_reg, k_lane].astype(np.uint64) >> (k_lo + seg).astype(np.uint64)) & np.uint64(0xF)
     i0, i1 = (field & np.uint64(3)).astype(np.int64), (field >> np.uint64(2)).astype(np.int64)
     n = len(w)
@@ -408,9 +418,20 @@ def _bind(fn, ocp_fp8: bool):
     return lambda x, ins, w: fn(x, ins, w, ocp_fp8=True)
 
 
+def ld_scale_alone(x, ins, w):
+    """``v_mfma_ld_scale_b32`` not followed by a scaled f8f6f4 MFMA (the decoder pairs that case into
+    ``v_mfma_scale_*``, asm/vop_scale.py). Its only documented meaning is as that prefix: it writes no
+    register, and neither the CDNA4 guide nor LLVM 22 says what a lone one does to later MFMAs (whether
+    a scale latch persists), so the emulator stops rather than guess."""
+    raise WaveFault(f"{ins.mnemonic} is only defined as the first half of v_mfma_scale_f32_*_f8f6f4 (an f8f6f4 "
+                    "MFMA with abid bit 0 set must follow it); the effect of a lone one is not documented")
+
+
 def lookup(base: str):
     if not base.startswith(("v_mfma", "v_smfmac")):
         return None  # (without loading the layout data)
+    if base == "v_mfma_ld_scale_b32":
+        return ld_scale_alone
     from gcnforge.isa import table
 
     ocp_fp8 = table.processor(table.active_target()) in OCP_FP8  # the target the code is decoded for

@@ -135,7 +135,8 @@ def input_layout(rows: int, k: int, width: int, transpose: bool) -> dict:
     """The A (rows = M) or B (rows = N, ``transpose``: cells are [k][j]) layout by the rule above."""
     groups = 64 // rows
     per_lane = k // groups
-    chunks = 2 if width == 8 and per_lane * width == 256 else 1  # two 128-bit chunks (f8f6f4 fp8)
+    # 128-bit chunks: two for 256 bits a lane (f8f6f4 fp8, the SMFMACs' B), else one (fp6's 192 bits: see above)
+    chunks = per_lane * width // 128 if per_lane * width % 128 == 0 else 1
     per_chunk = per_lane // chunks
     cols, cells, col_of = [], [], {}
     for lane in range(64):
@@ -150,6 +151,56 @@ def input_layout(rows: int, k: int, width: int, transpose: bool) -> dict:
                 cols.append(list(key))
             cells.append([lane, col_of[key]] + ([kk, r] if transpose else [r, kk]) + [0])
     return {"cols": cols, "cells": cells}
+
+
+# ---- gfx950 SMFMAC (4:2 structured-sparse A) ----------------------------------------------------------
+# The calculator has no CDNA4, and no AMD worked example shows these layouts; they are built by the same
+# 128-bit-chunk rule, which AMD's composable_kernel states for exactly these instructions
+# (ck_tile/core/arch/mma/sparse: the gfx950 amdgcn_mma<..., MmaOpFamily::SPARSE> specialisations give
+# kABKPerLane = 16 (16-bit) / 32 (8-bit) dense K a lane, kAKNumAccess = 1, kBKNumAccess = 2):
+#   * A is stored compressed: two of every four dense K, 128 bits a lane = ONE chunk, so lane group
+#     g = lane // M holds the dense K run [g * P, g * P + P) (P = 16 resp. 32) of row lane % M. Register
+#     slot q (32 bits for 16-bit values, 16 bits for 8-bit) holds the two kept values of the lane's q-th
+#     group of four, the first in its low half (the CDNA3 calculator's convention).
+#   * B is dense, 256 bits a lane = TWO chunks: chunk c of lane group g holds K c * K/2 + g * P/2 + e.
+#     (So A's lane group 1 pairs with B's lane group 2 in the first chunk: the operands differ.)
+#   * The compression index (Src2): nibble q of the lane's index set = the positions (bits [1:0] first
+#     kept value, [3:2] second) of its q-th group of four. A set is 16 bits for 16-bit sources (ABID
+#     picks one of two) and all 32 bits for 8-bit sources (LLVM PR #193541, "Correct gfx950 smfmac sparse
+#     index verifier", citing the CDNA4 ISA's layout tables; gfx942 uses 8 resp. 16-bit sets).
+#   * C/D: the layout of the CDNA3 MFMA with the same M x N (as for the dense shapes).
+GFX950_SPARSE = {  # name: (m, n, k, A/B type, C/D type, the CDNA3 MFMA whose D layout is shared)
+    "v_smfmac_f32_16x16x64_f16": (16, 16, 64, "FP16", "FP32", "v_mfma_f32_16x16x16_f16"),
+    "v_smfmac_f32_16x16x64_bf16": (16, 16, 64, "BF16", "FP32", "v_mfma_f32_16x16x16_f16"),
+    "v_smfmac_f32_32x32x32_f16": (32, 32, 32, "FP16", "FP32", "v_mfma_f32_32x32x8_f16"),
+    "v_smfmac_f32_32x32x32_bf16": (32, 32, 32, "BF16", "FP32", "v_mfma_f32_32x32x8_f16"),
+    "v_smfmac_i32_16x16x128_i8": (16, 16, 128, "int8", "int32", "v_mfma_i32_16x16x32_i8"),
+    "v_smfmac_i32_32x32x64_i8": (32, 32, 64, "int8", "int32", "v_mfma_i32_32x32x16_i8"),
+    **{f"v_smfmac_f32_16x16x128_{a}_{b}": (16, 16, 128, a.upper(), "FP32", "v_mfma_f32_16x16x16_f16")
+       for a in ("fp8", "bf8") for b in ("fp8", "bf8")},
+    **{f"v_smfmac_f32_32x32x64_{a}_{b}": (32, 32, 64, a.upper(), "FP32", "v_mfma_f32_32x32x8_f16")
+       for a in ("fp8", "bf8") for b in ("fp8", "bf8")},
+}
+_WIDTH.update(FP8=8, BF8=8)
+
+
+def sparse_a_layout(m: int, k: int, width: int) -> tuple[dict, dict]:
+    """(A, K) layouts of a gfx950 SMFMAC by the rule above: cells [lane, slot, i, dense k, 0]; an A
+    slot holds a pair of values, a K slot one 4-bit index."""
+    per_lane = k // (64 // m)  # dense K a lane
+    a_cols, k_cols, a_cells, k_cells = [], [], [], []
+    for q in range(per_lane // 4):
+        bit = q * 2 * width
+        a_cols.append([bit // 32, bit % 32, 2 * width])
+        k_cols.append([0, 4 * q, 4])
+    for lane in range(64):
+        r, g = lane % m, lane // m
+        for q in range(per_lane // 4):
+            for p in range(4):
+                kk = g * per_lane + 4 * q + p
+                a_cells.append([lane, q, r, kk, 0])
+                k_cells.append([lane, q, r, kk, 0])
+    return {"cols": a_cols, "cells": a_cells}, {"cols": k_cols, "cells": k_cells}
 
 
 def gfx950(path: Path | None = None) -> None:
@@ -172,6 +223,16 @@ def gfx950(path: Path | None = None) -> None:
             d["gprs"].update(A=m * k * w // 64 // 32, B=n * k * w // 64 // 32)
             d["A"], d["B"] = input_layout(m, k, w, False), input_layout(n, k, w, True)
         out["instructions"][name] = d
+    for name, (m, n, k, ty, cd, dref) in GFX950_SPARSE.items():
+        w = _WIDTH[ty]
+        a, kl = sparse_a_layout(m, k, w)
+        tb = ty if ty in ("FP16", "BF16", "int8") else name.rsplit("_", 1)[1].upper()
+        out["instructions"][name] = {
+            "m": m, "n": n, "k": k, "blocks": 1, "sparse": True, "index_bits": 16 if w == 16 else 32,
+            "types": {"Src0": ty, "Src1": tb, "Vdst": cd},
+            "gprs": {"A": m * k * w // 2 // 64 // 32, "B": n * k * w // 64 // 32, "C": base[dref]["gprs"]["D"],
+                     "D": base[dref]["gprs"]["D"]},
+            "A": a, "B": input_layout(n, k, w, True), "K": kl, "D": base[dref]["D"]}
     path = path or Path(__file__).with_name("mfma_layouts_gfx950.json")
     path.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     print(f"wrote {path} ({len(out['instructions'])} instructions)")
