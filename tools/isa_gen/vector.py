@@ -300,7 +300,11 @@ def finalize(recs: list[dict]) -> list[dict]:
                 elif o["kind"] == "av":
                     o["inline_const"] = bool(acc.get(f"{name}:inl"))
                     o["literal"] = bool(acc.get(f"{name}:lit"))
-                elif o["kind"] == "vgpr" and fam.endswith("_SDWA") and acc.get(f"{name}:s"):
+                elif o["kind"] == "vgpr" and fam.endswith("_SDWA") and \
+                        (acc.get(f"{name}:s") or acc.get(f"{name}:inl")):
+                    # an SDWA source with its s bit takes SGPRs and inline constants; where an
+                    # SGPR probe fails only on the constant bus (v_cndmask_b32/v_addc_co_u32 read
+                    # vcc) the inline constant still shows the s bit (asm checks the bus)
                     o["kind"] = "src"
                     o["files"] = "sv"
                     o["optype"] = src_optype(r["base"], int(name[-1]) if name[-1].isdigit() else 1,

@@ -209,6 +209,12 @@ class VopCodec(Codec):
         if k == OperandKind.AV and op.inline_const and op.role == Role.USE:
             c = encode_const(core, tok, loc, op.optype, op.dwords, False, op.name) if parse_reg(core) is None \
                 else None
+            if c is None and parse_reg(core) is None:
+                # MFMA src2 (LLVM's AISrc/AVSrc with inline constants) also takes the source-only
+                # registers src_shared_base..src_pops_exiting_wave_id, src_vccz/execz/scc (not
+                # src_lds_direct: encode_reg9 rejects it); SGPRs stay invalid there
+                r = encode_reg9(core, tok, loc, op.dwords, sgpr=True, vgpr=False, agpr=False, what=op.name)
+                c = None if r is None else (r[0], None)
             if c is not None:
                 self.put_src(st, op, c[0], tok)
                 return
