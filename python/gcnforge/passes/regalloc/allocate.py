@@ -228,8 +228,9 @@ def compact_and_assign(program: Program, limits: dict[str, int], err: Diagnostic
             for v, o in list(edits.versions.items()):
                 root[v] = root.get(id(o), o)
         for c in copies:
-            if c.want is not None:
-                c.defs[0].group.want = c.want  # the version split made for this copy
+            for r, w in zip(c.defs, c.wants):
+                if w is not None:
+                    r.group.want = w  # the version split made for this copy
         if on_copies is not None:
             on_copies(copies, edits)
         inter = Interference(program, Liveness(program))

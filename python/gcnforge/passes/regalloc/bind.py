@@ -39,21 +39,30 @@ from gcnforge.dialect.structure_ops import (
     ThreadIdOp,
 )
 from gcnforge.dialect.types import RegisterType
+from gcnforge.isa.moves import MOVES
 from gcnforge.passes.regalloc.model import Block as MBlock
 from gcnforge.passes.regalloc.model import Group, Op, Program, Ref
 
 COPIES = {"v_mov_b32_e32", "v_mov_b32_e64", "s_mov_b32", "s_mov_b64", "v_accvgpr_mov_b32"}
-# the register-to-register move per (file, dwords) that inserted copies use
-COPY_MNEMONIC = {("v", 1): "v_mov_b32_e32", ("v", 2): "v_mov_b64_e32", ("s", 1): "s_mov_b32",
-                 ("s", 2): "s_mov_b64", ("a", 1): "v_accvgpr_mov_b32"}
+# the register-to-register move per (file, dwords) that inserted copies use (isa.moves)
+COPY_MNEMONIC = {(f, w): m for (f, src, w), m in MOVES.items() if f == src}
+
+
+def inst_op(mnemonic: str, args: list[SSAValue]) -> InstOp:
+    """An instruction op of ``mnemonic``'s family over ``args`` (destinations first)."""
+    from gcnforge.dialect.inst_ops import FAMILY_OPS
+    from gcnforge.dialect.isa_info import family_of
+    from gcnforge.isa.table import by_mnemonic
+
+    inst = by_mnemonic(mnemonic)
+    assert inst is not None, mnemonic
+    return FAMILY_OPS[family_of(inst)](mnemonic, args)
 
 
 def copy_op(dst: SSAValue, src: SSAValue) -> InstOp:
     """``dst = src`` for two register values of one file and width (``COPY_MNEMONIC``)."""
-    from gcnforge.dialect.inst_ops import FAMILY_OPS
-
     t = src.type
-    return FAMILY_OPS["sop1" if t.FILE == "s" else "vop1"](COPY_MNEMONIC[(t.FILE, t.width)], [dst, src])
+    return inst_op(COPY_MNEMONIC[(t.FILE, t.width)], [dst, src])
 
 
 @dataclass(eq=False)

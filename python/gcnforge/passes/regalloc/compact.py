@@ -9,7 +9,7 @@ SSA-Form", CC 2006: copies split live ranges there). ``compact`` inserts copies 
 right before the op that first writes ``g`` (only the units of ``h`` live there; its dead
 units hold nothing anyone reads). The caller then runs ``split``, which makes every copy a
 new SSA version of ``h`` (with copies at joins), and allocates again; each copy and ``g``
-carry a placement hint (``Op.want`` / ``Group.want``) that the greedy placement takes when
+carry a placement hint (``Op.wants`` / ``Group.want``) that the greedy placement takes when
 the register is free:
 
 * round 0 (``_repack``): every value there is copied, values the op reads for the last
@@ -18,10 +18,10 @@ the register is free:
 * round 1 (``_displace``): only the values the failed attempt placed inside the best window
   for g move, each to registers nobody holds before or after the op.
 
-The copies are sequential moves, not one parallel copy: the dialect has no parallel-copy
-instruction, and a parallel copy with a cycle would need a scratch register or a swap per
-file. So two values that must exchange registers stay a known failure (a strict xfail in
-``tests/passes/test_regalloc_core.py``).
+The copies at one point form one *parallel* copy (``Op.parallel``: every source is read
+before any destination is written), so two values may exchange registers; the dialect
+binding turns it into moves in a safe order once registers are known (``pcopy.sequence``:
+cycles broken by a free register or ``v_swap_b32``).
 
 Never moved: pinned groups (a pin is the author's choice) and what ``eligible`` refuses.
 
@@ -89,19 +89,27 @@ def _repack(program: Program, g: Group, limit: int, placed: dict[int, int], elig
     moving.sort(key=lambda h: (id(h) not in dying, -h.align, -h.width))
     want = _layout(program, g, moving, dying, before, after, limit)
     g.want = want.get(id(g))
-    copies = [_copy(h, before, g, op, want.get(id(h))) for h in moving]
-    program.blocks[b].ops[i:i] = copies
+    return _insert(program, b, i, _copy(moving, before, g, op, [want.get(id(h)) for h in moving]))
+
+
+def _insert(program: Program, b: int, i: int, copy: Op) -> list[Op]:
+    program.blocks[b].ops.insert(i, copy)
     program.number()
-    return copies
+    return [copy]
 
 
-def _copy(h: Group, before: int, g: Group, op: Op, want: int | None) -> Op:
-    """``h = h`` over the units of h live before ``op`` (its dead units hold nothing)."""
-    runs = _runs((before & _own(h)) >> h.first_unit, h.width)
-    refs = tuple(Ref(h, o, w) for o, w in runs)
-    whole = runs == [(0, h.width)]
-    return Op(refs, refs, f"copy {h.name} (compaction for {g.name})", loc=op.loc,
-              copy_src=Ref(h) if whole else None, want=want)
+def _copy(moving: list[Group], before: int, g: Group, op: Op, wants: list[int | None]) -> Op:
+    """One parallel copy ``h = h`` for every moved ``h``, over the units of h live before
+    ``op`` (its dead units hold nothing)."""
+    defs: list[Ref] = []
+    hints: list[int | None] = []
+    for h, want in zip(moving, wants):
+        for o, w in _runs((before & _own(h)) >> h.first_unit, h.width):
+            defs.append(Ref(h, o, w))
+            hints.append(want)
+    names = ", ".join(h.name for h in moving)
+    return Op(tuple(defs), tuple(defs), f"parallel copy {names} (compaction for {g.name})", loc=op.loc,
+              parallel=True, wants=tuple(hints))
 
 
 def _displace(program: Program, g: Group, limit: int, placed: dict[int, int], eligible, live: Liveness) -> list[Op]:
@@ -143,10 +151,7 @@ def _displace(program: Program, g: Group, limit: int, placed: dict[int, int], el
         return []
     base, moving, targets = best
     g.want = base
-    copies = [_copy(h, before, g, op, t) for (h, _at), t in zip(moving, targets)]
-    program.blocks[b].ops[i:i] = copies
-    program.number()
-    return copies
+    return _insert(program, b, i, _copy([h for h, _at in moving], before, g, op, targets))
 
 
 def _targets(moving: list[tuple[Group, int]], occupied: int, limit: int) -> list[int] | None:

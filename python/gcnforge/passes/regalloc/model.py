@@ -75,7 +75,11 @@ class Op:
     origin: object | None = None  # the dialect op it stands for (the binding's, for splitting)
     def_args: tuple[int, ...] = ()  # per def / use: the operand index in ``origin``
     use_args: tuple[int, ...] = ()
-    want: int | None = None  # a copy's destination: the register compaction's layout gives it
+    # a parallel copy (compaction's): defs[i] = uses[i] for every i at once (all reads happen
+    # before any write, so two values may exchange registers); wants[i]: the register
+    # compaction's layout gives defs[i]'s group (a hint)
+    parallel: bool = False
+    wants: tuple[int | None, ...] = ()
 
 
 @dataclass(eq=False)

@@ -51,6 +51,18 @@ class Split:
         return self.versions.get(id(g), g)
 
 
+def _own(g: Group) -> int:
+    return ((1 << g.width) - 1) << g.first_unit
+
+
+def _written(op: Op, g: Group) -> int:
+    m = 0
+    for r in op.defs:
+        if r.group is g:
+            m |= r.mask()
+    return m
+
+
 def part_runs(program: Program, live: Liveness) -> tuple[dict[int, int], set[int]]:
     """Ranges built part by part count as one definition: ``id(op) -> run id`` for each op
     of a *run* (consecutive ops of one block that write disjoint parts of one group covering
@@ -88,14 +100,11 @@ def part_runs(program: Program, live: Liveness) -> tuple[dict[int, int], set[int
                     run_of[id(ops[k])] = id(ops[i])
                 i = j
                 continue
-            own = ((1 << g.width) - 1) << g.first_unit
-            dm = 0
-            for r in ops[i].defs:
-                if r.group is g:
-                    dm |= r.mask()
-            # (it may read the group: reads are renamed before the write makes a version)
-            if len({id(r.group) for r in parts}) == 1 and not after[i] & own & ~dm \
-                    and not any(r.group is g for r in ops[i].tied):
+            # (it may read the group: reads are renamed before the write makes a version;
+            # a parallel copy writes parts of several groups, each such a run)
+            if all(not after[i] & _own(h) & ~_written(ops[i], h) and not any(r.group is h for r in ops[i].tied)
+                   for h in {id(r.group): r.group for r in parts}.values()) \
+                    and (ops[i].parallel or len({id(r.group) for r in parts}) == 1):
                 run_of[id(ops[i])] = id(ops[i])
                 i += 1
                 continue
