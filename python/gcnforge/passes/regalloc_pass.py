@@ -12,8 +12,10 @@ lists what is live at the point of highest pressure; conflicting pins name both 
 
 Options: ``max_vgprs`` (256), ``max_agprs`` (256), ``max_sgprs`` (96), ``coalesce`` (true),
 ``split_ranges`` (true: when the live values fit but no colouring does, split storage
-written in several places into SSA versions joined by moves; the kernel then records
-``regalloc_split``), ``spill_to_agprs`` (false: when VGPRs run out, spill values to AGPRs
+written in several places into SSA versions joined by moves, and where a range still finds
+no aligned place copy the values live at its definition out of its way (compaction: one
+parallel copy, emitted as moves in a safe order, ``v_swap_b32`` or a free register breaking
+cycles); the kernel then records ``regalloc_split``, the versions made), ``spill_to_agprs`` (false: when VGPRs run out, spill values to AGPRs
 and retry; the kernel then records ``regalloc_spilled``).
 """
 

@@ -320,11 +320,29 @@ class Binding:
         by_op: dict[int, Op] = {}
         for b in blocks:
             mb = MBlock(name=f"bb{index[id(b)]}")
+            pkey, prev = None, None
             for op in b.ops:
                 m = self._model_op(op, ref)
-                if m is not None:
+                if m is None:
+                    pkey = None
+                    continue
+                # a run of moves tagged with one key is one parallel copy (regalloc.pcopy)
+                a = op.attributes.get("regalloc.pcopy")
+                k = a.value.data if a is not None else None
+                if k is not None and k == pkey and prev is op.prev_op:
+                    last = mb.ops[-1]
+                    last.defs += m.defs
+                    last.uses += m.uses
+                    last.origin += (op,)
+                    last.def_args += m.def_args
+                    last.use_args += m.use_args
+                elif k is not None:
+                    m.parallel, m.origin, m.tied = True, (op,), ()
                     mb.ops.append(m)
-                    by_op[id(op)] = m
+                else:
+                    mb.ops.append(m)
+                pkey, prev = k, op
+                by_op[id(op)] = mb.ops[-1]
             term = b.last_op
             if isinstance(term, BranchOp):
                 mb.succs = [index[id(s)] for s in term.dests]

@@ -1,6 +1,7 @@
 """Register allocation of one ``amdgcn.kernel`` (or ``amdgcn.func``): bind, coalesce
-copies, allocate (splitting live ranges when the live values fit but no colouring does),
-check, write back.
+copies, allocate (splitting live ranges when the live values fit but no colouring does,
+then compacting around ranges that find no aligned place), check, write back, and turn
+compaction's parallel copies into ordered moves (``pcopy``).
 
 Pre: ABI ops lowered and calls inlined. Post: every register-typed value is allocated;
 coalesced moves are erased; ``Result`` reports registers used and the lower bound.
@@ -10,14 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.structure_ops import AllocaOp
-from gcnforge.passes.regalloc import split_ir
-from gcnforge.passes.regalloc.allocate import Allocation, Interference, allocate, fits
+from gcnforge.passes.regalloc import pcopy, split_ir
+from gcnforge.passes.regalloc.allocate import COMPACT_ROUNDS, Allocation, Interference, _assign, allocate, fits
 from gcnforge.passes.regalloc.bind import Binding, write_back
 from gcnforge.passes.regalloc.check import check
+from gcnforge.passes.regalloc.compact import compact, first_def
 from gcnforge.passes.regalloc.liveness import Liveness
 from gcnforge.passes.regalloc.model import Program, Ref
 from gcnforge.passes.regalloc.spill import spill_one
@@ -41,7 +43,7 @@ def _coalesce(b: Binding) -> int:
     prog, by_op = b.program()
     for copy in b.copies:
         m = by_op.get(id(copy))
-        if m is not None and m.uses:
+        if m is not None and m.uses and not m.parallel:
             m.copy_src = m.uses[0]
     for op, _res, c in b.accumulates:
         m = by_op.get(id(op))
@@ -140,19 +142,113 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
         if not split_ranges or not d.message.startswith("out of") \
                 or not fits(Interference(prog, live), limits):
             raise
+        err, alloc = d, None
         edits = split(prog, split_ir.eligible(b, prog))
-        if edits is None:
-            raise
-        moves = split_ir.apply(b, edits)
-        nsplit = len(edits.versions)
-        b, prog, m, live = _bind(op, coalesce)
-        n += m
-        alloc = allocate(prog, limits, live, split_ranges=False, exact_units=True)
+        if edits is not None:
+            moves = split_ir.apply(b, edits)
+            nsplit = len(edits.versions)
+            b, prog, m, live = _bind(op, coalesce)
+            n += m
+            try:
+                alloc = allocate(prog, limits, live, split_ranges=False, exact_units=True)
+            except Diagnostic as e:
+                err = e
+        if alloc is None:
+            # a range still finds no aligned place: copy the values around its definition
+            # out of its way (compaction), in the kernel too
+            b, prog, alloc, more, nv, n2 = _compact(op, limits, coalesce, b, prog, err)
+            moves += more
+            nsplit += nv
+            n += n2
     if verify:
         problems = check(prog, limits)
         if problems:
             raise Diagnostic("register allocation failed its own check (a gcnforge bug): " + problems[0],
                              op, tuple(problems[1:8]))
+    occ = pcopy.occupied(prog)
     write_back(b)
     split_ir.drop_self_copies(moves)
+    if occ:
+        pcopy.sequence(op, occ, limits, alloc.used)
+        _drop_unused_storage(op)
     return Result(alloc, n, split=nsplit)
+
+
+def _drop_unused_storage(op: Operation) -> None:
+    """Erase storage nothing reads or writes any more (versions a later compaction round
+    renamed away): it names no register."""
+    for a in list(op.regions[0].blocks[0].ops):
+        if isinstance(a, AllocaOp) and not a.result.uses and not a.result.type.is_allocated:
+            a.detach()
+            a.erase()
+
+
+def _compact(op: Operation, limits: dict[str, int], coalesce: bool, b: Binding, prog: Program,
+             err: Diagnostic):
+    """Rounds of ``compact`` on the model, each mirrored in the kernel: the parallel copy as
+    tagged moves (``pcopy.mirror``), the versions ``split`` makes as storage
+    (``split_ir.apply``); then bind again, carry the placement hints over to the new groups
+    (through the IR values naming them) and place the compacted ranges first. Bounded: at
+    most ``COMPACT_ROUNDS`` rounds per defining op. -> (binding, program, allocation,
+    moves inserted by splitting, versions made, copies coalesced)."""
+    done: dict[int, int] = {}
+    hints: list[tuple[SSAValue, int]] = []
+    first: list[SSAValue] = []
+    moves: list = []
+    nsplit = coalesced = 0
+    orig = err  # what failed first is what the author can act on (later errors name versions)
+    while True:
+        g = getattr(err, "group", None)
+        where = first_def(prog, g) if g is not None else None
+        if where is None:
+            raise orig
+        at = prog.blocks[where[0]].ops[where[1]]
+        anchor = at.origin[0] if isinstance(at.origin, tuple) else at.origin
+        gv = pcopy.whole_values(b).get(id(g))
+        if anchor is None or gv is None:
+            raise orig
+        rounds = done.get(id(anchor), 0)
+        if rounds >= COMPACT_ROUNDS:
+            raise orig
+        done[id(anchor)] = rounds + 1
+        eligible = split_ir.eligible(b, prog)
+        copies = compact(prog, g, limits.get(g.file, 0), getattr(err, "placed", {}), rounds, eligible)
+        if not copies:
+            raise orig
+        copy = copies[0]
+        ir_moves = pcopy.mirror(b, copy, anchor, sum(done.values()))  # one key per round
+        if ir_moves is None:
+            raise orig
+        edits = split(prog, eligible)
+        named = split_ir.anchors(b)
+        if edits is None or not all(id(r.group) in edits.versions for r in copy.defs) \
+                or not all(id(r.group) in edits.versions or id(r.group) in named for r in copy.uses):
+            pcopy.erase(ir_moves)  # the kernel is left as it was
+            raise orig
+        storage: dict[int, SSAValue] = {}
+        moves += split_ir.apply(b, edits, storage)
+        nsplit += len(edits.versions)
+        if g.want is not None:
+            hints.append((gv, g.want))
+        hints += [(storage[id(r.group)], w) for r, w in zip(copy.defs, copy.wants)
+                  if w is not None and id(r.group) in storage]
+        first.append(gv)
+        b, prog, m, live = _bind(op, coalesce)
+        coalesced += m
+        for v, w in hints:
+            r = b.ref_of(v)
+            if r is not None and r[0].group is not None and r[1] == 0 and r[2] == r[0].width:
+                r[0].group.want = w
+        placed_first = []
+        for v in first:
+            r = b.ref_of(v)
+            if r is not None and r[0].group is not None:
+                placed_first.append(r[0].group)
+        inter = Interference(prog, live)
+        if not fits(inter, limits):
+            raise orig  # copies never add pressure; kept as a guard
+        try:
+            alloc = _assign(prog, limits, inter, True, tuple(placed_first))
+            return b, prog, alloc, moves, nsplit, coalesced
+        except Diagnostic as e:
+            err = e

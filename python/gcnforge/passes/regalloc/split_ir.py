@@ -70,13 +70,14 @@ def eligible(b: Binding, prog: Program):
     return ok
 
 
-def apply(b: Binding, edits: Split) -> list[InstOp]:
-    """Rename and insert the copies in the kernel; returns the moves inserted."""
+def apply(b: Binding, edits: Split, storage: dict[int, SSAValue] | None = None) -> list[InstOp]:
+    """Rename and insert the copies in the kernel; returns the moves inserted. ``storage``
+    receives id(version) -> the ``amdgcn.alloca`` made for it."""
     region = b.op.regions[0]
     blocks = list(region.blocks)
     entry = blocks[0]
     named = anchors(b)
-    storage: dict[int, SSAValue] = {}
+    storage = {} if storage is None else storage
 
     def value(g: Group) -> SSAValue | None:
         if id(g) not in edits.versions:
@@ -90,7 +91,7 @@ def apply(b: Binding, edits: Split) -> list[InstOp]:
 
     touched: set[int] = set()
     for mop, kind, i in edits.renamed:
-        op = mop.origin
+        op = mop.origin[i] if mop.parallel else mop.origin  # a parallel copy: one move per def/use
         g = (mop.defs if kind == "defs" else mop.uses)[i].group
         v = value(g)
         if v is None:
