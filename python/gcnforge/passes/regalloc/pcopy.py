@@ -86,8 +86,10 @@ def key_of(op: Operation) -> int | None:
 def occupied(prog: Program) -> dict[int, set[Reg]]:
     """id(first move of a parallel copy) -> the registers live before or after it (the
     others are free to use as a temporary there)."""
-    live = Liveness(prog)
     out: dict[int, set[Reg]] = {}
+    if not any(op.parallel for blk in prog.blocks for op in blk.ops):
+        return out  # the common case: no liveness pass spent on it
+    live = Liveness(prog)
     for bi, blk in enumerate(prog.blocks):
         for i, d, u, after in live.op_points(bi):
             op = blk.ops[i]
