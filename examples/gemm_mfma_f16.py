@@ -11,6 +11,14 @@ The 16 result registers of lane ``l`` hold column ``l % 32`` and rows
 The k loop is a Python loop: it unrolls into ``K / 8`` load pairs and MFMAs, so K is a
 compile-time parameter of ``build``. The wait for each k step's loads is stated as a
 token wait; the wait pass turns it into the smallest ``s_waitcnt vmcnt``.
+
+For gfx950 (``gcnforge compile examples/gemm_mfma_f16.py --target gfx950``, or
+``build(target="gfx950")``) the kernel uses CDNA4's ``v_mfma_f32_16x16x32_f16`` (or
+``_bf16`` with ``dtype="bf16"``), one wave per 16x16 tile: lane ``l`` owns row ``l % 16`` of
+its A tile (column ``l % 16`` of its B tile) and the eight consecutive k values
+``8 * (l // 16) .. +7`` of each 32-deep k step (one ``global_load_dwordx4``); its four
+result registers hold column ``l % 16`` and rows ``4 * (l // 16) + j`` (the 16x16 output
+layout of CDNA3's 16x16 MFMAs, AMD Matrix Instruction Calculator).
 """
 
 from __future__ import annotations
@@ -21,11 +29,30 @@ TILE = 32  # output tile edge per wave (the MFMA's M and N)
 KSTEP = 8  # the MFMA's K
 
 
-def build(k_dim: int = 64, n_dim: int = 64, name: str = "gemm_f16_32x32") -> Module:
-    """A kernel for fixed K and N (multiples of 8 and 32); grid = (N / 32, M / 32)."""
+# gfx950: v_mfma_f32_16x16x32_{f16,bf16}
+TILE_16 = 16
+KSTEP_32 = 32
+
+
+def tile(target: str | None = None) -> int:
+    """The output tile edge per wave (grid = (N / tile, M / tile)) for ``target``."""
+    return TILE_16 if Module("probe", target=target).target == "gfx950" else TILE
+
+
+def build(k_dim: int = 64, n_dim: int = 64, name: str | None = None, target: str | None = None,
+          dtype: str = "f16") -> Module:
+    """A kernel for fixed K and N: on gfx942 (the default target) multiples of 8 and 32,
+    grid = (N / 32, M / 32), kernel ``gemm_f16_32x32``; on gfx950 multiples of 32 and 16,
+    grid = (N / 16, M / 16), kernel ``gemm_<dtype>_16x16x32``."""
+    m = Module(name or "gemm", target=target)
+    if m.target == "gfx950":
+        return _build_16x16x32(m, k_dim, n_dim, name or f"gemm_{dtype}_16x16x32", dtype)
+    if dtype != "f16":
+        raise ValueError(f"dtype {dtype} needs --target gfx950 (gfx942's kernel is f16)")
+    name = name or "gemm_f16_32x32"
+    m = Module(name, target=target)
     if k_dim % KSTEP or n_dim % TILE:
         raise ValueError(f"K must be a multiple of {KSTEP} and N of {TILE}")
-    m = Module(name)
     args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only")]
     with m.kernel(name, args, workgroup_size=(64, 1, 1)) as k:
         a, bt, c = k.args()
@@ -62,6 +89,43 @@ def build(k_dim: int = 64, n_dim: int = 64, name: str = "gemm_f16_32x32") -> Mod
         for j, value in enumerate(acc.split()):
             step = (8 * (j // 4) + j % 4) * n_dim * 4
             k.global_store_dword(k.v_add_u32(step, c_off), value, c)
+        k.s_endpgm()
+    m.verify()
+    return m
+
+
+def _build_16x16x32(m: Module, k_dim: int, n_dim: int, name: str, dtype: str) -> Module:
+    if dtype not in ("f16", "bf16"):
+        raise ValueError(f"dtype must be f16 or bf16, got {dtype}")
+    if k_dim % KSTEP_32 or n_dim % TILE_16:
+        raise ValueError(f"K must be a multiple of {KSTEP_32} and N of {TILE_16}")
+    args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only")]
+    with m.kernel(name, args, workgroup_size=(64, 1, 1)) as k:
+        a, bt, c = k.args()
+        lane = k.thread_id("x")
+        row = k.v_and_b32(TILE_16 - 1, lane)  # l % 16
+        grp = k.v_lshrrev_b32(4, lane)  # l // 16: which 8-deep k group (and 4-row group of C)
+        tile_n = k.s_lshl_b32(k.block_id("x"), 4)
+        tile_m = k.s_lshl_b32(k.block_id("y"), 4)
+        k_sgpr = k.s_mov_b32(k_dim)
+        n_sgpr = k.s_mov_b32(n_dim)
+        kofs = k.v_lshlrev_b32(4, grp)  # 8 halves * 2 bytes
+        # byte offsets of the lane's first A and B elements: ((tile + row) * K + 8 * grp) * 2
+        a_off = k.v_add_u32(k.v_lshlrev_b32(1, k.v_mul_lo_u32(k.v_add_u32(tile_m, row), k_sgpr)), kofs)
+        b_off = k.v_add_u32(k.v_lshlrev_b32(1, k.v_mul_lo_u32(k.v_add_u32(tile_n, row), k_sgpr)), kofs)
+        mfma = getattr(k, f"v_mfma_f32_16x16x32_{dtype}")
+        acc = None
+        for k0 in range(0, k_dim, KSTEP_32):
+            av, ta = k.global_load_dwordx4(a_off, a, offset=2 * k0)
+            bv, tb = k.global_load_dwordx4(b_off, bt, offset=2 * k0)
+            k.wait(ta, tb)
+            acc = mfma(av, bv, 0 if acc is None else acc)
+        # C offset of register j: ((tile_m + 4 * grp + j) * N + tile_n + row) * 4
+        c_row = k.v_add_u32(tile_m, k.v_lshlrev_b32(2, grp))
+        c_off = k.v_add_u32(k.v_mul_lo_u32(c_row, n_sgpr), k.v_add_u32(tile_n, row))
+        c_off = k.v_lshlrev_b32(2, c_off)
+        for j, value in enumerate(acc.split()):
+            k.global_store_dword(k.v_add_u32(j * n_dim * 4, c_off), value, c)
         k.s_endpgm()
     m.verify()
     return m

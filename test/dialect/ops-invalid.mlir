@@ -329,7 +329,7 @@ amdgcn.module @m #amdgcn.target<gfx942> {
 "test.op"() {a = #amdgcn.float_mode<denorm32 = 5>} : () -> ()
 
 // -----
-// CHECK: unsupported target 'gfx90a' (supported: gfx942)
+// CHECK: unsupported target 'gfx90a' (supported: gfx942, gfx950)
 amdgcn.module @m #amdgcn.target<gfx90a> {
 }
 

@@ -94,6 +94,12 @@ def _const_name(v: int | float) -> str:
     return f"c{v}" if v >= 0 else f"cm{-v}"
 
 
+def _unknown(name: str, target: str) -> str:
+    if isa_info.targets_with(name):  # another target's instruction
+        return isa_info.unknown_message(name, target)
+    return f"'{name}' is not an instruction of the {target} ISA table"
+
+
 class _Mismatch(Exception):
     """Operands do not fit one encoding (try the next, else report)."""
 
@@ -102,11 +108,14 @@ class InstructionEmitter:
     """Mixin of ``Builder``: every ISA-table instruction as a method."""
 
     # -- instructions -----------------------------------------------------------------------
+    target: str = table.TARGET  # the instruction table the builder reads (its module's target)
+
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        if table.by_mnemonic(name) is None and not table.variants(name):
-            raise AttributeError(f"'{name}' is not an instruction of the gfx942 ISA table")
+        t = self.target
+        if table.by_mnemonic(name, t) is None and not table.variants(name, t):
+            raise AttributeError(_unknown(name, t))
 
         def emit(*operands, **mods):
             return self.inst(name, *operands, **mods)
@@ -116,12 +125,19 @@ class InstructionEmitter:
 
     def inst(self, name: str, *operands, **mods):
         """Build instruction ``name`` (exact mnemonic or base name); see the module doc."""
+        t = self.target
+        if t == table.active_target():
+            return self._inst(name, operands, mods)
+        with table.use_target(t):  # the module's table, for the op's construction and checks
+            return self._inst(name, operands, mods)
+
+    def _inst(self, name: str, operands: tuple, mods: dict):
         exact = table.by_mnemonic(name)
         candidates = [exact] if exact is not None else sorted(
             table.variants(name), key=lambda i: _ENC_RANK.get(i.encoding, 2)
         )
         if not candidates:
-            raise _fail(f"'{name}' is not an instruction of the gfx942 ISA table")
+            raise _fail(_unknown(name, table.active_target()))
         mods = {_MOD_ALIASES.get(k, k) if k not in self._all_mods(candidates) else k: v for k, v in mods.items()}
         try:
             if (ctrl := modifiers.dpp_ctrl(mods)) is not None:

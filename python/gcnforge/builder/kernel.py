@@ -100,6 +100,7 @@ class Builder(InstructionEmitter):
 
     def __init__(self, module: Module, region_op: Operation):
         self.module = module
+        self.target = module.target
         self.op = region_op
         self.block: Block = region_op.regions[0].blocks[0]
         self.entry: Block = self.block
@@ -378,11 +379,17 @@ class FuncBuilder(Builder):
 
 
 class Module:
-    """An ``amdgcn.module`` under construction (wrapped in a ``builtin.module``)."""
+    """An ``amdgcn.module`` under construction (wrapped in a ``builtin.module``).
 
-    def __init__(self, name: str = "module", target: str = "gfx942"):
+    ``target``: the processor its kernels are for (``gfx942``, ``gfx950``; a target id such
+    as ``gfx950:xnack-`` names its processor); default the active target (gfx942 unless a
+    caller such as ``gcnforge compile --target`` chose another, ``isa.table.use_target``).
+    Instructions are built and verified against that target's table and limits."""
+
+    def __init__(self, name: str = "module", target: str | None = None):
         self.name = name
-        self.op = ModuleOp(name, target=target)
+        self.target = _known_target(target)
+        self.op = ModuleOp(name, target=self.target)
         self.top = BuiltinModule([self.op])
         self.funcs: dict[str, FuncOp] = {}
 
@@ -398,7 +405,12 @@ class Module:
         system_sgprs: Sequence[str] = (),
         system_vgprs: Sequence[str] = (),
         float_mode: dict | None = None,
+        target: str | None = None,
     ) -> Iterator[KernelBuilder]:
+        """``target``: optional, must be the module's (one code object serves one target)."""
+        if target is not None and _known_target(target) != self.target:
+            raise _fail(f"kernel @{name} is for {target} but module {self.name} is for {self.target}: "
+                        f"build it in a Module(target={_known_target(target)!r})")
         k = KernelOp(
             name, [a.attr() for a in args], user_sgprs=user_sgprs, system_sgprs=system_sgprs,
             system_vgprs=system_vgprs, lds_size=lds_size, workgroup_size=workgroup_size,
@@ -437,11 +449,26 @@ class Module:
         return self.text()
 
 
-def kernel(args: Sequence[Arg] = (), name: str | None = None, module: str | None = None, **abi):
-    """Decorator: ``@kernel(args=[...])`` on ``def f(k): ...`` returns the built ``Module``."""
+def _known_target(target: str | None) -> str:
+    """The processor of ``target`` (default: the active one); a Diagnostic at the author's
+    line for one gcnforge has no table for."""
+    from gcnforge.isa import table
+
+    if target is None:
+        return table.active_target()
+    name = table.processor(str(target))
+    if name not in table.known_targets():
+        raise _fail(f"unknown target '{target}' (known: {', '.join(table.known_targets())})")
+    return name
+
+
+def kernel(args: Sequence[Arg] = (), name: str | None = None, module: str | None = None,
+           target: str | None = None, **abi):
+    """Decorator: ``@kernel(args=[...])`` on ``def f(k): ...`` returns the built ``Module``
+    (for ``target``, default the active target)."""
 
     def deco(fn):
-        m = Module(module or fn.__name__)
+        m = Module(module or fn.__name__, target=target)
         with m.kernel(name or fn.__name__, args, **abi) as k:
             fn(k)
         return m

@@ -6,6 +6,8 @@ kernels go into one code object, or only those named with ``--kernel``. ``-S`` w
 ``.s`` instead. ``--toolchain llvm`` assembles with llvm-mc + ld.lld instead of the
 built-in assembler. ``--pipeline`` replaces the pass list (``--print-pipeline`` shows it);
 ``--print-ir-after-all`` / ``--print-ir-after=PASS`` print the IR to stderr as MLIR does.
+``--target gfx950`` (or ``--mcpu``) builds a Python file's modules for gfx950 (a ``Module``
+without an explicit target takes it) and checks that a ``.mlir`` module is for it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import runpy
 import sys
 from pathlib import Path
 
+from gcnforge.cli import _target as target_option
 from gcnforge.diagnostics import Diagnostic
 
 
@@ -54,7 +57,10 @@ def _load_python(path: Path):
         sys.path.remove(str(path.parent))
     if not mods:
         raise Diagnostic("the file defines no gcnforge.builder.Module (and no build() returning one)", str(path))
-    target = ModuleOp("compiled")
+    chips = list(dict.fromkeys(m.target for m in mods))
+    if len(chips) > 1:  # one code object has one target
+        raise Diagnostic(f"the file's modules are for different targets ({', '.join(chips)})", str(path))
+    target = ModuleOp("compiled", target=chips[0])
     seen: dict[str, str] = {}
     for m in {id(m): m for m in mods}.values():  # a module bound to two names is compiled once
         for op in list(m.op.body.block.ops):
@@ -79,29 +85,40 @@ def _load_mlir(path: Path):
     return parse_module(text, name, context())
 
 
-def load(path: Path):
+def load(path: Path, target: str | None = None):
+    """The file's IR; ``target`` (a processor): a Python file's default target, and what a
+    ``.mlir`` module must be for (else a Diagnostic)."""
+    from gcnforge.dialect.value_ops import input_target
+    from gcnforge.isa import table
+
     if not path.exists():
         raise Diagnostic(f"no such file: {path}")
     if path.suffix not in (".py", ".mlir"):
         raise Diagnostic("compile takes a kernel written in Python (.py) or amdgcn IR (.mlir)", str(path))
-    return _load_python(path) if path.suffix == ".py" else _load_mlir(path)
+    with table.use_target(target):
+        mod = _load_python(path) if path.suffix == ".py" else _load_mlir(path)
+    have = input_target(mod)
+    if target is not None and have != target:
+        raise Diagnostic(f"--target {target}: the input is for {have}", str(path))
+    return mod
 
 
 def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
-                 print_after: set[str] | None = None, print_all: bool = False) -> bytes | str:
+                 print_after: set[str] | None = None, print_all: bool = False, target: str | None = None) -> bytes | str:
     from gcnforge.cli._gc import batch_gc
 
     with batch_gc():
-        return _compile(path, pipeline, kernels, toolchain, asm_only, print_after, print_all)
+        return _compile(path, pipeline, kernels, toolchain, asm_only, print_after, print_all, target)
 
 
 def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
-             print_after: set[str] | None, print_all: bool) -> bytes | str:
+             print_after: set[str] | None, print_all: bool, target: str | None = None) -> bytes | str:
+    from gcnforge.dialect.value_ops import input_target
     from gcnforge.passes import pipeline as pl
     from gcnforge.target import to_assembly
     from gcnforge.binary import assemble
 
-    mod = load(path)
+    mod = load(path, target)
     pl.run(mod, pl.parse(pipeline), print_after, print_all)
     if _raised(mod):
         # raised code (gcnforge raise) keeps its descriptors, metadata and the bytes between
@@ -117,7 +134,7 @@ def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: st
         text = to_assembly(mod, kernels)
     if asm_only:
         return text
-    return assemble(text, toolchain=toolchain, filename=str(path))
+    return assemble(text, target=input_target(mod), toolchain=toolchain, filename=str(path))
 
 
 def _raised(module) -> bool:
@@ -135,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.input:
         raise Diagnostic("compile: an input file is required")
     out = compile_file(Path(args.input), args.pipeline, args.kernel or None, args.toolchain, args.S,
-                       set(args.print_ir_after or ()), args.print_ir_after_all)
+                       set(args.print_ir_after or ()), args.print_ir_after_all, target_option.processor(args.target))
     dest = args.output or (Path(args.input).stem + (".s" if args.S else ".hsaco"))
     if dest == "-":
         if isinstance(out, str):
@@ -163,6 +180,8 @@ def register(subparsers) -> None:
     p.add_argument("-S", action="store_true", help="write assembly text instead of a code object")
     p.add_argument("--kernel", action="append", help="compile only this kernel (repeatable)")
     p.add_argument("--toolchain", choices=("builtin", "llvm"), default="builtin")
+    target_option.add_option(p, what=" (default: a Python file's modules are for gfx942, a .mlir module's "
+                                     "#amdgcn.target is used)")
     p.add_argument("--pipeline", default=DEFAULT, help=f"pass pipeline (default: {DEFAULT})")
     p.add_argument("--print-pipeline", action="store_true", help="print the pass pipeline and exit")
     p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")

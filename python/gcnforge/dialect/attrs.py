@@ -1,6 +1,7 @@
 """Attributes of the ``amdgcn`` dialect: target, instruction, kernel ABI.
 
-* ``#amdgcn.target<gfx942>`` on ``amdgcn.module``.
+* ``#amdgcn.target<gfx942>`` / ``#amdgcn.target<gfx950>`` on ``amdgcn.module``: which
+  instruction table and target facts (LDS size, registers) its kernels are checked against.
 * ``#amdgcn.inst<v_add_f32_e32>``: an instruction of the ISA table, spelled exactly as
   LLVM prints its mnemonic (``gcnforge.isa.table.by_mnemonic`` key).
 * ``#amdgcn.arg<...>``: one kernel argument as the AMDGPU code-object metadata describes it
@@ -23,12 +24,13 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
+from gcnforge.isa.target import TARGETS as _TARGET_FACTS
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import AttrParser
     from xdsl.printer import Printer
 
-TARGETS = ("gfx942",)
+TARGETS = tuple(_TARGET_FACTS)  # the processors gcnforge has facts and an instruction table for
 
 
 @irdl_attr_definition

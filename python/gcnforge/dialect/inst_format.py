@@ -114,7 +114,7 @@ def parse_inst(cls, parser: Parser):
     mnemonic = parser.parse_identifier(" (an instruction mnemonic)")
     end = parser.pos
     if isa_info.info(mnemonic) is None:
-        parser.raise_error(f"unknown instruction '{mnemonic}' (not in the gfx942 ISA table)", pos, end)
+        parser.raise_error(isa_info.unknown_message(mnemonic), pos, end)
     inf = isa_info.info(mnemonic)
     assert inf is not None
     # The table fixes how many operands follow, so an op without operands never swallows

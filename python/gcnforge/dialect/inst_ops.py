@@ -53,6 +53,8 @@ from gcnforge.dialect.attrs import InstAttr
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_format import mod_value, mods_attr, parse_inst, print_inst
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
+from gcnforge.dialect.value_ops import module_target
+from gcnforge.isa import table
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
@@ -198,10 +200,18 @@ class InstOp(IRDLOperation):
 
     # -- verification ---------------------------------------------------------------------
     def verify_(self) -> None:
+        # checked against the table of the module's #amdgcn.target (whatever is active)
+        t = module_target(self)
+        if t != table.active_target() and t in table.known_targets():
+            with table.use_target(t):
+                return self._verify_inst()
+        return self._verify_inst()
+
+    def _verify_inst(self) -> None:
         m = self.mnemonic
         inf = self.info
         if inf is None:
-            raise VerifyException(f"unknown instruction '{m}' (not in the gfx942 ISA table)")
+            raise VerifyException(isa_info.unknown_message(m))
         if inf.family != self.FAMILY:
             raise VerifyException(
                 f"'{m}' is a {inf.family} instruction; use amdgcn.{inf.family}, not {self.name}"

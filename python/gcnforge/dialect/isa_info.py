@@ -131,12 +131,36 @@ class InstInfo:
         return self.inst.mnemonic
 
 
+def info(mnemonic: str, target: str | None = None) -> InstInfo | None:
+    """The record of ``mnemonic`` in ``target``'s table (default: the active target,
+    ``isa.table.use_target``; an ``amdgcn.module`` makes its ``#amdgcn.target`` active while
+    it is parsed, verified or transformed)."""
+    return _info_for(mnemonic, target or table.active_target())
+
+
 @cache
-def info(mnemonic: str) -> InstInfo | None:
-    inst = table.by_mnemonic(mnemonic)
+def _info_for(mnemonic: str, target: str) -> InstInfo | None:
+    inst = table.by_mnemonic(mnemonic, target)
     if inst is None:
         return None
     return _info(inst)
+
+
+def targets_with(mnemonic: str) -> tuple[str, ...]:
+    """The targets whose table has ``mnemonic`` (for a diagnostic naming where it exists)."""
+    return tuple(t for t in table.known_targets()
+                 if table.by_mnemonic(mnemonic, t) is not None or table.variants(mnemonic, t))
+
+
+def unknown_message(mnemonic: str, target: str | None = None) -> str:
+    """Why ``mnemonic`` has no record in the active target's table: unknown everywhere, or
+    an instruction of another target (a gfx950-only MFMA in a gfx942 module)."""
+    t = target or table.active_target()
+    where = targets_with(mnemonic)
+    if where:
+        return (f"'{mnemonic}' is not a {t} instruction (the {', '.join(where)} table has it; "
+                f"the module's target is #amdgcn.target<{t}>)")
+    return f"unknown instruction '{mnemonic}' (not in the {t} ISA table)"
 
 
 def _info(inst: Instruction) -> InstInfo:
@@ -151,10 +175,14 @@ def _info(inst: Instruction) -> InstInfo:
     return InstInfo(inst, fam, slots, ssa, imm, defs, token)
 
 
+def family_mnemonics(target: str | None = None) -> dict[str, tuple[str, ...]]:
+    return _family_mnemonics(target or table.active_target())
+
+
 @cache
-def family_mnemonics() -> dict[str, tuple[str, ...]]:
+def _family_mnemonics(target: str) -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
-    for inst in table.instructions():
+    for inst in table.instructions(target):
         out.setdefault(family_of(inst), []).append(inst.mnemonic)
     return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
 

@@ -61,6 +61,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import isa_info
+from gcnforge.isa import table
 from gcnforge.dialect.attrs import (
     SYSTEM_SGPRS,
     SYSTEM_VGPRS,
@@ -72,7 +73,6 @@ from gcnforge.dialect.attrs import (
 )
 from gcnforge.dialect.formats import deferred_format
 from gcnforge.dialect.value_ops import (
-    LDS_BYTES,
     VALUE_OPS,
     AllocaOp,
     BlockIdOp,
@@ -83,6 +83,8 @@ from gcnforge.dialect.value_ops import (
     ThreadIdOp,
     WaitOp,
     enclosing_kernel,
+    lds_bytes,
+    module_target,
 )
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
@@ -99,18 +101,29 @@ class ModuleOp(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(SymbolOpInterface(), SymbolTable(), IsolatedFromAbove(), NoTerminator())
 
-    def __init__(self, name: str, ops: Sequence[Operation] = (), target: str = "gfx942"):
+    def __init__(self, name: str, ops: Sequence[Operation] = (), target: str | None = None):
+        """``target``: a processor (``gfx950``); default the active target (gfx942 unless a
+        caller chose another with ``isa.table.use_target``)."""
         super().__init__(
-            attributes={"sym_name": StringAttr(name), "target": TargetAttr.get(target)},
+            attributes={"sym_name": StringAttr(name), "target": TargetAttr.get(target or table.active_target())},
             regions=[Region(Block(ops))],
         )
+
+    @property
+    def chip(self) -> str:
+        return self.attributes["target"].chip.data  # type: ignore[attr-defined]
 
     @classmethod
     def parse(cls, parser: Parser) -> ModuleOp:
         name = parser.parse_symbol_name().data
         target = parser.parse_attribute()
         attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name", "target"))
-        region = parser.parse_region()
+        chip = target.chip.data if isinstance(target, TargetAttr) else None
+        if chip is not None and chip in table.known_targets():
+            with table.use_target(chip):  # the body's instructions are the target's
+                region = parser.parse_region()
+        else:  # not a target attribute: the verifier says so
+            region = parser.parse_region()
         if not region.blocks:
             region.add_block(Block())
         op = cls.create(
@@ -233,8 +246,9 @@ class KernelOp(IRDLOperation):
             n = sum(USER_SGPRS[s.data] for s in self.user_sgprs.data)  # type: ignore[union-attr]
             if n > 16:
                 raise VerifyException(f"user SGPRs need {n} registers; at most 16 can be preloaded")
-        if self.lds_size is not None and not 0 <= self.lds_size.value.data <= LDS_BYTES:
-            raise VerifyException(f"lds_size {self.lds_size.value.data} exceeds the {LDS_BYTES} bytes of LDS")
+        if self.lds_size is not None and not 0 <= self.lds_size.value.data <= (limit := lds_bytes(self)):
+            raise VerifyException(f"lds_size {self.lds_size.value.data} exceeds the {limit} bytes of LDS "
+                                  f"of {module_target(self)}")
         if self.workgroup_size is not None:
             dims = self.workgroup_size.get_values()
             prod = 1
@@ -389,7 +403,7 @@ class BranchOp(IRDLOperation):
         pos = parser.pos
         m = parser.parse_identifier(" (a branch mnemonic)")
         if isa_info.info(m) is None:
-            parser.raise_error(f"unknown instruction '{m}' (not in the gfx942 ISA table)", pos, parser.pos)
+            parser.raise_error(isa_info.unknown_message(m), pos, parser.pos)
         dests = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_successor)
         attrs = parser.parse_optional_attr_dict()
         op = cls(m, *dests)
@@ -402,9 +416,9 @@ class BranchOp(IRDLOperation):
         printer.print_op_attributes({k: v for k, v in self.attributes.items() if k != "inst"})
 
     def verify_(self) -> None:
-        inf = isa_info.info(self.mnemonic)
+        inf = isa_info.info(self.mnemonic, module_target(self))
         if inf is None:
-            raise VerifyException(f"unknown instruction '{self.mnemonic}' (not in the gfx942 ISA table)")
+            raise VerifyException(isa_info.unknown_message(self.mnemonic, module_target(self)))
         if inf.family != "branch":
             raise VerifyException(f"'{self.mnemonic}' is not a branch (it is a {inf.family} instruction)")
         want = 1 if self.mnemonic == "s_branch" else 2
@@ -419,5 +433,5 @@ STRUCTURE_OPS = (ModuleOp, KernelOp, FuncOp, ReturnOp, CallOp, EndOp, BranchOp, 
 __all__ = [
     "STRUCTURE_OPS", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
     "AllocaOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp",
-    "WaitOp", "LDS_BYTES", "enclosing_kernel",
+    "WaitOp", "lds_bytes", "module_target", "enclosing_kernel",
 ]

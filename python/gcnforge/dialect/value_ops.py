@@ -38,11 +38,44 @@ from gcnforge.dialect.types import (
     WriteTokenType,
 )
 
+from gcnforge.isa import table
+from gcnforge.isa.target import TARGETS
+
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
     from xdsl.printer import Printer
 
-LDS_BYTES = 65536  # per work-group on gfx942 (ISA guide 3.x; gcnforge.isa.target)
+
+def module_target(op: Operation) -> str:
+    """The ``#amdgcn.target`` of the ``amdgcn.module`` around (or at) ``op``; the active
+    target (``isa.table.use_target``, gfx942 by default) for an op outside any module."""
+    p: Operation | None = op
+    while p is not None and p.name != "amdgcn.module":
+        p = p.parent_op()
+    if p is None:
+        return table.active_target()
+    return p.attributes["target"].chip.data  # type: ignore[attr-defined]
+
+
+def input_target(root: Operation) -> str:
+    """The one target of the ``amdgcn.module`` ops at or directly under ``root`` (a
+    ``builtin.module`` holding them); the active target when there are none. Modules for
+    two targets in one input are an error: passes and code objects serve one target."""
+    mods = [root] if root.name == "amdgcn.module" else [
+        op for region in root.regions for block in region.blocks for op in block.ops if op.name == "amdgcn.module"]
+    chips = list(dict.fromkeys(m.attributes["target"].chip.data for m in mods))  # type: ignore[attr-defined]
+    if len(chips) > 1:
+        from gcnforge.diagnostics import Diagnostic
+
+        raise Diagnostic(f"modules for different targets ({', '.join(chips)}) in one input; "
+                         "a pipeline and a code object serve one target", mods[1])
+    return chips[0] if chips else table.active_target()
+
+
+def lds_bytes(op: Operation) -> int:
+    """LDS bytes per work-group on ``op``'s target (``gcnforge.isa.target``)."""
+    t = TARGETS.get(module_target(op))
+    return t.lds_bytes if t is not None else TARGETS[table.TARGET].lds_bytes
 
 
 @irdl_op_definition
@@ -272,13 +305,14 @@ class LdsAllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         s, a = self.size.value.data, self.align.value.data
-        if not 0 < s <= LDS_BYTES:
-            raise VerifyException(f"amdgcn.lds_alloc: size {s} must be in (0, {LDS_BYTES}]")
+        limit = lds_bytes(self)
+        if not 0 < s <= limit:
+            raise VerifyException(f"amdgcn.lds_alloc: size {s} must be in (0, {limit}] on {module_target(self)}")
         if a <= 0 or a & (a - 1):
             raise VerifyException(f"amdgcn.lds_alloc: align {a} must be a power of two")
         if self.offset is not None:
             o = self.offset.value.data
-            if o % a or o + s > LDS_BYTES:
+            if o % a or o + s > limit:
                 raise VerifyException(f"amdgcn.lds_alloc: offset {o} is misaligned or out of LDS")
 
 

@@ -32,6 +32,7 @@ from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp, BlockIdOp, KernelOp, LdsAllocOp, LoadArgOp, ThreadIdOp
 from gcnforge.dialect.types import SGPRType, VGPRType
+from gcnforge.dialect.value_ops import lds_bytes, module_target
 
 SMEM_LOAD = {1: "s_load_dword", 2: "s_load_dwordx2", 4: "s_load_dwordx4", 8: "s_load_dwordx8", 16: "s_load_dwordx16"}
 USER_ORDER = tuple(USER_SGPRS)  # LLVM's order of user SGPRs
@@ -165,8 +166,8 @@ def lower_kernel(k: KernelOp) -> None:
         op.erase()
     if lds_at:
         have = k.lds_size.value.data if k.lds_size is not None else 0
-        if max(have, lds_at) > 65536:
-            raise Diagnostic(f"LDS allocations need {lds_at} bytes; gfx942 has 65536 per work-group",
+        if max(have, lds_at) > (limit := lds_bytes(k)):
+            raise Diagnostic(f"LDS allocations need {lds_at} bytes; {module_target(k)} has {limit} per work-group",
                              k)
         k.attributes["lds_size"] = IntegerAttr(max(have, lds_at), i32)
 

@@ -56,10 +56,18 @@ def ir_text(module: ModuleOp) -> str:
 def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None = None,
         print_all: bool = False, out=None, ctx=None) -> None:
     from gcnforge.dialect import context
-    from gcnforge.dialect.source import fill_locations
+    from gcnforge.dialect.value_ops import input_target
+    from gcnforge.isa import table
 
     ctx = ctx or context()
     out = out or sys.stderr
+    with table.use_target(input_target(module)):  # the module's #amdgcn.target: its table and facts
+        _run(module, passes, ctx, out, print_after, print_all)
+
+
+def _run(module: ModuleOp, passes: list[ModulePass], ctx, out, print_after: set[str] | None, print_all: bool) -> None:
+    from gcnforge.dialect.source import fill_locations
+
     for p in passes:
         try:
             p.apply(ctx, module)

@@ -35,6 +35,8 @@ from gcnforge.dialect.structure_ops import (
     WaitOp,
 )
 from gcnforge.dialect.types import RegisterType
+from gcnforge.dialect.value_ops import input_target
+from gcnforge.isa import table
 from gcnforge.target.inst_text import inst_text
 
 PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
@@ -175,7 +177,7 @@ def _yaml_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = None) -> str:
+def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = None, chip: str = "gfx942") -> str:
     out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
     for k in kernels:
         c = (counts or {}).get(id(k)) or register_counts(k)
@@ -209,7 +211,7 @@ def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = No
                 "    .wavefront_size: 64"]
         if wg:
             out.append(f"    .reqd_workgroup_size: [{wg[0]}, {wg[1]}, {wg[2]}]")
-    out += ["amdhsa.target: amdgcn-amd-amdhsa--gfx942", "amdhsa.version:", "  - 1", "  - 2", "...", "",
+    out += [f"amdhsa.target: amdgcn-amd-amdhsa--{chip}", "amdhsa.version:", "  - 1", "  - 2", "...", "",
             "\t.end_amdgpu_metadata"]
     return "\n".join(out) + "\n"
 
@@ -219,7 +221,15 @@ def kernels_of(module: Operation) -> list[KernelOp]:
 
 
 def module_text(module: Operation, only: list[str] | None = None) -> str:
-    """The whole ``.s`` for the kernels of ``module`` (all, or those named in ``only``)."""
+    """The whole ``.s`` for the kernels of ``module`` (all, or those named in ``only``), for
+    its ``#amdgcn.target`` (``.amdgcn_target`` and the metadata's ``amdhsa.target``; the
+    instructions printed from that target's table)."""
+    chip = input_target(module)
+    with table.use_target(chip):
+        return _module_text(module, only, chip)
+
+
+def _module_text(module: Operation, only: list[str] | None, chip: str) -> str:
     ks = kernels_of(module)
     if only:
         missing = [n for n in only if n not in {k.sym_name.data for k in ks}]
@@ -228,14 +238,14 @@ def module_text(module: Operation, only: list[str] | None = None) -> str:
         ks = [k for k in ks if k.sym_name.data in only]
     if not ks:
         raise Diagnostic("no amdgcn.kernel to compile", module)
-    parts = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"', "\t.amdhsa_code_object_version 5"]
+    parts = [f'\t.amdgcn_target "amdgcn-amd-amdhsa--{chip}"', "\t.amdhsa_code_object_version 5"]
     counts = {id(k): register_counts(k) for k in ks}
     for i, k in enumerate(ks):
         parts.append(kernel_text(k, i))
         parts.append('\t.section\t.rodata,"a",@progbits')
         parts.append("\t.p2align\t6, 0x0")
         parts.append(descriptor_text(k, counts[id(k)]))
-    parts.append(metadata_text(ks, counts))
+    parts.append(metadata_text(ks, counts, chip))
     return "\n".join(parts)
 
 

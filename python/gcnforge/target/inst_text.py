@@ -21,7 +21,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import InstOp, constant_of
 from gcnforge.dialect.types import RegisterType, SpecialRegType
-from gcnforge.isa import inline, waitcnt
+from gcnforge.isa import inline, table, waitcnt
 
 def _const_text(v: SSAValue, optype: str, hexa: bool = False) -> str:
     c = constant_of(v)
@@ -97,10 +97,14 @@ def _mod_text(k: str, v: object) -> str:
     return f"{k}:{v}"
 
 
-@cache
 def _plan(mnemonic: str):
-    """(operand, slot) pairs of an instruction, derived once per mnemonic."""
-    inf = isa_info.info(mnemonic)
+    """(operand, slot) pairs of an instruction, derived once per mnemonic and target."""
+    return _plan_for(mnemonic, table.active_target())
+
+
+@cache
+def _plan_for(mnemonic: str, target: str):
+    inf = isa_info.info(mnemonic, target)
     # the same slot derivation the op verifier uses
     return tuple((o, None if o.kind == "special" else isa_info._slot(o)) for o in inf.inst.operands)  # noqa: SLF001
 
