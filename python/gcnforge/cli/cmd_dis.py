@@ -66,8 +66,10 @@ _address.__name__ = "address"  # argparse names the type in its message: "invali
 def register(sub) -> None:
     p = sub.add_parser("dis", help="disassemble a gfx942/gfx950 code object (HSACO) or raw code blob")
     p.add_argument("file")
-    p.add_argument("--target", "--mcpu", dest="target", default="gfx942",
-                   help="instruction set of a raw blob (a code object names its own)")
+    from gcnforge.cli._target import known
+
+    p.add_argument("--target", "--mcpu", "-mcpu", dest="target", default="gfx942",
+                   help=f"instruction set of a raw blob: {known()} (default gfx942; a code object names its own)")
     p.add_argument("--raw", action="store_true", help="treat the file as a raw code blob even if it is an ELF")
     p.add_argument("--base", type=_address, default=0, help="address of a raw blob's first byte")
     p.set_defaults(func=_run)

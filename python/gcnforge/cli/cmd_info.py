@@ -19,7 +19,7 @@ def register(subparsers) -> None:
     p.add_argument("code_object", help="code object (.hsaco / .co)")
     p.add_argument("--kernel", default=None, help="only this kernel")
     p.add_argument("--metadata", action="store_true", help="print the whole metadata map as YAML")
-    p.add_argument("--target", "--mcpu", dest="target", default=None,
+    p.add_argument("--target", "--mcpu", "-mcpu", dest="target", default=None,
                    help="which entry of an offload bundle (HIP fat binary) to read (default: the only one, else gfx942's)")
     p.set_defaults(func=run)
 

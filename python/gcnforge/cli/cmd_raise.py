@@ -6,6 +6,8 @@ on the raised code and reports each finding with the original pc (exit 1 when an
 ``--ssa`` lifts registers to SSA values and re-allocates them (``--ssa`` alone prints the
 SSA form; with ``--realloc`` the allocated form), reporting the register counts before and
 after. ``--check-roundtrip`` raises, emits again and compares ``.text`` and descriptors.
+A gfx950 code object raises into a ``#amdgcn.target<gfx950>`` module; ``--target`` checks
+the code object's processor (and is the target of a ``.s`` without ``.amdgcn_target``).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gcnforge.cli import _target as target_option
 from gcnforge.diagnostics import Diagnostic
 
 
 def register(sub) -> None:
-    p = sub.add_parser("raise", help="raise a gfx942 code object or .s file into the amdgcn dialect (or back)")
+    p = sub.add_parser("raise", help="raise a gfx942/gfx950 code object or .s file into the amdgcn dialect (or back)")
     p.add_argument("input", help="a code object (.hsaco/.so/.o bundle), a .s file, or a raised .mlir")
     p.add_argument("-o", "--output", help="output file (default: stdout for text)")
     p.add_argument("-S", dest="asm", action="store_true", help="with a .mlir input: write the .s, not a code object")
@@ -26,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--ssa", action="store_true", help="lift registers to SSA values (not ABI/special ones)")
     p.add_argument("--realloc", action="store_true", help="with --ssa: re-allocate and report register counts")
     p.add_argument("--check-roundtrip", action="store_true", help="emit again and compare with the input")
+    target_option.add_option(p, what=" (default: the code object's; a .s file's .amdgcn_target, else gfx942)")
     p.set_defaults(func=run)
 
 
@@ -54,6 +58,12 @@ def run(args) -> int:
                 module = lift.parse_module(text, name)
             except RecursionError:  # xDSL's parser recurses per nesting level
                 raise Diagnostic("input nested too deeply to parse", name) from None
+            want = target_option.processor(args.target)
+            if want is not None:
+                from gcnforge.dialect.value_ops import input_target
+
+                if input_target(module) != want:
+                    raise Diagnostic(f"--target {want}: the input is for {input_target(module)}", name)
             if args.asm:
                 _write(args.output, lift.module_asm(module))
             else:
@@ -61,7 +71,21 @@ def run(args) -> int:
                     raise Diagnostic("a code object needs -o FILE (or -S for the assembly)")
                 _write(args.output, lift.module_code_object(module, args.toolchain, str(path)))
             return 0
-        module = lift.raise_file(path)
+        module = lift.raise_file(path, target_option.processor(args.target))
+        from gcnforge.dialect.value_ops import input_target
+        from gcnforge.isa import table
+
+        with table.use_target(input_target(module)):  # the checks read the module target's facts
+            return _after_raise(args, path, module)
+    except Diagnostic as d:
+        print(d, file=sys.stderr)
+        return 1
+
+
+def _after_raise(args, path: Path, module) -> int:
+    from gcnforge import lift
+
+    try:
         status = 0
         if args.check_roundtrip:
             from gcnforge.lift.roundtrip import compare_file

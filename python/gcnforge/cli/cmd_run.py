@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gcnforge.cli import _target as target_option
 from gcnforge.diagnostics import Diagnostic
 
 _GEN = re.compile(r"^(zeros|ones|arange|rand):([0-9x]+):([A-Za-z0-9_]+)$")
@@ -36,6 +37,7 @@ def register(subparsers) -> None:
     p.add_argument("--grid", required=True, help="workgroups: X or X,Y,Z")
     p.add_argument("--block", required=True, help="work-items per workgroup: X or X,Y,Z")
     p.add_argument("--layout", default=None, help="16-byte-slot layout 'name:type;...' when metadata is not usable")
+    target_option.add_option(p, what=": the code object must be for it (default: any; the code object names its target)")
     p.add_argument("--device", choices=("hip", "emulator"), default=None,
                    help="default: HIP if a GPU matching the code object is present, else the emulator")
     p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
@@ -118,7 +120,9 @@ def run(args) -> int:
     import gcnforge.runtime as rt
     from gcnforge.runtime.kernargs import ArgLayout
 
+    want = target_option.processor(args.target)  # an unknown name fails before the load
     mod = rt.load(Path(args.code_object))
+    target_option.check_code_object(want, mod.target, args.code_object)
     layout = ArgLayout.slots16([s for s in args.layout.split(";") if s.strip()]) if args.layout else None
     k = mod.kernel(args.kernel, layout=layout)
     fields = {f.name: f for f in k.layout.explicit}

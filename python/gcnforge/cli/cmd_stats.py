@@ -15,6 +15,8 @@ addresses, caches and other waves run it: ``gcnforge run ... --timing mi300x``.
 
 from __future__ import annotations
 
+from gcnforge.cli import _target as target_option
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("stats", help="gfx942 issue model: cycles, busiest pipe, MFMA utilization",
@@ -23,6 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--mca", action="store_true",
                    help="compare with llvm-mca -mcpu=gfx942 (assembly and code objects; cycles x4, see perfmodel.mca)")
     p.add_argument("--block", default=None, help="only blocks whose name contains this")
+    target_option.add_option(p, what=" (default: the input's own: a code object's, .amdgcn_target, "
+                                     "#amdgcn.target, else gfx942)")
     p.add_argument("--schedule", action="store_true",
                    help=".mlir: expand scheduled amdgcn.loop ops first (amdgcn-schedule), model what is emitted")
     p.add_argument("--timing", default=None, metavar="DEVICE",
@@ -53,7 +57,7 @@ def _occupancy_lines(path, prof) -> list[str]:
 def run(args) -> int:
     from gcnforge.cli.model_input import load_blocks
 
-    blocks = load_blocks(args.file, schedule=args.schedule)
+    blocks = load_blocks(args.file, schedule=args.schedule, target=target_option.processor(args.target))
     if args.block:
         blocks = [b for b in blocks if args.block in b.name]
     if not blocks:

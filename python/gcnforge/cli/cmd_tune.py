@@ -14,6 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from gcnforge.cli import _target as target_option
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 
@@ -31,6 +32,8 @@ def register(subparsers) -> None:
     p.add_argument("--e2e", action="store_true", help="time the whole operation (pre/post-processing included)")
     p.add_argument("--repeat", type=int, default=None, help="timed runs per trial (default: 5 on GPU, 1 on the emulator)")
     p.add_argument("--seed", type=int, default=0, help="seed for the family's random inputs")
+    target_option.add_option(p, what=": the family's target (its build() runs with it as the default "
+                                     "Module target; default: the family's own, gfx942)")
     p.set_defaults(func=run)
 
 
@@ -72,16 +75,29 @@ def load_family(path: Path, attr: str):
 
 
 def run(args) -> int:
-    from rich.console import Console
-
+    from gcnforge.isa import table
     from gcnforge.runtime.tuning import results_table, tune
 
     path = Path(args.family_file)
     shapes = [parse_shape(s) for s in args.shapes]
+    target = target_option.processor(args.target)
+    with table.use_target(target):  # Modules the family builds default to --target
+        return _tune(args, path, shapes, target, results_table, tune)
+
+
+def _tune(args, path: Path, shapes, target: str | None, results_table, tune) -> int:
+    from rich.console import Console
+
     fam = load_family(path, args.family)
+    if target is not None:
+        try:
+            fam.target = target
+        except (AttributeError, TypeError) as e:
+            raise Diagnostic(f"--target {target}: cannot set the family's target ({e})", str(path)) from None
     cmd = (f"gcnforge tune {args.family_file}" + (f" --family {args.family}" if args.family != "family" else "")
            + (f" --timing {args.timing}" if args.timing else "") + (f" --device {args.device}" if args.device else "")
-           + (" --e2e" if args.e2e else "") + f" --shapes {' '.join(args.shapes)} -o {args.output}")
+           + (" --e2e" if args.e2e else "") + (f" --target {target}" if target else "")
+           + f" --shapes {' '.join(args.shapes)} -o {args.output}")
     try:
         report = tune(fam, shapes, args.output, device=args.device, e2e=args.e2e, repeat=args.repeat, seed=args.seed,
                       timing=args.timing, comments=(f"written by: {cmd}",))

@@ -20,7 +20,9 @@ from gcnforge.diagnostics import Diagnostic
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with just ``only`` when it names one: a command
     imports only its own module (``gcnforge compile`` never loads the runtime's NumPy)."""
-    parser = argparse.ArgumentParser(prog="gcnforge", description="AMD GPU kernels at the assembly level (gfx942)")
+    from gcnforge.cli._target import known
+
+    parser = argparse.ArgumentParser(prog="gcnforge", description=f"AMD GPU kernels at the assembly level ({known()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name.startswith("cmd_"))
     if only is not None and f"cmd_{only}" in names:

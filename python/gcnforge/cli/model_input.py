@@ -168,10 +168,47 @@ def blocks_from_ir(module) -> list[Block]:
     return out
 
 
-def load_blocks(path: str | Path, schedule: bool = False) -> list[Block]:
+def load_blocks(path: str | Path, schedule: bool = False, target: str | None = None) -> list[Block]:
     """Blocks of a ``.s``, ``.hsaco``/``.co``/``.o`` or ``.mlir`` file (``schedule``: run
-    ``amdgcn-schedule`` on IR first, so scheduled loops are modeled as they will be emitted)."""
+    ``amdgcn-schedule`` on IR first, so scheduled loops are modeled as they will be emitted),
+    decoded with the instruction table of their target: a code object's, a module's
+    ``#amdgcn.target``, a ``.s`` file's ``.amdgcn_target``, else ``target`` (else gfx942). A
+    ``target`` (processor) that is not the input's is a Diagnostic."""
+    from gcnforge.isa import table
+
     p = Path(path)
+    want = table.processor(target) if target else None
+    have = _input_processor(p)
+    if want is not None and have is not None and have != want:
+        raise Diagnostic(f"--target {want}: the input is for {have}", str(p))
+    with table.use_target(have if have in table.known_targets() else want):
+        return _load_blocks(p, schedule)
+
+
+def _input_processor(p: Path) -> str | None:
+    """The processor a file names for itself (ELF e_flags, .amdgcn_target, #amdgcn.target), or None."""
+    import re
+
+    from gcnforge.isa import table
+
+    try:
+        data = p.read_bytes()
+    except OSError:
+        return None  # reported by the loader
+    if data[:4] == b"\x7fELF":
+        try:
+            from gcnforge.binary import read_code_object
+
+            return table.processor(read_code_object(data).target)
+        except Diagnostic:
+            return None
+    text = data.decode("utf-8", errors="replace")
+    m = re.search(r'#amdgcn\.target<"?([\w-]+)' if p.suffix == ".mlir" else r'^\s*\.amdgcn_target\s+"([^"]*)"',
+                  text, re.M)
+    return table.processor(m.group(1)) if m else None
+
+
+def _load_blocks(p: Path, schedule: bool) -> list[Block]:
     try:
         data = p.read_bytes()
     except OSError as e:

@@ -6,6 +6,7 @@
     gcnforge-opt --print-op-generic k.mlir        # generic form (xDSL)
     gcnforge-opt --mlir-generic k.mlir            # generic form LLVM's mlir-opt reads with the IRDL export
     gcnforge-opt --emit-irdl -o amdgcn.irdl.mlir  # the dialect as IRDL
+    gcnforge-opt --mcpu gfx950 k.mlir             # the input must be for gfx950 (also --target gfx950)
 
 Built on ``xdsl.xdsl_opt_main.xDSLOptMain``: its options (``-o``, ``-p``,
 ``--split-input-file``, ``--verify-diagnostics``, ``--parsing-diagnostics``,
@@ -17,6 +18,11 @@ and registers every entry of its ``PASSES`` mapping ``{name: () -> type[ModulePa
 (factories, so that importing the registry stays cheap). Passes are then usable as
 ``-p name`` or ``-p 'name{option=value}'`` (xDSL's pipeline syntax). Every xDSL pass
 (``canonicalize``, ``cse``, ``dce``, ...) is available too.
+
+``--mcpu PROC`` (``-mcpu=``, or ``--target PROC`` for a processor name: xDSL's own
+``--target`` chooses the output format) is the default target of instructions outside an
+``amdgcn.module`` and what every ``#amdgcn.target`` of the input must be. Passes run with
+the module's target (its instruction table, hazard and counter rows, limits).
 
 Errors in the input (syntax, verifier) print as ``file:line:col`` diagnostics and exit 1;
 with ``--verify-diagnostics`` / ``--parsing-diagnostics`` they are printed to stdout and
@@ -79,6 +85,26 @@ class GcnforgeOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog):
+        from gcnforge.dialect.value_ops import input_target
+        from gcnforge.isa import table
+
+        try:
+            have = input_target(prog)
+        except Diagnostic as d:
+            raise LocatedError(str(d)) from None
+        want = self._mcpu()
+        if want is not None and have != want:
+            mod = next((op for op in prog.walk() if op.name == "amdgcn.module"), prog)
+            raise LocatedError(str(Diagnostic(f"--mcpu {want}: the module is for {have}", mod)))
+        with table.use_target(have):
+            self._apply_passes(prog)
+
+    def _mcpu(self) -> str | None:
+        from gcnforge.cli._target import processor
+
+        return processor(getattr(self.args, "mcpu", None))
+
+    def _apply_passes(self, prog):
         if not self.args.disable_verify:
             self._verify_located(prog)
         try:
@@ -92,9 +118,12 @@ class GcnforgeOptMain(xDSLOptMain):
             raise LocatedError(self._after_pass(prog, str(e))) from None
 
     def run(self):
-        if not self.args.verify_diagnostics:
-            return super().run()
-        return self._run_verifying()
+        from gcnforge.isa import table
+
+        with table.use_target(self._mcpu()):  # ops outside an amdgcn.module: this target's table
+            if not self.args.verify_diagnostics:
+                return super().run()
+            return self._run_verifying()
 
     def _run_verifying(self):
         """``--verify-diagnostics``: as xDSL, the diagnostic of each ``// -----`` chunk is
@@ -193,6 +222,13 @@ class GcnforgeOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        from gcnforge.cli._target import known
+
+        arg_parser.add_argument(
+            "--mcpu", "-mcpu", dest="mcpu", default=None, metavar="PROC",
+            help=f"target processor ({known()}): the input's #amdgcn.target must be it; also the table of "
+                 "ops outside an amdgcn.module (default gfx942). '--target PROC' is accepted for a processor name",
+        )
         arg_parser.add_argument(
             "--emit-irdl", action="store_true", help="write the amdgcn dialect as IRDL (for mlir-opt --irdl-file) and exit"
         )
@@ -270,6 +306,24 @@ def _located_parse_error(e: ParseError) -> str:
     return "\n".join([head, *str(e).rstrip().splitlines()[1:-1]])
 
 
+def _processor_target(args: list[str]) -> list[str]:
+    """``--target gfx950`` names a processor (gcnforge's meaning everywhere else): pass it as
+    ``--mcpu``; xDSL's ``--target`` keeps its output formats (``mlir``, ``irdl``, ...)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        v = a.split("=", 1)[1] if a.startswith("--target=") else (
+            args[i + 1] if a in ("--target", "-t") and i + 1 < len(args) else None)
+        if v is not None and v.startswith(("gfx", "amdgcn-")):
+            out += ["--mcpu", v]
+            i += 1 if "=" in a else 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from gcnforge.cli._gc import skip_exit_collection
 
@@ -285,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 elif a.startswith("--output-file="):
                     out = a.split("=", 1)[1]
             return _emit_irdl(out)
+        args = _processor_target(args)
         tool = GcnforgeOptMain(description="gcnforge-opt: the amdgcn dialect's optimizer driver", args=args)
         tool.run()
         return 0

@@ -23,6 +23,7 @@ from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
 from gcnforge.lift.lifter import DESCRIPTOR_MARK
 from gcnforge.dialect.raw_ops import RawInstOp
+from gcnforge.isa import table
 from gcnforge.target.asm import descriptor_text, register_counts
 from gcnforge.target.inst_text import inst_text
 
@@ -158,16 +159,21 @@ def _gap_lines(g: DictionaryAttr) -> list[str]:
 
 
 def module_asm(module: Operation) -> str:
-    """The whole ``.s`` for a raised module (or any allocated module with ``amdgcn.module``)."""
+    """The whole ``.s`` for a raised module (or any allocated module with ``amdgcn.module``),
+    printed with its ``#amdgcn.target``'s table."""
     mods = [op for op in module.walk() if isinstance(op, ModuleOp)]
     if len(mods) != 1:
         raise Diagnostic(f"expected one amdgcn.module, found {len(mods)}")
-    mod = mods[0]
+    with table.use_target(mods[0].chip):
+        return _module_asm(mods[0])
+
+
+def _module_asm(mod: ModuleOp) -> str:
     kernels = [op for op in mod.body.block.ops if isinstance(op, KernelOp)]
     if not kernels:
         raise Diagnostic("no amdgcn.kernel to emit", f"@{mod.sym_name.data}")
     a = mod.attributes
-    target = a["lift.target"].data if "lift.target" in a else "amdgcn-amd-amdhsa--gfx942"
+    target = a["lift.target"].data if "lift.target" in a else f"amdgcn-amd-amdhsa--{mod.chip}"
     version = a["lift.code_object_version"].value.data if "lift.code_object_version" in a else 5
     out = [f'\t.amdgcn_target "{target}"', f"\t.amdhsa_code_object_version {version}", "\t.text", "\t.p2align 8"]
     segments: list[tuple[int, int, object]] = []
@@ -219,4 +225,10 @@ def _text(data: str | bytes, mod: Operation) -> str:
 def module_code_object(module: Operation, toolchain: str = "builtin", filename: str = "<lift>") -> bytes:
     from gcnforge.binary import assemble
 
-    return assemble(module_asm(module), toolchain=toolchain, filename=filename)
+    text = module_asm(module)
+    a = next(op for op in module.walk() if isinstance(op, ModuleOp)).attributes
+    # the code object's own target id when raised (its processor may lack a table), else the module's
+    tid = a["lift.target"].data if "lift.target" in a else None
+    target = table.processor(tid) if isinstance(tid, str) else next(
+        op for op in module.walk() if isinstance(op, ModuleOp)).chip
+    return assemble(text, target=target, toolchain=toolchain, filename=filename)

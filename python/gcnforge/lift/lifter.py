@@ -1,4 +1,4 @@
-"""A gfx942 code object (or ``.s`` file) -> ``amdgcn`` IR on allocated registers.
+"""A gfx942 or gfx950 code object (or ``.s`` file) -> ``amdgcn`` IR on allocated registers.
 
 Per kernel (the descriptor's entry to the end of its symbol): the code is decoded
 linearly, split into blocks at branch targets and after each branch / ``s_endpgm``, and
@@ -30,6 +30,8 @@ from gcnforge.binary import CodeObject, KernelInfo, read_code_object
 from gcnforge.binary.descriptor import CLANG_ORDER
 from gcnforge.binary.metadata import format_metadata_yaml
 from gcnforge.binary.target_id import parse_target_id
+from gcnforge.binary.toolchain import _TARGET_DIRECTIVE
+from gcnforge.isa import table
 from gcnforge.binary.to_asm import _attrs, _data_sections
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect import isa_info
@@ -207,12 +209,16 @@ def _text_gaps(co: CodeObject) -> list[tuple[int, int]]:
 
 
 def raise_code_object(co: CodeObject, name: str = "raised") -> BuiltinModule:
-    """Every kernel of ``co`` as an ``amdgcn.kernel`` in one ``amdgcn.module``."""
+    """Every kernel of ``co`` as an ``amdgcn.kernel`` in one ``amdgcn.module``, for the code
+    object's processor (``#amdgcn.target<gfx950>`` for a gfx950 object: decoded and verified
+    with gfx950's table; a processor without a table of its own is raised with gfx942's)."""
     tid = parse_target_id(co.target)
     if not co.kernels:
         raise Diagnostic("the code object has no kernels", name)
-    kernels = [raise_kernel(k, tid.gfx90a_family) for k in sorted(co.kernels.values(), key=lambda k: k.entry)]
-    mod = ModuleOp(name, kernels)
+    proc = tid.processor if tid.processor in table.known_targets() else table.TARGET
+    with table.use_target(proc):
+        kernels = [raise_kernel(k, tid.gfx90a_family) for k in sorted(co.kernels.values(), key=lambda k: k.entry)]
+    mod = ModuleOp(name, kernels, target=proc)
     a = mod.attributes
     a["lift.target"] = StringAttr(tid.triple_target())
     a["lift.code_object_version"] = IntegerAttr(co.code_object_version, i64)
@@ -258,8 +264,10 @@ def _mark_descriptors(lines: list[str], kd_names: dict[int, str]) -> list[str]:
     return out
 
 
-def raise_file(path: str | Path) -> BuiltinModule:
-    """Raise a code object file, or a ``.s`` file (assembled by the built-in assembler first)."""
+def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
+    """Raise a code object file, or a ``.s`` file (assembled by the built-in assembler first,
+    for its ``.amdgcn_target``, else ``target``, else gfx942). A ``target`` (processor) that
+    is not the code object's is a Diagnostic."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -270,11 +278,16 @@ def raise_file(path: str | Path) -> BuiltinModule:
     lines: dict[int, str] = {}
     binary = data[:4] == b"\x7fELF" or data.startswith(b"__CLANG_OFFLOAD_BUNDLE__")
     if not binary:
-        data, lines = _assemble_with_lines(data.decode("utf-8", errors="replace"), str(p))
+        text = data.decode("utf-8", errors="replace")
+        m = _TARGET_DIRECTIVE.search(text)
+        data, lines = _assemble_with_lines(text, str(p), parse_target_id(m.group(1)).processor if m else
+                                           (target or table.TARGET))
     name = p.stem.replace("-", "_").replace(".", "_") or "raised"
     if not (name[0].isalpha() or name[0] == "_"):
         name = "m_" + name
     co = read_code_object(p if binary else data)  # a file's problems are reported at the file
+    if target is not None and parse_target_id(co.target).processor != target:
+        raise Diagnostic(f"--target {target}: the code object is for {co.target}", str(p))
     module = raise_code_object(co, name)
     if lines:
         for op in module.walk():
@@ -284,18 +297,18 @@ def raise_file(path: str | Path) -> BuiltinModule:
     return module
 
 
-def _assemble_with_lines(text: str, filename: str) -> tuple[bytes, dict[int, str]]:
+def _assemble_with_lines(text: str, filename: str, target: str = "gfx942") -> tuple[bytes, dict[int, str]]:
     """Assemble with the built-in assembler; also each instruction's ``.text`` offset ->
     ``file:line`` (read from the assembler's section items; {} if that is not available)."""
     from gcnforge.binary.assembler import Assembler, assemble_builtin
 
-    asm = Assembler("gfx942", filename)
+    asm = Assembler(target, filename)
     try:
         data = asm.run(text)
     except Diagnostic:
         raise
     except Exception:  # anything unusual: let the public entry point report it
-        return assemble_builtin(text, filename=filename), {}
+        return assemble_builtin(text, target, filename=filename), {}
     lines: dict[int, str] = {}
     try:
         for sec in asm.sections.values():
