@@ -267,8 +267,12 @@ def _pair_kernel(producer: str, consumer: str, wait_states: int) -> str:
             ".end_amdhsa_kernel\n")
 
 
+# rows of other targets only (gfx950's: tests/passes/test_hazard_rules_gfx950.py)
+OTHER_TARGETS = {k for k, r in hz.RULES.items() if r.targets and "gfx942" not in r.targets}
+
+
 def test_every_row_is_walked():
-    assert set(hz.RULES) == {_rule(k) for k in PAIRS} | CLANG_ROWS | NOT_WALKED
+    assert set(hz.RULES) == {_rule(k) for k in PAIRS} | CLANG_ROWS | NOT_WALKED | OTHER_TARGETS
 
 
 @pytest.mark.parametrize("key", sorted(PAIRS))

@@ -1,4 +1,5 @@
-"""The gfx942 hazard table: software wait states (``s_nop``) between a producer and a consumer.
+"""The hazard table of gfx942 and gfx950: software wait states (``s_nop``) between a producer
+and a consumer.
 
 One row per rule: producer class, consumer class, the register overlap that connects them,
 the wait states required, and where the number comes from. A wait state is one issued
@@ -16,6 +17,16 @@ rows depend on the producer's pass count P and on whether it is an XDL MFMA
 ``tests/passes/test_hazard_rules.py``. An MFMA row runs from the MFMA itself: a later non-MFMA
 write of the same register does not end it (LLVM searches back to the MFMA def; clang pads a
 store of a DGEMM result rewritten by a VALU op to the MFMA's memory-read count).
+
+gfx950 (LLVM GCNHazardRecognizer's ``IsGFX950`` / ``hasGFX950Insts`` cases; every number
+checked against clang 22 ``-mcpu=gfx950`` in tests/passes/test_hazard_rules_gfx950.py):
+an XDL MFMA of more than 2 passes needs one wait state more before its result is read by a
+VALU, memory or SrcA/B (or overwritten), and an XDL result overlapping the next SrcC one
+more too; the f64 16x16x4 DGEMM is 16 passes and its result needs 19 before a VALU or
+SrcA/B read; a VALU write of a VGPR that ``v_permlane16_swap`` / ``v_permlane32_swap`` reads
+needs 2 (``checkPermlaneHazards``); the cvt_scale partial writes are the dst-sel forwarding
+row. Rules with ``targets`` apply only there; numbers read the target (``target=``, default
+the active one, ``isa.table.use_target``).
 """
 
 from __future__ import annotations
@@ -24,6 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gcnforge.isa import mfma
+from gcnforge.isa.table import active_target
+
+GFX950 = "gfx950"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,51 +48,67 @@ class Rule:
     overlap: str  # what connects the two
     wait_states: int | Callable[..., int]  # a number, or a function of the producer's (and consumer's) mnemonic
     ref: str
+    targets: tuple[str, ...] = ()  # the targets the rule exists on (empty: all)
 
-    def need(self, producer: str = "", consumer: str = "") -> int:
+    def need(self, producer: str = "", consumer: str = "", target: str | None = None) -> int:
         """Wait states required after ``producer`` (its mnemonic, for the MFMA rows) before
-        ``consumer`` (only the overlapping-SrcC row looks at it; unknown: the larger number)."""
+        ``consumer`` (only the overlapping-SrcC row looks at it; unknown: the larger number)
+        on ``target`` (default: the active one); 0 where the rule does not exist."""
+        t = target or active_target()
+        if self.targets and t not in self.targets:
+            return 0
         if not callable(self.wait_states):
             return self.wait_states
-        return self.wait_states(producer, consumer) if self.key == "mfma_srcc_overlap" else self.wait_states(producer)
+        if self.key == "mfma_srcc_overlap":
+            return self.wait_states(producer, consumer, t)
+        return self.wait_states(producer, t)
 
 
-def _big_dgemm(m: str) -> bool:
-    return mfma.passes(m) > 4  # v_mfma_f64_16x16x4_f64 (vs 4x4x4_4b)
+def _big_dgemm(m: str, t: str) -> bool:
+    return mfma.passes(m, t) > 4  # v_mfma_f64_16x16x4_f64 (vs 4x4x4_4b)
 
 
-def _mfma_read(m: str, dgemm: tuple[int, int]) -> int:
-    """P + 3 after an XDL MFMA, P + 2 after a non-XDL one, fixed numbers after a DGEMM
-    (``dgemm`` = (4x4, 16x16))."""
+# DGEMM result read: (4x4, 16x16) wait states per target. gfx950's 16x16x4 f64 is 16 passes
+# (LLVM 22's gfx950 scheduling model) and clang 22 -mcpu=gfx950 pads 19 before a VALU or
+# SrcA/B read of it (18 before a store, as on gfx942).
+_DGEMM_READ = {"valu": {"gfx942": (6, 11), GFX950: (6, 19)}, "mem": {"gfx942": (9, 18), GFX950: (9, 18)}}
+
+
+def _mfma_read(m: str, t: str, kind: str = "valu") -> int:
+    """P + 3 after an XDL MFMA (P + 4 on gfx950 when P > 2), P + 2 after a non-XDL one, fixed
+    numbers after a DGEMM (``_DGEMM_READ``)."""
     if mfma.is_dgemm(m):
-        return dgemm[1] if _big_dgemm(m) else dgemm[0]
-    i = mfma.info(m)
-    return mfma.passes(m) + (3 if i is None or i.xdl else 2)
+        small, big = _DGEMM_READ[kind].get(t, _DGEMM_READ[kind]["gfx942"])
+        return big if _big_dgemm(m, t) else small
+    i, p = mfma.info(m, t), mfma.passes(m, t)
+    if i is not None and not i.xdl:
+        return p + 2
+    return p + 3 + (1 if t == GFX950 and p != 2 else 0)
 
 
-def _srcc_same(m: str) -> int:
+def _srcc_same(m: str, t: str) -> int:
     if mfma.is_dgemm(m):
-        return 0 if _big_dgemm(m) else 4  # DGEMM 4x4 -> the same DGEMM 4x4's SrcC
-    return 2 if mfma.passes(m) == 2 else 0
+        return 0 if _big_dgemm(m, t) else 4  # DGEMM 4x4 -> the same DGEMM 4x4's SrcC
+    return 2 if mfma.passes(m, t) == 2 else 0
 
 
-def _srcc_overlap(m: str, consumer: str = "") -> int:
-    """XDL producer P + 1, non-XDL P, DGEMM 9 / 4; nothing when an XDL MFMA reads the result
-    of a non-XDL one (or of a DGEMM) as SrcC (checkMAIHazards90A, gfx940)."""
-    p, c = mfma.info(m), mfma.info(consumer) if consumer else None
+def _srcc_overlap(m: str, consumer: str = "", t: str = "gfx942") -> int:
+    """XDL producer P + 1 (P + 2 on gfx950), non-XDL P, DGEMM 9 / 4; nothing when an XDL MFMA
+    reads the result of a non-XDL one (or of a DGEMM) as SrcC (checkMAIHazards90A)."""
+    p, c = mfma.info(m, t), mfma.info(consumer, t) if consumer else None
     p_xdl = p is None or p.xdl
     if c is not None and c.xdl and not p_xdl:
         return 0
     if mfma.is_dgemm(m):
-        return 9 if _big_dgemm(m) else 4
-    return mfma.passes(m) + (1 if p_xdl else 0)
+        return 9 if _big_dgemm(m, t) else 4
+    return mfma.passes(m, t) + ((2 if t == GFX950 else 1) if p_xdl else 0)
 
 
-def _srcc_war(m: str) -> int:
-    i = mfma.info(m)
+def _srcc_war(m: str, t: str) -> int:
+    i = mfma.info(m, t)
     if mfma.is_dgemm(m) or (i is not None and not i.xdl):
         return 0  # LLVM checks the SrcC write-after-read only after XDL MFMAs on gfx940
-    return mfma.passes(m) - 1
+    return mfma.passes(m, t) - 1
 
 
 _G = "ISA guide 4.5"
@@ -106,23 +136,27 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
     Rule("mfma_srcc_overlap", "MFMA", "MFMA", "result overlaps the next SrcC (not the same range)", _srcc_overlap,
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
-    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m: _mfma_read(m, (6, 11)),
+    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m, t: _mfma_read(m, t),
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
-    Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m: _mfma_read(m, (6, 11)),
+    Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m, t: _mfma_read(m, t),
          f"{_L}checkMAIVALUHazards"),
-    Rule("mfma_mem_read", "MFMA", "VMEM/FLAT/LDS", "result read (address or data)", lambda m: _mfma_read(m, (9, 18)),
-         f"{_L}checkMAIVALUHazards"),
-    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", lambda m: _mfma_read(m, (6, 11)),
+    Rule("mfma_mem_read", "MFMA", "VMEM/FLAT/LDS", "result read (address or data)",
+         lambda m, t: _mfma_read(m, t, "mem"), f"{_L}checkMAIVALUHazards"),
+    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", lambda m, t: _mfma_read(m, t),
          f"{_L}checkMAIVALUHazards"),
     Rule("mfma_srcc_war", "MFMA (XDL)", "VALU", "SrcC read, then overwritten (WAR)", _srcc_war,
          f"{_L}checkMAIVALUHazards"),
     Rule("vmem_store_data", "VMEM store of more than 8 bytes", "VALU", "store data VGPRs overwritten", 2, _G),
+    Rule("valu_vgpr_permlane", "VALU", "v_permlane16_swap/v_permlane32_swap", "VGPR written, read", 2,
+         f"{_L}checkPermlaneHazards (gfx950)", targets=(GFX950,)),
 )}
 
-# The longest rule: a DGEMM 16x16 result read by memory (18), a 16-pass XDL MFMA's (19).
-MAX_WAIT_STATES = max(19, mfma.MAX_PASSES + 3)
+# The longest rule: a DGEMM 16x16 result read by memory (18), a 16-pass XDL MFMA's (19; 20 on
+# gfx950, as its DGEMM 16x16 read's 19).
+MAX_WAIT_STATES = max(20, mfma.MAX_PASSES + 4)
 
 
-def need(key: str, producer: str = "", consumer: str = "") -> int:
-    """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows)."""
-    return RULES[key].need(producer, consumer)
+def need(key: str, producer: str = "", consumer: str = "", target: str | None = None) -> int:
+    """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows) on
+    ``target`` (default: the active one)."""
+    return RULES[key].need(producer, consumer, target)

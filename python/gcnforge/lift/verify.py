@@ -59,7 +59,16 @@ CHECKS = {"waits": (_Waits, "missing s_waitcnt"), "hazards": (_Hazards, "hazard"
 
 
 def verify_module(module: Operation, checks=("waits", "hazards")) -> list[str]:
-    """Findings as ``@kernel pc 0x...: <what>`` lines ([] when the code is clean)."""
+    """Findings as ``@kernel pc 0x...: <what>`` lines ([] when the code is clean), with the
+    rows of the module's ``#amdgcn.target``."""
+    from gcnforge.dialect.value_ops import input_target
+    from gcnforge.isa import table
+
+    with table.use_target(input_target(module)):
+        return _verify(module, checks)
+
+
+def _verify(module: Operation, checks) -> list[str]:
     out = []
     for c in checks:
         if c not in CHECKS:

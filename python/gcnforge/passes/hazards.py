@@ -1,4 +1,5 @@
-"""``amdgcn-hazards``: software wait states (``s_nop``) for gfx942 data hazards.
+"""``amdgcn-hazards``: software wait states (``s_nop``) for gfx942 / gfx950 data hazards (the
+rows and numbers of the module's ``#amdgcn.target``).
 
 Rules: the hazard table ``gcnforge.isa.hazards`` (producer class, consumer class, register
 overlap, wait states, reference to the ISA guide / LLVM's GCNHazardRecognizer); this pass
@@ -36,6 +37,7 @@ VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "fl
 MEMREAD = VMEM + ("lds", "gds")
 LANE_SELECT = ("v_readlane_b32", "v_writelane_b32")
 READS_EXEC_LANE = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
+PERMLANE_SWAP = ("v_permlane16_swap", "v_permlane32_swap")  # gfx950
 
 
 mfma_passes = isa_mfma.passes
@@ -51,13 +53,19 @@ def _vgprs(units) -> set:
 
 def _writes_partial_dword(m: MInst) -> bool:
     """SDWA with dst_sel other than DWORD, or VOP3 op_sel writing the high half (LLVM's
-    dst-sel forwarding hazard, gfx940)."""
+    dst-sel forwarding hazard, gfx940; on gfx950 the cvt_scale conversions too). A VOP3
+    op_sel lists the sources then the dst bit (``op_sel:[0,0,1]`` for two sources: clang 22
+    pads ``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]`` before a VALU read on gfx942 and gfx950);
+    VOP3P op_sel has no dst bit."""
     mods = m.op.modifiers
     sel = mods.get("dst_sel")
     if sel is not None:
         return sel not in ("DWORD", 6)
     op_sel = mods.get("op_sel")
-    return isinstance(op_sel, list) and len(op_sel) >= 4 and bool(op_sel[3])
+    if not isinstance(op_sel, list) or not op_sel:
+        return False
+    inf = m.op.info
+    return inf is not None and inf.family == "vop3" and bool(op_sel[-1])
 
 
 def _is_dpp(m: MInst) -> bool:
@@ -123,6 +131,8 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
                 rule("valu_partial_vgpr")
             if _is_mfma(cur) and wv & cr:
                 rule("valu_vgpr_mfma")
+            if cur.mnemonic.startswith(PERMLANE_SWAP) and wv & cr:
+                rule("valu_vgpr_permlane")
     if prev.mnemonic.startswith("s_setreg") and cur.mnemonic.startswith("s_getreg"):
         rule("setreg_getreg")
     if prev.sem == "salu" and ("x", "m0") in pw and (cur.mnemonic.startswith("s_sendmsg") or cur.sem == "gds"):
@@ -265,6 +275,10 @@ class HazardsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode not in ("insert", "verify"):
             raise Diagnostic(f"amdgcn-hazards: unknown mode '{self.mode}' (insert, verify)")
-        for k in list(op.walk()):
-            if isinstance(k, KernelOp | FuncOp):
-                _Kernel(k, self.mode == "verify").run()
+        from gcnforge.dialect.value_ops import input_target
+        from gcnforge.isa import table
+
+        with table.use_target(input_target(op)):  # the target's rows and MFMA pass counts
+            for k in list(op.walk()):
+                if isinstance(k, KernelOp | FuncOp):
+                    _Kernel(k, self.mode == "verify").run()

@@ -211,6 +211,10 @@ class InsertWaitsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode not in ("auto", "tokens", "deps", "verify"):
             raise Diagnostic(f"amdgcn-insert-waits: unknown mode '{self.mode}' (auto, tokens, deps, verify)")
-        for k in list(op.walk()):
-            if isinstance(k, KernelOp | FuncOp):
-                _Kernel(k, self.mode).run()
+        from gcnforge.dialect.value_ops import input_target
+        from gcnforge.isa import table
+
+        with table.use_target(input_target(op)):  # the target's counters (its instruction table)
+            for k in list(op.walk()):
+                if isinstance(k, KernelOp | FuncOp):
+                    _Kernel(k, self.mode).run()

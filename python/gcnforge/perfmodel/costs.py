@@ -77,15 +77,17 @@ def mfma_flops(base: str) -> int:
 
 
 @cache
-def _sem_by_base() -> dict[str, str]:
+def _sem_by_base(target: str) -> dict[str, str]:
     from gcnforge.isa import table
 
-    return {i.base: i.sem for i in table.instructions() if i.sem}
+    return {i.base: i.sem for i in table.instructions(target) if i.sem}
 
 
 def sem_of(base: str) -> str:
-    """The ISA table's semantic class of an instruction (by base mnemonic)."""
-    return _sem_by_base().get(base.removesuffix("_e32").removesuffix("_e64").removesuffix("_sdwa")
+    """The ISA table's semantic class of an instruction (by base mnemonic; the active target's table)."""
+    from gcnforge.isa.table import active_target
+
+    return _sem_by_base(active_target()).get(base.removesuffix("_e32").removesuffix("_e64").removesuffix("_sdwa")
                               .removesuffix("_dpp"), "control")
 
 
