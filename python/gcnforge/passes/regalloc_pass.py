@@ -48,7 +48,14 @@ class RegAllocPass(ModulePass):
     spill_to_agprs: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        limits = {"v": self.max_vgprs, "a": self.max_agprs, "s": self.max_sgprs}
+        from gcnforge.dialect.value_ops import input_target
+        from gcnforge.isa.target import target as target_facts
+
+        # the options, within the module target's register files (gcnforge.isa.target; the
+        # SGPR budget leaves VCC, FLAT_SCRATCH and XNACK_MASK out, as LLVM does)
+        t = target_facts(input_target(op))
+        limits = {"v": min(self.max_vgprs, t.arch_vgprs), "a": min(self.max_agprs, t.agprs if t.has_agprs else 0),
+                  "s": min(self.max_sgprs, t.sgprs - t.extra_sgprs_flat_scratch)}
         for k in list(op.walk()):
             if isinstance(k, KernelOp | FuncOp):
                 res = allocate_region_op(k, limits, self.coalesce, spill=self.spill_to_agprs,
