@@ -42,6 +42,7 @@ typedef __bf16 v8bf __attribute__((ext_vector_type(8)));
 typedef int v16i __attribute__((ext_vector_type(16)));
 typedef half v2h __attribute__((ext_vector_type(2)));
 typedef unsigned int v2u __attribute__((ext_vector_type(2)));
+typedef int v8i __attribute__((ext_vector_type(8)));
 """
 CASES = [(mn, c) for mn in MFMAS for c in g942.CONSUMERS]
 T = "gfx950"
@@ -101,6 +102,13 @@ EXTRA = {
   v2h r = __builtin_amdgcn_cvt_scalef32_f16_fp8(old[i], src[i], s, 0, true);
   out[i] = r + r;
 }""", "valu_partial_vgpr", "v_cvt_scalef32_f16_fp8", "v_pk_add_f16"),
+    # f8f6f4: twice the passes when A or B is FP8/BF8 (cbsz / blgp 0 or 1), checked both ways
+    **{f"f8f6f4_{shape}_{a}_{b}": (f"""kernel void f8f6f4_{shape}_{a}_{b}(global {acc} *restrict out,
+                          global const {acc} *restrict cin, global const v8i *restrict ain) {{
+  int i = __builtin_amdgcn_workitem_id_x();
+  out[i] = __builtin_amdgcn_mfma_scale_f32_{shape}_f8f6f4(ain[i], ain[i+64], cin[i], {a}, {b}, 0, 0, 0, 0);
+}}""", "mfma_mem_read", f"v_mfma_f32_{shape}_f8f6f4", "global_store_dwordx4", (a, b))
+       for shape, acc in (("16x16x128", "v4f"), ("32x32x64", "v16f")) for a, b in ((0, 0), (4, 4), (2, 4), (4, 1))},
     "cvt_pk_fp8_hi": ("""kernel void cvt_pk_fp8_hi(global int *restrict out, global const float *restrict in,
                            global const int *restrict old) {
   int i = __builtin_amdgcn_workitem_id_x();
@@ -178,6 +186,11 @@ def extra(tmp_path_factory):
     return _compile(d, list(EXTRA), {n: v[0] for n, v in EXTRA.items()})
 
 
+def _extra(name: str):
+    body, rule, producer, consumer, *formats = EXTRA[name]
+    return body, rule, producer, consumer, (formats[0] if formats else None)
+
+
 def _pad_before(text: str, kernel: str, producer: str, consumer: str) -> tuple[int, int]:
     """Wait states clang put between ``producer`` and ``consumer`` in ``kernel``, and the
     line of its last s_nop."""
@@ -192,10 +205,10 @@ def _pad_before(text: str, kernel: str, producer: str, consumer: str) -> tuple[i
 
 @pytest.mark.parametrize("name", sorted(EXTRA))
 def test_gfx950_rows_match_clang(extra, name):
-    _, rule, producer, consumer = EXTRA[name]
+    _, rule, producer, consumer, formats = _extra(name)
     ws, last_nop = _pad_before(extra[name], name, producer, consumer)
     assert last_nop >= 0, "clang padded nothing: the pair does not show the rule"
-    assert hz.need(rule, producer, consumer, target=T) == ws, (rule, ws)
+    assert hz.need(rule, producer, consumer, target=T, formats=formats) == ws, (rule, ws)
     found = _findings(extra[name], name)
     if found is None:
         pytest.skip("the raiser keeps this instruction opaque (lift.inst)")
@@ -206,7 +219,7 @@ def test_gfx950_rows_match_clang(extra, name):
 
 def test_permlane_row_is_gfx950s_and_cvt_pk_dst_sel_holds_on_gfx942(tmp_path):
     assert hz.need("valu_vgpr_permlane", target="gfx942") == 0 and hz.need("valu_vgpr_permlane", target=T) == 2
-    body, rule, producer, consumer = EXTRA["cvt_pk_fp8_hi"]
+    body, rule, producer, consumer, _ = _extra("cvt_pk_fp8_hi")
     text = _compile(tmp_path, ["cvt_pk_fp8_hi"], {"cvt_pk_fp8_hi": body}, "gfx942")["cvt_pk_fp8_hi"]
     ws, last_nop = _pad_before(text, "cvt_pk_fp8_hi", producer, consumer)
     assert ws == hz.need(rule, target="gfx942") == 1 and last_nop >= 0

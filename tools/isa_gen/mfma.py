@@ -10,8 +10,9 @@ count differs on gfx950; ``mfma``: rows of the MFMAs gfx950 adds. Pass counts co
 LLVM 22's gfx950 scheduling model (SISchedule.td, the model GCNHazardRecognizer reads its
 pass counts from) as ``llvm-mca -mcpu=gfx950`` reports them: an MFMA's ``RThroughput`` is
 its ``WriteNPassMAI`` resource cycles, i.e. N (on gfx942 it equals the calculator's count
-for every MFMA: tests/isa/test_mfma_facts_gfx950.py). Shapes of the new MFMAs are read from
-their LLVM names (``MxNxK``, ``_Nb`` blocks, operand types), which is how LLVM spells them.
+for every MFMA: tests/isa/test_mfma_facts_gfx950.py); the f8f6f4 rows add ``passes_fp8`` (see
+``F8F6F4_FP8_FACTOR``). Shapes of the new MFMAs are read from their LLVM names (``MxNxK``, ``_Nb``
+blocks, operand types), which is how LLVM spells them.
 
 Source: AMD's Matrix Instruction Calculator (public repository
 ROCm/amd_matrix_instruction_calculator, ``matrix_calculator.py -a CDNA3 -d``, "Execution
@@ -55,6 +56,12 @@ def render() -> str:
     return "{\n" + "\n".join(lines) + '\n "mfma": {\n' + ",\n".join(body) + "\n }\n}\n"
 
 
+# The f8f6f4 MFMAs take twice the passes when A or B is FP8/BF8 (AMD CDNA4 ISA guide 7.1: 16x16x128
+# is 16 cycles with FP6/FP4 sources, 32 when either is FP8/BF8; LLVM 22 schedules them as
+# format-specific pseudo-opcodes, which llvm-mca's one MC opcode does not show: it reports the FP6/FP4
+# count). Held to clang 22 -mcpu=gfx950's s_nop counts in tests/passes/test_hazard_rules_gfx950.py.
+F8F6F4_FP8_FACTOR = 2
+
 # operand-type names as the gfx942 file (the calculator) spells them, by LLVM name suffix
 _TYPES = {"f16": "FP16", "bf16": "BF16", "f32": "FP32", "f64": "FP64", "i8": "int8", "fp8": "FP8", "bf8": "BF8",
           "f8f6f4": "F8F6F4"}
@@ -70,9 +77,12 @@ def new_row(name: str, passes: int) -> dict:
     a, b = (ab * 2)[:2] if len(ab) == 1 else ab
     d = {"f32": "FP32", "i32": "int32"}[m["d"]]
     sparse = name.startswith("v_smfmac")
-    return {"m": int(m["m"]), "n": int(m["n"]), "k": int(m["k"]), "blocks": int(m["b"] or 1), "cycles": 4 * passes,
-            "passes": passes, "sparse": sparse, "xdl": m["ab"] not in ("f32", "f64"),
-            "types": [_TYPES[a], _TYPES[b], "A" if sparse else d, d]}
+    row = {"m": int(m["m"]), "n": int(m["n"]), "k": int(m["k"]), "blocks": int(m["b"] or 1), "cycles": 4 * passes,
+           "passes": passes, "sparse": sparse, "xdl": m["ab"] not in ("f32", "f64"),
+           "types": [_TYPES[a], _TYPES[b], "A" if sparse else d, d]}
+    if m["ab"] == "f8f6f4":
+        row["passes_fp8"] = F8F6F4_FP8_FACTOR * passes
+    return row
 
 
 def mca_passes(lines: dict[str, str], mcpu: str) -> dict[str, int]:

@@ -217,9 +217,10 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                     if len(ins.ops) >= 4 else []
                 if c:
                     self.srcc_w[np.ix_(w, c)] = self.ws[w][:, None]
-                    self.srcc_need[np.ix_(w, c)] = hz.need("mfma_srcc_war", ins.mnemonic)
+                    self.srcc_need[np.ix_(w, c)] = hz.need("mfma_srcc_war", ins.mnemonic,
+                                                           formats=isa_mfma.formats_of(ins.mnemonic, ins.mods))
                 self.mfma_w[np.ix_(w, vd)] = self.ws[w][:, None]
-                for k, n in enumerate(self._mfma_needs(ins.mnemonic)):
+                for k, n in enumerate(self._mfma_needs(ins.mnemonic, isa_mfma.formats_of(ins.mnemonic, ins.mods))):
                     self.mfma_need[k][np.ix_(w, vd)] = n
                 self.mfma_dgemm[np.ix_(w, vd)] = ins.base.startswith("v_mfma_f64")
                 info = isa_mfma.info(ins.mnemonic)
@@ -244,10 +245,11 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                 if inst is not None else ()
         return ctr
 
-    def _mfma_needs(self, mnemonic):
-        n = self._mneeds.get(mnemonic)
+    def _mfma_needs(self, mnemonic, formats=None):
+        # (gfx950 f8f6f4 MFMAs: the pass count depends on the formats, gcnforge.isa.mfma.passes)
+        n = self._mneeds.get((mnemonic, formats))
         if n is None:
-            n = self._mneeds[mnemonic] = tuple(hz.need(k, mnemonic) for k in MFMA_NEED)
+            n = self._mneeds[(mnemonic, formats)] = tuple(hz.need(k, mnemonic, formats=formats) for k in MFMA_NEED)
         return n
 
     def waitcnt(self, ins, w):

@@ -50,18 +50,21 @@ class Rule:
     ref: str
     targets: tuple[str, ...] = ()  # the targets the rule exists on (empty: all)
 
-    def need(self, producer: str = "", consumer: str = "", target: str | None = None) -> int:
+    def need(self, producer: str = "", consumer: str = "", target: str | None = None,
+             formats: tuple[int, int] | None = None) -> int:
         """Wait states required after ``producer`` (its mnemonic, for the MFMA rows) before
         ``consumer`` (only the overlapping-SrcC row looks at it; unknown: the larger number)
-        on ``target`` (default: the active one); 0 where the rule does not exist."""
+        on ``target`` (default: the active one); 0 where the rule does not exist.
+        ``formats``: the producer's (cbsz, blgp) for a gfx950 ``*_f8f6f4`` MFMA, whose pass
+        count depends on them (``gcnforge.isa.mfma.passes``; unknown: the larger)."""
         t = target or active_target()
         if self.targets and t not in self.targets:
             return 0
         if not callable(self.wait_states):
             return self.wait_states
         if self.key == "mfma_srcc_overlap":
-            return self.wait_states(producer, consumer, t)
-        return self.wait_states(producer, t)
+            return self.wait_states(producer, consumer, t, formats)
+        return self.wait_states(producer, t, formats)
 
 
 def _big_dgemm(m: str, t: str) -> bool:
@@ -74,25 +77,25 @@ def _big_dgemm(m: str, t: str) -> bool:
 _DGEMM_READ = {"valu": {"gfx942": (6, 11), GFX950: (6, 19)}, "mem": {"gfx942": (9, 18), GFX950: (9, 18)}}
 
 
-def _mfma_read(m: str, t: str, kind: str = "valu") -> int:
+def _mfma_read(m: str, t: str, kind: str = "valu", f: tuple[int, int] | None = None) -> int:
     """P + 3 after an XDL MFMA (P + 4 on gfx950 when P > 2), P + 2 after a non-XDL one, fixed
     numbers after a DGEMM (``_DGEMM_READ``)."""
     if mfma.is_dgemm(m):
         small, big = _DGEMM_READ[kind].get(t, _DGEMM_READ[kind]["gfx942"])
         return big if _big_dgemm(m, t) else small
-    i, p = mfma.info(m, t), mfma.passes(m, t)
+    i, p = mfma.info(m, t), mfma.passes(m, t, f)
     if i is not None and not i.xdl:
         return p + 2
     return p + 3 + (1 if t == GFX950 and p != 2 else 0)
 
 
-def _srcc_same(m: str, t: str) -> int:
+def _srcc_same(m: str, t: str, f: tuple[int, int] | None = None) -> int:
     if mfma.is_dgemm(m):
         return 0 if _big_dgemm(m, t) else 4  # DGEMM 4x4 -> the same DGEMM 4x4's SrcC
-    return 2 if mfma.passes(m, t) == 2 else 0
+    return 2 if mfma.passes(m, t, f) == 2 else 0
 
 
-def _srcc_overlap(m: str, consumer: str = "", t: str = "gfx942") -> int:
+def _srcc_overlap(m: str, consumer: str = "", t: str = "gfx942", f: tuple[int, int] | None = None) -> int:
     """XDL producer P + 1 (P + 2 on gfx950), non-XDL P, DGEMM 9 / 4; nothing when an XDL MFMA
     reads the result of a non-XDL one (or of a DGEMM) as SrcC (checkMAIHazards90A)."""
     p, c = mfma.info(m, t), mfma.info(consumer, t) if consumer else None
@@ -101,14 +104,14 @@ def _srcc_overlap(m: str, consumer: str = "", t: str = "gfx942") -> int:
         return 0
     if mfma.is_dgemm(m):
         return 9 if _big_dgemm(m, t) else 4
-    return mfma.passes(m, t) + ((2 if t == GFX950 else 1) if p_xdl else 0)
+    return mfma.passes(m, t, f) + ((2 if t == GFX950 else 1) if p_xdl else 0)
 
 
-def _srcc_war(m: str, t: str) -> int:
+def _srcc_war(m: str, t: str, f: tuple[int, int] | None = None) -> int:
     i = mfma.info(m, t)
     if mfma.is_dgemm(m) or (i is not None and not i.xdl):
         return 0  # LLVM checks the SrcC write-after-read only after XDL MFMAs on gfx940
-    return mfma.passes(m, t) - 1
+    return mfma.passes(m, t, f) - 1
 
 
 _G = "ISA guide 4.5"
@@ -136,13 +139,14 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
     Rule("mfma_srcc_overlap", "MFMA", "MFMA", "result overlaps the next SrcC (not the same range)", _srcc_overlap,
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
-    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m, t: _mfma_read(m, t),
+    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m, t, f: _mfma_read(m, t, "valu", f),
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
-    Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m, t: _mfma_read(m, t),
+    Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m, t, f: _mfma_read(m, t, "valu", f),
          f"{_L}checkMAIVALUHazards"),
     Rule("mfma_mem_read", "MFMA", "VMEM/FLAT/LDS", "result read (address or data)",
-         lambda m, t: _mfma_read(m, t, "mem"), f"{_L}checkMAIVALUHazards"),
-    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", lambda m, t: _mfma_read(m, t),
+         lambda m, t, f: _mfma_read(m, t, "mem", f), f"{_L}checkMAIVALUHazards"),
+    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)",
+         lambda m, t, f: _mfma_read(m, t, "valu", f),
          f"{_L}checkMAIVALUHazards"),
     Rule("mfma_srcc_war", "MFMA (XDL)", "VALU", "SrcC read, then overwritten (WAR)", _srcc_war,
          f"{_L}checkMAIVALUHazards"),
@@ -156,7 +160,8 @@ RULES: dict[str, Rule] = {r.key: r for r in (
 MAX_WAIT_STATES = max(20, mfma.MAX_PASSES + 4)
 
 
-def need(key: str, producer: str = "", consumer: str = "", target: str | None = None) -> int:
-    """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows) on
-    ``target`` (default: the active one)."""
-    return RULES[key].need(producer, consumer, target)
+def need(key: str, producer: str = "", consumer: str = "", target: str | None = None,
+         formats: tuple[int, int] | None = None) -> int:
+    """Wait states rule ``key`` requires after ``producer`` (its mnemonic, for MFMA rows, and
+    its (cbsz, blgp) for an f8f6f4 one) on ``target`` (default: the active one)."""
+    return RULES[key].need(producer, consumer, target, formats)

@@ -32,6 +32,7 @@ class Mfma:
     sparse: bool  # v_smfmac: A is 2:4 structured-sparse, K counts the dense elements
     types: tuple[str, str, str, str]  # Src0 (A), Src1 (B), Src2 (C, or the sparse index), Vdst
     xdl: bool  # LLVM's is_gfx940_xdl: not a DGEMM and not f32-input (those are the non-XDL path)
+    passes_fp8: int = 0  # gfx950 *_f8f6f4: passes when A or B is FP8/BF8 (``passes``: FP6/FP4 only)
 
     @property
     def flops(self) -> int:
@@ -56,7 +57,7 @@ def _rows(target: str) -> dict[str, dict]:
 @cache
 def _table_for(target: str) -> dict[str, Mfma]:
     return {n: Mfma(n, r["m"], r["n"], r["k"], r["blocks"], r["cycles"], r["passes"], r["sparse"],
-                    tuple(r["types"]), r["xdl"]) for n, r in sorted(_rows(target).items())}
+                    tuple(r["types"]), r["xdl"], r.get("passes_fp8", 0)) for n, r in sorted(_rows(target).items())}
 
 
 def _table(target: str | None = None) -> dict[str, Mfma]:
@@ -74,15 +75,31 @@ def info(mnemonic: str, target: str | None = None) -> Mfma | None:
     return _table(target).get(base_name(mnemonic))
 
 
-def passes(mnemonic: str, target: str | None = None) -> int:
-    """Pass count; an unknown MFMA counts as the longest (safe for wait states)."""
-    i = info(mnemonic, target)
-    return i.passes if i is not None else MAX_PASSES
+# cbsz / blgp format codes of the f8f6f4 MFMAs that are 8-bit (FP8 E4M3, BF8 E5M2)
+F8_FORMATS = (0, 1)
 
 
-def cycles(mnemonic: str, target: str | None = None) -> int:
+def passes(mnemonic: str, target: str | None = None, formats: tuple[int, int] | None = None) -> int:
+    """Pass count; an unknown MFMA counts as the longest (safe for wait states). A gfx950
+    ``*_f8f6f4`` MFMA takes ``passes_fp8`` when A or B is FP8/BF8 (``formats`` = its
+    (cbsz, blgp); None: not known, the larger count)."""
     i = info(mnemonic, target)
-    return i.cycles if i is not None else 4 * MAX_PASSES
+    if i is None:
+        return MAX_PASSES
+    if i.passes_fp8 and (formats is None or formats[0] in F8_FORMATS or formats[1] in F8_FORMATS):
+        return i.passes_fp8
+    return i.passes
+
+
+def formats_of(mnemonic: str, mods: dict) -> tuple[int, int] | None:
+    """(cbsz, blgp) of an ``*_f8f6f4`` MFMA from its modifiers (absent: 0, FP8), else None."""
+    if not mnemonic.endswith("f8f6f4"):
+        return None
+    return int(mods.get("cbsz", 0) or 0), int(mods.get("blgp", 0) or 0)
+
+
+def cycles(mnemonic: str, target: str | None = None, formats: tuple[int, int] | None = None) -> int:
+    return 4 * passes(mnemonic, target, formats)
 
 
 def is_dgemm(mnemonic: str) -> bool:

@@ -93,7 +93,8 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
         return out
 
     def rule(key: str) -> None:
-        n = hz.need(key, prev.mnemonic, cur.mnemonic)
+        n = hz.need(key, prev.mnemonic, cur.mnemonic,
+                    formats=isa_mfma.formats_of(prev.mnemonic, prev.op.modifiers) if prev.sem == "mfma" else None)
         if n > 0:
             r = hz.RULES[key]
             out.append((n, f"{r.producer} -> {r.consumer}: {r.overlap} ({key})"))
