@@ -5,6 +5,7 @@ texts list the processors of ``gcnforge.isa.target.TARGETS``."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,8 @@ def test_opt_target(tmp_path):
 def test_stats_target(gfx950_object, tmp_path):
     r = _run("stats", gfx950_object)
     assert r.returncode == 0 and "gemm_f16_16x16x32" in r.stdout, r.stderr
+    # the cost model reads gfx950's MFMA facts: two 4-pass v_mfma_f32_16x16x32_f16, 16 cycles each
+    assert re.search(r"mfma\s+busy\s+32 cycles .*\b2 instructions", r.stdout), r.stdout
     assert _run("stats", gfx950_object, "--target", "gfx950").returncode == 0
     _bad(_run("stats", gfx950_object, "--target", "gfx942"), "--target gfx942: the input is for gfx950")
     s = tmp_path / "k.s"

@@ -57,7 +57,16 @@ def _occupancy_lines(path, prof) -> list[str]:
 def run(args) -> int:
     from gcnforge.cli.model_input import load_blocks
 
-    blocks = load_blocks(args.file, schedule=args.schedule, target=target_option.processor(args.target))
+    from gcnforge.cli.model_input import input_target
+    from gcnforge.isa import table
+
+    # the input's target for decoding and for the cost model's facts (MFMA cycles)
+    with table.use_target(input_target(args.file, target_option.processor(args.target))):
+        return _run(args, load_blocks)
+
+
+def _run(args, load_blocks) -> int:
+    blocks = load_blocks(args.file, schedule=args.schedule)
     if args.block:
         blocks = [b for b in blocks if args.block in b.name]
     if not blocks:

@@ -176,13 +176,21 @@ def load_blocks(path: str | Path, schedule: bool = False, target: str | None = N
     ``target`` (processor) that is not the input's is a Diagnostic."""
     from gcnforge.isa import table
 
+    with table.use_target(input_target(path, target)):
+        return _load_blocks(Path(path), schedule)
+
+
+def input_target(path: str | Path, target: str | None = None) -> str | None:
+    """The processor whose table and facts model ``path``: the one the file names for itself
+    (if gcnforge knows it), else ``target``; a ``target`` that is not the file's is a Diagnostic."""
+    from gcnforge.isa import table
+
     p = Path(path)
     want = table.processor(target) if target else None
     have = _input_processor(p)
     if want is not None and have is not None and have != want:
         raise Diagnostic(f"--target {want}: the input is for {have}", str(p))
-    with table.use_target(have if have in table.known_targets() else want):
-        return _load_blocks(p, schedule)
+    return have if have in table.known_targets() else want
 
 
 def _input_processor(p: Path) -> str | None:
