@@ -33,6 +33,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_program = argv is None  # the process's own command line: the process ends with it
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     skip_exit_collection()
     try:
-        with batch_gc():
+        with batch_gc(restore=not as_program):
             return int(args.func(args) or 0)
     except Diagnostic as d:
         print(d, file=sys.stderr)
