@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
+from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import AGPRType, RegisterType, VGPRType
 from gcnforge.passes.regalloc.allocate import Interference
-from gcnforge.passes.regalloc.bind import Binding
+from gcnforge.isa.moves import move
+from gcnforge.passes.regalloc.bind import Binding, inst_op
 from gcnforge.passes.regalloc.liveness import Liveness
 
 
@@ -41,7 +42,7 @@ def _candidates(b: Binding) -> dict[int, SSAValue]:
             continue
         if not v.uses or any(not isinstance(u.operation, InstOp) for u in v.uses):
             continue
-        if v.owner.mnemonic.startswith("v_accvgpr_read"):
+        if v.owner.mnemonic == move("v", "a", 1):
             continue  # a reload: spilling it again would not shorten anything
         out[rid] = v
     return out
@@ -78,7 +79,7 @@ def _spill(v: SSAValue) -> None:
     defop = v.owner
     block = defop.parent_block()
     ap = AllocaOp(AGPRType.value())
-    w = FAMILY_OPS["vop3p"]("v_accvgpr_write_b32", [ap.result, v])
+    w = inst_op(move("a", "v", 1), [ap.result, v])
     block.insert_ops_after([ap, w], defop)
     a = w.outs[0]
     for use in list(v.uses):
@@ -86,7 +87,7 @@ def _spill(v: SSAValue) -> None:
         if user is w:
             continue
         vp = AllocaOp(VGPRType.value())
-        r = FAMILY_OPS["vop3p"]("v_accvgpr_read_b32", [vp.result, a])
+        r = inst_op(move("v", "a", 1), [vp.result, a])
         user.parent_block().insert_ops_before([vp, r], user)
         ops = list(user.operands)
         ops[use.index] = r.outs[0]
