@@ -11,9 +11,17 @@ then compaction copies around ranges that find no aligned place); every allocati
 checked by ``regalloc.check``. ``ranges fit`` counts the programs whose live values pack
 at every point when each range counts whole and aligned (the test's ``ranges_fit``: the
 bound the allocator promises to meet), ``after`` how many of all allocate, ``fit+alloc``
-how many of those that fit allocate. Counts, not times:
+how many of those that fit allocate.
 
-    python benchmarks/bench_regalloc_limit.py [--seeds 2000]
+With ``--kernels N`` it also counts kernels through the ``amdgcn-regalloc`` pass: the random
+kernels of ``tests/passes/test_regalloc_kernels`` (loads, ALU ops, 64-bit shifts of
+``make_range`` pairs, stores), each allocated with exactly as many VGPRs as its roomy build
+says are live at once (``regalloc_bound``), with ``split_ranges=false`` (the pass before
+issue 19.4) and with the defaults (splitting, then compaction: parallel copies emitted as
+moves); every allocated kernel passes the SSA checker (``verify_ssa.check_ssa``). Counts,
+not times:
+
+    python benchmarks/bench_regalloc_limit.py [--seeds 2000] [--kernels 200]
 """
 
 from __future__ import annotations
@@ -38,7 +46,10 @@ SHAPES = ("line", "diamond", "loop", "nested")
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=2000)
+    ap.add_argument("--kernels", type=int, default=0)
     args = ap.parse_args()
+    if args.kernels:
+        kernels(args.kernels)
     rows: dict[tuple[bool, bool], list[int]] = {}  # (wide, pins) -> [at limit, before, after, fit, fit+alloc]
     for seed in range(args.seeds):
         for wide in (False, True):
@@ -64,6 +75,40 @@ def main() -> None:
     print(f"{'ranges':>8} {'pins':>5} {'at limit':>9} {'before':>7} {'after':>7} {'ranges fit':>11} {'fit+alloc':>10}")
     for (wide, pins), (n, before, after, fit, both) in sorted(rows.items()):
         print(f"{'yes' if wide else 'no':>8} {'yes' if pins else 'no':>5} {n:9d} {before:7d} {after:7d} {fit:11d} {both:10d}")
+
+
+def kernels(n: int) -> None:
+    from test_regalloc_kernels import OPS, program
+
+    from gcnforge.builder import Arg, Module
+    from gcnforge.dialect.structure_ops import KernelOp
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.passes.regalloc.verify_ssa import check_ssa
+
+    def compile_with(build, options: str):
+        m = Module("rand")
+        with m.kernel("rand", [Arg.ptr("src"), Arg.ptr("dst")], workgroup_size=(64, 1, 1)) as k:
+            build(k)
+        pipe = pl.DEFAULT.replace("amdgcn-regalloc", f"amdgcn-regalloc{{{options}}}")
+        try:
+            pl.run(m.top, pl.parse(pipe))
+        except Diagnostic:
+            return None
+        kern = next(op for op in m.top.walk() if isinstance(op, KernelOp))
+        assert check_ssa(kern) == []
+        return kern
+
+    names = [*OPS, "pair", "pair"]
+    before = after = 0
+    for seed in range(n):
+        r = random.Random(seed)
+        ops = [(r.choice(names), r.randrange(40), r.randrange(40)) for _ in range(r.randrange(4, 14))]
+        build, _ = program(ops, r.randrange(1, 4))
+        bound = compile_with(build, "").attributes["regalloc_bound"].data["v"].value.data
+        before += compile_with(build, f"max_vgprs={bound} split_ranges=false") is not None
+        after += compile_with(build, f"max_vgprs={bound}") is not None
+    print(f"kernels allocated with max_vgprs = their max-live VGPRs, seeds 0..{n - 1}: "
+          f"{before}/{n} with split_ranges=false, {after}/{n} with the defaults")
 
 
 if __name__ == "__main__":
