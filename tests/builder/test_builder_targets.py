@@ -80,3 +80,24 @@ def test_unknown_target_and_default():
         kb.s_endpgm()
 
     assert k.target == "gfx950" and "v_prng_b32" in k.text()
+
+
+def test_f8f6f4_operand_widths_follow_the_formats():
+    """A and B of v_mfma_*_f8f6f4 are 8, 6 or 4 dwords for fp8/bf8, fp6/bf6, fp4 (cbsz for A,
+    blgp for B), as llvm-mc -mcpu=gfx950 takes them (v[0:3] with cbsz:4)."""
+
+    def build(wa: int, wb: int, **fmt):
+        m = Module("t", target="gfx950")
+        with m.kernel("k", [Arg.ptr("x")], workgroup_size=(64, 1, 1)) as k:
+            v = k.v_mov_b32(1)
+            k.v_mfma_f32_16x16x128_f8f6f4(k.concat(*[v] * wa), k.concat(*[v] * wb), 0, **fmt)
+            k.s_endpgm()
+        m.verify()
+        return m
+
+    assert "cbsz = 4" in build(4, 6, cbsz=4, blgp=2).text()
+    build(8, 8)  # fp8 x fp8: the table's width
+    with pytest.raises(Diagnostic, match="src0 must be 4 dword"):
+        build(8, 8, cbsz=4)
+    with pytest.raises(Diagnostic, match="cbsz = 5 is not an f8f6f4 format"):
+        build(8, 8, cbsz=5)

@@ -231,6 +231,8 @@ class InstOp(IRDLOperation):
                 f"{m}: an atomic with a vdst returns the pre-op value and must use sc0 "
                 "(or write vdst as 'off' for the non-returning form)")
         present, widths = _present(inf, offs)
+        if m.endswith("f8f6f4"):
+            widths = _f8f6f4_widths(m, present, widths, modifiers)
         if len(args) != len(present):
             names = ", ".join(s.name for s in present) or "none"
             raise VerifyException(
@@ -376,6 +378,23 @@ def _present(inf: isa_info.InstInfo, offs: tuple[int, ...]) -> tuple[tuple, tupl
         saddr_on = any(s.name == "saddr" for s in present)
         r = _PRESENT[key] = (present, tuple(isa_info.slot_dwords(inf, s, saddr_on) for s in present))
     return r
+
+
+def _f8f6f4_widths(m: str, present, widths: tuple[int, ...], modifiers: dict) -> tuple[int, ...]:
+    """A gfx950 ``*_f8f6f4`` MFMA's A and B are as wide as their formats (cbsz for src0, blgp
+    for src1: ``gcnforge.isa.mfma.F8F6F4_DWORDS``); the table lists the FP8 width."""
+    from gcnforge.isa.mfma import F8F6F4_DWORDS
+
+    out = list(widths)
+    for i, s in enumerate(present):
+        mod = {"src0": "cbsz", "src1": "blgp"}.get(s.name)
+        if mod is None:
+            continue
+        fmt = modifiers.get(mod, 0)
+        if fmt not in F8F6F4_DWORDS:
+            raise VerifyException(f"{m}: {mod} = {fmt} is not an f8f6f4 format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4)")
+        out[i] = F8F6F4_DWORDS[fmt]
+    return tuple(out)
 
 
 def _files_text(slot: isa_info.Slot) -> str:

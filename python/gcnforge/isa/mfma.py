@@ -91,6 +91,11 @@ def passes(mnemonic: str, target: str | None = None, formats: tuple[int, int] | 
     return i.passes
 
 
+# Register dwords of an f8f6f4 MFMA's A or B by its cbsz / blgp format: 128 8-bit, 6-bit or 4-bit
+# values per lane-row (CDNA4 ISA guide 7.1; LLVM's VReg_256 / VReg_192 / VReg_128 operands).
+F8F6F4_DWORDS = {0: 8, 1: 8, 2: 6, 3: 6, 4: 4}
+
+
 def formats_of(mnemonic: str, mods: dict) -> tuple[int, int] | None:
     """(cbsz, blgp) of an ``*_f8f6f4`` MFMA from its modifiers (absent: 0, FP8), else None."""
     if not mnemonic.endswith("f8f6f4"):
