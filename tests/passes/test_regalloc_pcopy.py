@@ -69,6 +69,12 @@ def test_cycle_uses_the_free_register_first():
     assert order(pending, {"v": [], "a": [], "s": []}, None) == [("swap", (("v", 0), ("v", 1)))]
 
 
+def test_vgpr_cycle_prefers_a_swap_to_a_new_register():
+    pending = {("v", 0): ("v", 1), ("v", 1): ("v", 0)}
+    assert order(pending, {"v": [9]}, None, {"v": 4}) == [("swap", (("v", 0), ("v", 1)))]
+    assert order(pending, {"v": [3]}, None, {"v": 4})[0] == ("move", (("v", 3), ("v", 0)))
+
+
 def test_agpr_cycle_is_saved_in_a_vgpr():
     pending = {("a", 0): ("a", 1), ("a", 1): ("a", 0)}
     steps = order(pending, {"v": [3], "a": [], "s": []}, None)

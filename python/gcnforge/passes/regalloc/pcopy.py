@@ -105,10 +105,13 @@ def occupied(prog: Program) -> dict[int, set[Reg]]:
     return out
 
 
-def order(pending: dict[Reg, Reg], free: dict[str, list[int]], where: object) -> list[tuple[str, tuple[Reg, ...]]]:
+def order(pending: dict[Reg, Reg], free: dict[str, list[int]], where: object,
+          used: dict[str, int] | None = None) -> list[tuple[str, tuple[Reg, ...]]]:
     """Sequence the parallel copy ``pending`` (destination -> source, per dword): a list of
     ("move", (dst, src)) and ("swap", (a, b)); ``free`` lists registers per file that hold
-    nothing live there (a temporary is taken from it)."""
+    nothing live there (a temporary is taken from it, the lowest first). With ``used``
+    (registers used per file), a VGPR cycle prefers ``v_swap_b32`` to a temporary that
+    would raise the count."""
     pending = {d: s for d, s in pending.items() if d != s}
     out: list[tuple[str, tuple[Reg, ...]]] = []
     while pending:
@@ -123,6 +126,8 @@ def order(pending: dict[Reg, Reg], free: dict[str, list[int]], where: object) ->
         s = pending[d]
         files = [d[0]] + (["v"] if d[0] == "a" else [])  # an AccVGPR may be saved in a VGPR
         tmp = next(((f, free[f][0]) for f in files if free.get(f)), None)
+        if tmp is not None and used is not None and d[0] in SWAPS and tmp[1] >= used.get(tmp[0], 0):
+            tmp = None  # an exchange costs no register
         if tmp is not None:
             # the temporary is reused for the next cycle: a cycle is broken only when no move
             # is ready, and then no pending move reads it any more (its readers sit on no cycle,
@@ -188,11 +193,15 @@ def sequence(region_op: Operation, occ: dict[int, set[Reg]], limits: dict[str, i
             d, s = mv.args[0].type, mv.args[1].type
             for k in range(d.width):
                 pending[(d.FILE, d.begin.data + k)] = (s.FILE, s.begin.data + k)
-        busy = occ.get(id(run[0]), set())
-        free = {f: sorted(r for r in range(limits.get(f, 0)) if (f, r) not in busy) for f in "vas"}
+        busy = occ.get(id(run[0]))
+        if busy is None:  # not known: no temporary (a swap or an error, never a guess)
+            free: dict[str, list[int]] = {}
+        else:
+            busy = busy | set(pending) | set(pending.values())
+            free = {f: sorted(r for r in range(limits.get(f, 0)) if (f, r) not in busy) for f in "vas"}
         for f in free:  # registers already counted first: a temporary costs nothing there
             free[f].sort(key=lambda r: (r >= used.get(f, 0), r))
-        steps = order(pending, free, run[0])
+        steps = order(pending, free, run[0], used)
         block, anchor = run[0].parent_block(), run[0]
         for kind, (a, b), w in _pairs(steps):
             if kind == "swap":
