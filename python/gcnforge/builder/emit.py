@@ -126,7 +126,7 @@ class InstructionEmitter:
     def inst(self, name: str, *operands, **mods):
         """Build instruction ``name`` (exact mnemonic or base name); see the module doc."""
         t = self.target
-        if t == table.active_target():
+        if t == table._ACTIVE.get():  # noqa: SLF001  (once per instruction built)
             return self._inst(name, operands, mods)
         with table.use_target(t):  # the module's table, for the op's construction and checks
             return self._inst(name, operands, mods)
@@ -256,7 +256,9 @@ class InstructionEmitter:
         try:
             # the instruction rules only: the op was built by InstOp.__init__, so xDSL's generic
             # IRDL checks (operand/attribute shapes) hold by construction (Module.verify runs both)
-            InstOp.verify_(op)
+            # (the builder's table is active here: ``inst`` made the module's target active,
+            # so the op's own walk up to its module for the target is not needed)
+            InstOp._verify_inst(op)
         except VerifyException as e:
             op.detach()
             raise _Mismatch(str(e).removeprefix(f"{mnemonic}: ")) from None

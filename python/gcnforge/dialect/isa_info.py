@@ -131,19 +131,24 @@ class InstInfo:
         return self.inst.mnemonic
 
 
+_INFO: dict[tuple[str, str], InstInfo | None] = {}  # (mnemonic, target) -> info; bounded by the tables
+_active = table._ACTIVE.get  # noqa: SLF001  (the passes ask for every op, many times: no extra call)
+
+
 def info(mnemonic: str, target: str | None = None) -> InstInfo | None:
     """The record of ``mnemonic`` in ``target``'s table (default: the active target,
     ``isa.table.use_target``; an ``amdgcn.module`` makes its ``#amdgcn.target`` active while
     it is parsed, verified or transformed)."""
-    return _info_for(mnemonic, target or table.active_target())
-
-
-@cache
-def _info_for(mnemonic: str, target: str) -> InstInfo | None:
-    inst = table.by_mnemonic(mnemonic, target)
-    if inst is None:
-        return None
-    return _info(inst)
+    key = (mnemonic, target or _active())
+    try:
+        return _INFO[key]
+    except KeyError:
+        pass
+    inst = table.by_mnemonic(mnemonic, key[1])
+    r = None if inst is None else _info(inst)
+    if inst is not None or len(_INFO) < 1 << 16:  # unknown names (user input) only up to a bound
+        _INFO[key] = r
+    return r
 
 
 def targets_with(mnemonic: str) -> tuple[str, ...]:
