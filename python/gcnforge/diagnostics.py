@@ -8,19 +8,29 @@ escaping is a bug in gcnforge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gcnforge.record import FrozenRecord
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLoc:
-    """A place in a text file (1-based line and column, as compilers print them)."""
+class SourceLoc(FrozenRecord):
+    """A place in a text file (1-based line and column, as compilers print them). A frozen
+    value (equality, hash, ``replace(col=...)``) without ``dataclasses``: one is made per
+    assembled line, and the dataclass machinery is a measurable part of ``gcnforge as``."""
 
+    __slots__ = _fields = ("file", "line", "col")
     file: str
     line: int
-    col: int = 1
+    col: int
+
+    def __init__(self, file: str, line: int, col: int = 1) -> None:
+        _set(self, "file", file)
+        _set(self, "line", line)
+        _set(self, "col", col)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+_set = object.__setattr__
 
 
 class Diagnostic(Exception):

@@ -8,7 +8,6 @@ and whether its data operands may be AGPRs."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
@@ -90,7 +89,7 @@ def ds_rows() -> list[Instruction]:
             mods.append("gds")
         zf = _zero_fields(r, {"addr": ("addr",), "data0": ("data0",), "data1": ("data1",), "vdst": ("vdst",),
                               "off": ("offset0", "offset1"), "gds": ("gds",), "acc": ("acc",)})
-        out.append(replace(_row(b.mnemonic, "DS", op, b, [slots[i] for i in sorted(slots)], tuple(mods)),
+        out.append(_row(b.mnemonic, "DS", op, b, [slots[i] for i in sorted(slots)], tuple(mods)).replace(
                            zero_fields=zf))
     return out
 
@@ -156,7 +155,7 @@ def flat_rows() -> list[Instruction]:
                                   "saddr": ("saddr",),
                                   "sc0": ("sc0",), "sc1": ("sc1",), "nt": ("nt",), "acc": ("acc",),
                                   "off": ("offset",)})
-            out.append(replace(_row(base, enc, op, b, operands, tuple(mods)), zero_fields=zf))
+            out.append(_row(base, enc, op, b, operands, tuple(mods)).replace(zero_fields=zf))
     return out
 
 
@@ -205,7 +204,7 @@ def buf_rows() -> list[Instruction]:
                                   "offen": ("offen", "vaddr"), "idxen": ("idxen",), "off": ("offset",),
                                   "sc0": ("sc0",), "sc1": ("sc1",), "nt": ("nt",), "acc": ("acc",),
                                   "lds": ("lds",)})
-            out.append(replace(_row(base, enc, op, b, [slots[i] for i in sorted(slots)], tuple(mods)),
+            out.append(_row(base, enc, op, b, [slots[i] for i in sorted(slots)], tuple(mods)).replace(
                                zero_fields=zf))
     return out
 
@@ -236,8 +235,8 @@ def refine_returning_agpr(rows: list[Instruction]) -> list[Instruction]:
     for (r, _), (data, _err) in zip(jobs, res):
         if data is None:
             ops = list(out[r].operands)
-            ops[0] = replace(ops[0], kind=K.VGPR, files="v")
-            out[r] = replace(out[r], operands=tuple(ops))
+            ops[0] = ops[0].replace(kind=K.VGPR, files="v")
+            out[r] = out[r].replace(operands=tuple(ops))
     return out
 
 

@@ -6,7 +6,6 @@ printed operand is located by its sentinel, which gives its field, kind and widt
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from gcnforge.isa.encodings import DECODE_ORDER, ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind as K, Role
@@ -142,10 +141,10 @@ def sop_rows() -> list[Instruction]:
         d, dz = res[k], res[n + k]
         if d is None:
             continue
-        row = replace(sop_row(enc, op, d), zero_fields=zf)
+        row = sop_row(enc, op, d).replace(zero_fields=zf)
         # an immediate LLVM omits when it is 0 is optional (s_endpgm [imm16])
         if dz is not None and len(dz.operands) < len(d.operands):
-            row = replace(row, operands=tuple(replace(o, optional=True) if o.field == "simm16" else o
+            row = row.replace(operands=tuple(o.replace(optional=True) if o.field == "simm16" else o
                                               for o in row.operands))
         out.append(row)
     return out
@@ -229,8 +228,8 @@ def refine_sources(rows: list[Instruction]) -> list[Instruction]:
     for i, (r, k, _, _) in enumerate(jobs):
         inline_ok, lit_ok = res[i][0] is not None, res[n + i][0] is not None
         ops = list(out[r].operands)
-        ops[k] = replace(ops[k], inline_const=inline_ok, literal=lit_ok)
-        out[r] = replace(out[r], operands=tuple(ops))
+        ops[k] = ops[k].replace(inline_const=inline_ok, literal=lit_ok)
+        out[r] = out[r].replace(operands=tuple(ops))
     return out
 
 

@@ -6,19 +6,22 @@ extension contract."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from gcnforge.asm.operands import Tok
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.record import FrozenRecord, Record
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Encoding, Instruction, Operand, OperandKind
 
 
+_set = object.__setattr__
+
+
 # ---------------------------------------------------------------------------------------
-# Values handed to users (emulator, passes)
+# Values handed to users (emulator, passes). Records (gcnforge.record), not dataclasses:
+# ``gcnforge as`` start-up time.
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class OperandValue:
+class OperandValue(FrozenRecord):
     """One decoded operand. A register: ``file`` in 's','v','a','ttmp' or a special name
     ('vcc', 'exec', 'm0', 'scc', 'flat_scratch', 'src_shared_base', ...), ``index`` (first
     register; for specials their source code) and ``dwords``.  A constant: ``file`` None and
@@ -26,13 +29,24 @@ class OperandValue:
     ``literal`` True when it came from the literal dword).  Labels: ``value`` is the signed
     dword offset and ``target`` the byte address when known."""
 
+    __slots__ = _fields = ("name", "file", "index", "dwords", "value", "literal", "target")
     name: str
-    file: str | None = None
-    index: int = 0
-    dwords: int = 1
-    value: int | None = None
-    literal: bool = False
-    target: int | None = None
+    file: str | None
+    index: int
+    dwords: int
+    value: int | None
+    literal: bool
+    target: int | None
+
+    def __init__(self, name: str, file: str | None = None, index: int = 0, dwords: int = 1,
+                 value: int | None = None, literal: bool = False, target: int | None = None) -> None:
+        _set(self, "name", name)
+        _set(self, "file", file)
+        _set(self, "index", index)
+        _set(self, "dwords", dwords)
+        _set(self, "value", value)
+        _set(self, "literal", literal)
+        _set(self, "target", target)
 
     @property
     def is_reg(self) -> bool:
@@ -65,10 +79,10 @@ class EncState:
         self.literal_tok = tok
 
 
-@dataclass(slots=True)
-class ParsedInst:
+class ParsedInst(Record):
     """One assembled instruction before label resolution (see ``gcnforge.asm``)."""
 
+    __slots__ = _fields = ("inst", "fields", "literal", "size", "label_refs", "loc", "codec", "fixups", "extra")
     inst: Instruction
     fields: dict[str, int]
     literal: int | None
@@ -76,25 +90,50 @@ class ParsedInst:
     label_refs: tuple[str, ...]
     loc: SourceLoc
     codec: "Codec"
-    fixups: tuple[tuple[str, str, Tok], ...] = ()
-    extra: dict = field(default_factory=dict)
+    fixups: tuple[tuple[str, str, Tok], ...]
+    extra: dict
+
+    def __init__(self, inst: Instruction, fields: dict[str, int], literal: int | None, size: int,
+                 label_refs: tuple[str, ...], loc: SourceLoc, codec: "Codec",
+                 fixups: tuple[tuple[str, str, Tok], ...] = (), extra: dict | None = None) -> None:
+        self.inst = inst
+        self.fields = fields
+        self.literal = literal
+        self.size = size
+        self.label_refs = label_refs
+        self.loc = loc
+        self.codec = codec
+        self.fixups = fixups
+        self.extra = {} if extra is None else extra
 
     def encode(self, pc: int = 0, resolve: Callable[[str], int] | None = None) -> bytes:
         return self.codec.encode(self, pc, resolve)
 
 
-@dataclass(slots=True)
-class DecodedInst:
+class DecodedInst(Record):
     """One decoded instruction; ``text()`` prints it exactly as LLVM 22 does."""
 
+    __slots__ = _fields = ("inst", "size", "fields", "literal", "codec", "raw", "_operands", "_modifiers")
     inst: Instruction | None
     size: int
     fields: dict[str, int]
     literal: int | None
     codec: "Codec | None"
-    raw: int = 0  # the instruction's words as one little-endian integer (without literal)
-    _operands: tuple[OperandValue, ...] | None = None
-    _modifiers: dict[str, int] | None = None
+    raw: int  # the instruction's words as one little-endian integer (without literal)
+    _operands: tuple[OperandValue, ...] | None
+    _modifiers: dict[str, int] | None
+
+    def __init__(self, inst: Instruction | None, size: int, fields: dict[str, int], literal: int | None,
+                 codec: "Codec | None", raw: int = 0, _operands: tuple[OperandValue, ...] | None = None,
+                 _modifiers: dict[str, int] | None = None) -> None:
+        self.inst = inst
+        self.size = size
+        self.fields = fields
+        self.literal = literal
+        self.codec = codec
+        self.raw = raw
+        self._operands = _operands
+        self._modifiers = _modifiers
 
     @property
     def operands(self) -> tuple[OperandValue, ...]:
@@ -141,18 +180,27 @@ class KindHandler:
 # ---------------------------------------------------------------------------------------
 # Modifiers
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ModSpec:
+class ModSpec(FrozenRecord):
     """A modifier (``glc``, ``offset:4``, ``offset0:8``, ``format:[...]``).
 
     ``parse(st, value_text_or_None, tok)`` writes fields; ``text(di) -> str | None`` is what
     LLVM prints (None = nothing); ``value(di) -> int`` for ``DecodedInst.modifiers``."""
 
+    __slots__ = _fields = ("name", "parse", "text", "value", "flag_field")
     name: str
     parse: Callable[[EncState, str | None, Tok], None]
     text: Callable[[DecodedInst], str | None]
     value: Callable[[DecodedInst], int]
-    flag_field: str | None = None  # set for single-bit flags: LLVM also accepts "no<name>" (clears it)
+    flag_field: str | None  # set for single-bit flags: LLVM also accepts "no<name>" (clears it)
+
+    def __init__(self, name: str, parse: Callable[[EncState, str | None, Tok], None],
+                 text: Callable[[DecodedInst], str | None], value: Callable[[DecodedInst], int],
+                 flag_field: str | None = None) -> None:
+        _set(self, "name", name)
+        _set(self, "parse", parse)
+        _set(self, "text", text)
+        _set(self, "value", value)
+        _set(self, "flag_field", flag_field)
 
 
 def flag_mod(name: str, fld: str | None = None) -> ModSpec:

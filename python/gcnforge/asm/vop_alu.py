@@ -7,7 +7,6 @@ AMDGPUInstPrinter / disassembler, probed with llvm-mc."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 
 from gcnforge.asm.core import register_codec
@@ -271,9 +270,9 @@ _F8F6F4_DWORDS = {2: 6, 3: 6, 4: 4}
 @lru_cache(maxsize=256)
 def _f8f6f4_shape(inst: Instruction, cbsz: int, blgp: int) -> Instruction:
     a, b = _F8F6F4_DWORDS.get(cbsz, 8), _F8F6F4_DWORDS.get(blgp, 8)
-    ops = tuple(replace(o, dwords=a) if o.name == "src0" else replace(o, dwords=b) if o.name == "src1" else o
+    ops = tuple(o.replace(dwords=a) if o.name == "src0" else o.replace(dwords=b) if o.name == "src1" else o
                 for o in inst.operands)
-    return replace(inst, operands=ops)
+    return inst.replace(operands=ops)
 
 
 def _written_format(segs, name: str) -> int:

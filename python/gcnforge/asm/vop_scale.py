@@ -10,7 +10,6 @@ f8f6f4 MFMA without the abid bit is two instructions."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 
 from gcnforge.asm.core import Codec, DecodedInst, OperandValue, ParsedInst, register_resolver
@@ -33,7 +32,7 @@ def _records(name: str, target: str) -> tuple[Instruction, Instruction, Instruct
     ld, mfma = table.by_mnemonic(LD_SCALE, target), table.by_mnemonic(SCALED[name], target)
     if ld is None or mfma is None:
         return None
-    pair = replace(mfma, mnemonic=name, base=name, llvm_name="", operands=mfma.operands + _SCALE_OPS,
+    pair = mfma.replace(mnemonic=name, base=name, llvm_name="", operands=mfma.operands + _SCALE_OPS,
                    modifiers=("op_sel", "op_sel_hi", "cbsz", "blgp"))
     return pair, ld, mfma
 

@@ -23,9 +23,8 @@ directives, so ``kd.system_vgpr_workitem_id`` reads ``.amdhsa_system_vgpr_workit
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, fields, replace
-
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.record import FrozenRecord
 
 DESCRIPTOR_SIZE = 64
 _LAYOUT = struct.Struct("<IIII q 20s III HH I")
@@ -39,12 +38,18 @@ SGPR_ENCODING_GRANULE = 8
 ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS = 6
 
 
-@dataclass(frozen=True, slots=True)
-class BitField:
+class BitField(FrozenRecord):  # FrozenRecords, not dataclasses: ``gcnforge as`` start-up time
+    __slots__ = _fields = ("name", "word", "shift", "width")
     name: str  # directive name without ".amdhsa_" (or a descriptive name for fields without one)
     word: str  # "compute_pgm_rsrc1" | "compute_pgm_rsrc2" | "compute_pgm_rsrc3" | "kernel_code_properties" | "kernarg_preload"
     shift: int
     width: int
+
+    def __init__(self, name: str, word: str, shift: int, width: int) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "word", word)
+        object.__setattr__(self, "shift", shift)
+        object.__setattr__(self, "width", width)
 
     @property
     def mask(self) -> int:
@@ -111,22 +116,35 @@ RESERVED_MASKS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class KernelDescriptor:
+class KernelDescriptor(FrozenRecord):
     """The descriptor's words. Named bit fields read as attributes (``kd.ieee_mode``)."""
 
-    group_segment_fixed_size: int = 0
-    private_segment_fixed_size: int = 0
-    kernarg_size: int = 0
-    kernel_code_entry_byte_offset: int = 0
-    compute_pgm_rsrc1: int = 0
-    compute_pgm_rsrc2: int = 0
-    compute_pgm_rsrc3: int = 0
-    kernel_code_properties: int = 0
-    kernarg_preload: int = 0
-    reserved0: int = 0  # bytes 12..15
-    reserved1: bytes = bytes(20)  # bytes 24..43
-    reserved2: int = 0  # bytes 60..63
+    __slots__ = _fields = ("group_segment_fixed_size", "private_segment_fixed_size", "kernarg_size",
+                           "kernel_code_entry_byte_offset", "compute_pgm_rsrc1", "compute_pgm_rsrc2",
+                           "compute_pgm_rsrc3", "kernel_code_properties", "kernarg_preload", "reserved0", "reserved1",
+                           "reserved2")
+    group_segment_fixed_size: int
+    private_segment_fixed_size: int
+    kernarg_size: int
+    kernel_code_entry_byte_offset: int
+    compute_pgm_rsrc1: int
+    compute_pgm_rsrc2: int
+    compute_pgm_rsrc3: int
+    kernel_code_properties: int
+    kernarg_preload: int
+    reserved0: int  # bytes 12..15
+    reserved1: bytes  # bytes 24..43
+    reserved2: int  # bytes 60..63
+
+    def __init__(self, group_segment_fixed_size: int = 0, private_segment_fixed_size: int = 0, kernarg_size: int = 0,
+                 kernel_code_entry_byte_offset: int = 0, compute_pgm_rsrc1: int = 0, compute_pgm_rsrc2: int = 0,
+                 compute_pgm_rsrc3: int = 0, kernel_code_properties: int = 0, kernarg_preload: int = 0,
+                 reserved0: int = 0, reserved1: bytes = bytes(20), reserved2: int = 0) -> None:
+        for name, value in zip(self._fields, (
+                group_segment_fixed_size, private_segment_fixed_size, kernarg_size, kernel_code_entry_byte_offset,
+                compute_pgm_rsrc1, compute_pgm_rsrc2, compute_pgm_rsrc3, kernel_code_properties, kernarg_preload,
+                reserved0, reserved1, reserved2)):
+            object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> int:
         f = FIELD_BY_NAME.get(name)
@@ -144,7 +162,7 @@ class KernelDescriptor:
                 continue
             word = words.get(f.word, getattr(self, f.word))
             words[f.word] = (word & ~f.mask) | ((value << f.shift) & f.mask)
-        return replace(self, **words)
+        return self.replace(**words)
 
     # Derived values in the units of the directives.
     @property
@@ -243,7 +261,7 @@ class KernelDescriptor:
 
     def all_fields(self) -> dict[str, int]:
         """Every named bit field and whole word (for ``gcnforge info``)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("reserved")}
+        out = {n: getattr(self, n) for n in self._fields if not n.startswith("reserved")}
         out.update({f.name: getattr(self, f.name) for f in BIT_FIELDS})
         return out
 

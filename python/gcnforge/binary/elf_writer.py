@@ -18,10 +18,10 @@ descriptor's kernel_code_entry_byte_offset is filled here, once addresses are kn
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
 from gcnforge.binary.target_id import ABI_VERSION_BY_COV, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, TargetId
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.record import FrozenRecord, Record
 
 PAGE = 0x1000
 SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "HASH": 5, "DYNAMIC": 6, "NOTE": 7, "NOBITS": 8,
@@ -36,65 +36,94 @@ PF_X, PF_W, PF_R = 1, 2, 4
 DT_NULL, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_GNU_HASH = 0, 4, 5, 6, 10, 11, 0x6FFFFEF5
 
 
-@dataclass
-class InputSection:
+# Records (gcnforge.record), not dataclasses: ``gcnforge as`` start-up time (issue 15).
+class InputSection(Record):
+    _fields = ("name", "data", "align", "flags", "nobits")
     name: str
     data: bytes
-    align: int = 1
-    flags: str = "a"  # ELF .section flag letters: a (alloc), x (exec), w (write)
-    nobits: bool = False
+    align: int
+    flags: str  # ELF .section flag letters: a (alloc), x (exec), w (write)
+    nobits: bool
+
+    def __init__(self, name: str, data: bytes, align: int = 1, flags: str = "a", nobits: bool = False) -> None:
+        self.name = name
+        self.data = data
+        self.align = align
+        self.flags = flags
+        self.nobits = nobits
 
 
-@dataclass
-class InputSymbol:
+class InputSymbol(Record):
+    _fields = ("name", "section", "value", "size", "type", "binding", "visibility")
     name: str
     section: str | None  # section name; None for an absolute symbol
     value: int  # offset within the section (or the absolute value)
-    size: int = 0
-    type: str = "NOTYPE"
-    binding: str = "LOCAL"
-    visibility: str = "DEFAULT"
+    size: int
+    type: str
+    binding: str
+    visibility: str
+
+    def __init__(self, name: str, section: str | None, value: int, size: int = 0, type: str = "NOTYPE",
+                 binding: str = "LOCAL", visibility: str = "DEFAULT") -> None:
+        self.name = name
+        self.section = section
+        self.value = value
+        self.size = size
+        self.type = type
+        self.binding = binding
+        self.visibility = visibility
 
 
-@dataclass
-class KernelRecord:
+class KernelRecord(Record):
+    _fields = ("name", "kd_section", "kd_offset", "loc")
     name: str  # kernel symbol; the descriptor symbol is name + ".kd"
     kd_section: str
     kd_offset: int
-    loc: object = None  # the .amdhsa_kernel directive, for diagnostics
+    loc: object  # the .amdhsa_kernel directive, for diagnostics
+
+    def __init__(self, name: str, kd_section: str, kd_offset: int, loc: object = None) -> None:
+        self.name = name
+        self.kd_section = kd_section
+        self.kd_offset = kd_offset
+        self.loc = loc
 
 
-@dataclass(frozen=True)
-class DataReloc:
+class DataReloc(FrozenRecord):
     """A 64-bit slot holding a label's address: becomes R_AMDGPU_RELATIVE64 in .rela.dyn."""
 
+    __slots__ = _fields = ("section", "offset", "target_section", "target_offset")
     section: str  # output section of the slot (writable)
     offset: int
     target_section: str
     target_offset: int
+
+    def __init__(self, section: str, offset: int, target_section: str, target_offset: int) -> None:
+        object.__setattr__(self, "section", section)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "target_section", target_section)
+        object.__setattr__(self, "target_offset", target_offset)
 
 
 R_AMDGPU_RELATIVE64 = 13
 DT_RELA, DT_RELASZ, DT_RELAENT, DT_RELACOUNT = 7, 8, 9, 0x6FFFFFF9
 
 
-@dataclass
-class _Out:
-    name: str
-    sh_type: int
-    flags: int
-    data: bytes
-    align: int
-    entsize: int = 0
-    link: str | None = None
-    info: int = 0
-    addr: int = 0
-    offset: int = 0
-    size: int = field(default=-1)
+class _Out(Record):
+    _fields = ("name", "sh_type", "flags", "data", "align", "entsize", "link", "info", "addr", "offset", "size")
 
-    def __post_init__(self):
-        if self.size < 0:
-            self.size = len(self.data)
+    def __init__(self, name: str, sh_type: int, flags: int, data: bytes, align: int, entsize: int = 0,
+                 link: str | None = None, info: int = 0, addr: int = 0, offset: int = 0, size: int = -1) -> None:
+        self.name = name
+        self.sh_type = sh_type
+        self.flags = flags
+        self.data = data
+        self.align = align
+        self.entsize = entsize
+        self.link = link
+        self.info = info
+        self.addr = addr
+        self.offset = offset
+        self.size = len(data) if size < 0 else size
 
 
 def _elf_hash(name: bytes) -> int:

@@ -14,10 +14,10 @@ section is an int. Symbols resolve through a callback so ``.set`` may refer forw
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.record import FrozenRecord
 
 MAX_DEPTH = 200  # nesting bound (input-controlled recursion)
 
@@ -28,23 +28,33 @@ _TOKEN = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Reloc:
+class Reloc(FrozenRecord):  # FrozenRecords, not dataclasses: ``gcnforge as`` start-up time
     """A label address not yet absolute: section + byte offset."""
 
+    __slots__ = _fields = ("section", "offset")
     section: str
     offset: int
+
+    def __init__(self, section: str, offset: int) -> None:
+        object.__setattr__(self, "section", section)
+        object.__setattr__(self, "offset", offset)
 
 
 Value = int | Reloc
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(FrozenRecord):
+    __slots__ = _fields = ("kind", "value", "args", "col")
     kind: str  # "num" | "sym" | "unary" | "binary" | "call"
     value: object  # int, symbol name, operator, or function name
-    args: tuple = ()
-    col: int = 0
+    args: tuple
+    col: int
+
+    def __init__(self, kind: str, value: object, args: tuple = (), col: int = 0) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "col", col)
 
 
 _BINARY = {

@@ -12,13 +12,13 @@ the whole file has been read, so they may use ``.set`` symbols defined later.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from gcnforge.binary.descriptor import FIELD_BY_NAME, SGPR_ENCODING_GRANULE, VGPR_ENCODING_GRANULE, KernelDescriptor
 from gcnforge.binary.expr import Node
 from gcnforge.binary.target_id import TargetId
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.record import FrozenRecord, Record
 
 ADDRESSABLE_SGPRS = 102  # gfx8/gfx9 (AMDGPUBaseInfo.cpp getAddressableNumSGPRs)
 MAX_USER_SGPRS = 16  # gfx9 user SGPRs usable for kernarg preload (getMaxNumUserSGPRs)
@@ -72,22 +72,35 @@ UNSUPPORTED_ON_GFX942 = {
 KNOWN_DIRECTIVES = set(BIT_DIRECTIVES) | SIZE_DIRECTIVES | OTHER_DIRECTIVES
 
 
-@dataclass(frozen=True, slots=True)
-class DirectiveEntry:
+class DirectiveEntry(FrozenRecord):  # records, not dataclasses: ``gcnforge as`` start-up time
+    __slots__ = _fields = ("name", "expr", "loc", "value_loc")
     name: str  # ".amdhsa_next_free_vgpr"
     expr: Node
     loc: SourceLoc  # of the directive name
     value_loc: SourceLoc  # of the value text
 
+    def __init__(self, name: str, expr: Node, loc: SourceLoc, value_loc: SourceLoc) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "expr", expr)
+        object.__setattr__(self, "loc", loc)
+        object.__setattr__(self, "value_loc", value_loc)
 
-@dataclass
-class KernelBlock:
+
+class KernelBlock(Record):
     """One parsed (not yet evaluated) ``.amdhsa_kernel`` block."""
 
+    _fields = ("name", "loc", "entries", "architected_flat_scratch")
     name: str
     loc: SourceLoc
     entries: list[DirectiveEntry]
-    architected_flat_scratch: bool = True
+    architected_flat_scratch: bool
+
+    def __init__(self, name: str, loc: SourceLoc, entries: list[DirectiveEntry],
+                 architected_flat_scratch: bool = True) -> None:
+        self.name = name
+        self.loc = loc
+        self.entries = entries
+        self.architected_flat_scratch = architected_flat_scratch
 
     def add(self, entry: DirectiveEntry) -> None:
         if FLAT_SCRATCH_ONLY.get(entry.name, not self.architected_flat_scratch) == self.architected_flat_scratch:

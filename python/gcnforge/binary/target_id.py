@@ -7,9 +7,8 @@ Identification"; llvm/BinaryFormat/ELF.h.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.record import FrozenRecord
 
 EM_AMDGPU = 224
 ELFOSABI_AMDGPU_HSA = 64
@@ -45,11 +44,16 @@ MACHS: dict[str, tuple[int, bool, bool]] = {
 NAME_BY_MACH = {m: n for n, (m, _, _) in MACHS.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class TargetId:
+class TargetId(FrozenRecord):  # a FrozenRecord, not a dataclass: ``gcnforge as`` start-up time
+    __slots__ = _fields = ("processor", "sramecc", "xnack")
     processor: str  # "gfx942"
-    sramecc: str = "any"  # "any" | "on" | "off" (| "unsupported")
-    xnack: str = "any"
+    sramecc: str  # "any" | "on" | "off" (| "unsupported")
+    xnack: str
+
+    def __init__(self, processor: str, sramecc: str = "any", xnack: str = "any") -> None:
+        object.__setattr__(self, "processor", processor)
+        object.__setattr__(self, "sramecc", sramecc)
+        object.__setattr__(self, "xnack", xnack)
 
     def __str__(self) -> str:
         s = self.processor

@@ -16,8 +16,11 @@ Vocabulary follows LLVM's AMDGPU backend and AMD's ISA guide:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from gcnforge.record import FrozenRecord
+
+_set = object.__setattr__
 
 
 class OperandKind(StrEnum):
@@ -56,15 +59,23 @@ class Counter(StrEnum):
     EXPCNT = "expcnt"
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+# The records are ``FrozenRecord``s (gcnforge.record), not dataclasses: the table is loaded
+# by every ``gcnforge as`` process, and the dataclass machinery costs it start-up time.
+class Field(FrozenRecord):
     """A bit field of an encoding. ``lo`` counts from bit 0 of the first dword; fields of
     the second dword of a 64-bit encoding have ``lo >= 32``."""
 
+    __slots__ = _fields = ("name", "lo", "width", "scale")
     name: str
     lo: int
     width: int
-    scale: int = 1  # the field holds register_index // scale (SMEM sbase: 2, MUBUF srsrc: 4)
+    scale: int  # the field holds register_index // scale (SMEM sbase: 2, MUBUF srsrc: 4)
+
+    def __init__(self, name: str, lo: int, width: int, scale: int = 1) -> None:
+        _set(self, "name", name)
+        _set(self, "lo", lo)
+        _set(self, "width", width)
+        _set(self, "scale", scale)
 
     @property
     def mask(self) -> int:
@@ -77,49 +88,91 @@ class Field:
         return (word & ~self.mask) | ((value << self.lo) & self.mask)
 
 
-@dataclass(frozen=True, slots=True)
-class Encoding:
+class Encoding(FrozenRecord):
     """A microcode format: ``size`` bytes (without a trailing literal), identified by
     ``(word & match_mask) == match_value``, opcode in ``fields['op']``."""
 
+    __slots__ = _fields = ("name", "size", "match_mask", "match_value", "fields")
     name: str
     size: int
     match_mask: int
     match_value: int
     fields: dict[str, Field]
 
+    def __init__(self, name: str, size: int, match_mask: int, match_value: int, fields: dict[str, Field]) -> None:
+        _set(self, "name", name)
+        _set(self, "size", size)
+        _set(self, "match_mask", match_mask)
+        _set(self, "match_value", match_value)
+        _set(self, "fields", fields)
+
     @property
     def opcode(self) -> Field:
         return self.fields["op"]
 
 
-@dataclass(frozen=True, slots=True)
-class Operand:
+class Operand(FrozenRecord):
+    __slots__ = _fields = ("name", "kind", "field", "dwords", "role", "inline_const", "literal", "text", "files",
+                           "optional", "optype")
     name: str  # LLVM's operand name: vdst, sdst, src0, src1, vsrc1, ssrc0, simm16, vaddr, ...
     kind: OperandKind
     field: str | None  # the encoding field that holds it (None for SPECIAL text operands)
-    dwords: int = 1  # register width in dwords (1, 2, 3, 4, 8, 16, 32)
-    role: Role = Role.USE
-    inline_const: bool = False  # may be an inline constant
-    literal: bool = False  # may be a 32-bit literal
-    text: str | None = None  # fixed text for SPECIAL operands
-    files: str = ""  # register files a register operand may name: "s", "v", "a", "va" (acc-bit chosen)
-    optional: bool = False  # may be omitted in text; LLVM omits it when its field is 0 (s_endpgm [imm16])
-    optype: str = ""  # value type for inline constants/literals: i32 f32 f16 i16 bf16 f64 i64 b32 b64 v2f16 ...
+    dwords: int  # register width in dwords (1, 2, 3, 4, 8, 16, 32)
+    role: Role
+    inline_const: bool  # may be an inline constant
+    literal: bool  # may be a 32-bit literal
+    text: str | None  # fixed text for SPECIAL operands
+    files: str  # register files a register operand may name: "s", "v", "a", "va" (acc-bit chosen)
+    optional: bool  # may be omitted in text; LLVM omits it when its field is 0 (s_endpgm [imm16])
+    optype: str  # value type for inline constants/literals: i32 f32 f16 i16 bf16 f64 i64 b32 b64 v2f16 ...
+
+    def __init__(self, name: str, kind: OperandKind, field: str | None, dwords: int = 1, role: Role = Role.USE,
+                 inline_const: bool = False, literal: bool = False, text: str | None = None, files: str = "",
+                 optional: bool = False, optype: str = "") -> None:
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "field", field)
+        _set(self, "dwords", dwords)
+        _set(self, "role", role)
+        _set(self, "inline_const", inline_const)
+        _set(self, "literal", literal)
+        _set(self, "text", text)
+        _set(self, "files", files)
+        _set(self, "optional", optional)
+        _set(self, "optype", optype)
 
 
-@dataclass(frozen=True, slots=True)
-class Instruction:
+class Instruction(FrozenRecord):
+    __slots__ = _fields = ("mnemonic", "base", "encoding", "opcode", "llvm_name", "operands", "modifiers",
+                           "implicit_uses", "implicit_defs", "counter", "sem", "zero_fields", "notes")
     mnemonic: str  # exactly as LLVM prints it: v_add_f32_e32, s_load_dwordx4, ...
     base: str  # mnemonic without the _e32/_e64/_dpp/_sdwa encoding suffix
     encoding: str  # Encoding.name
     opcode: int
     llvm_name: str  # LLVM's MCInst opcode name (V_ADD_F32_e32_vi): a cross-reference
     operands: tuple[Operand, ...]
-    modifiers: tuple[str, ...] = ()  # modifier names accepted, in LLVM's print order
-    implicit_uses: tuple[str, ...] = ()  # exec, vcc, scc, m0, ...
-    implicit_defs: tuple[str, ...] = ()
-    counter: tuple[Counter, ...] = ()  # wait counters raised (SMEM: lgkmcnt; global: vmcnt; flat: both)
-    sem: str = ""  # semantic class the emulator and passes switch on (see isa/semantics.md)
-    zero_fields: tuple[str, ...] = ()  # encoding fields LLVM requires to be 0 (else the word is undecodable)
-    notes: tuple[str, ...] = field(default=())  # references for facts not from LLVM
+    modifiers: tuple[str, ...]  # modifier names accepted, in LLVM's print order
+    implicit_uses: tuple[str, ...]  # exec, vcc, scc, m0, ...
+    implicit_defs: tuple[str, ...]
+    counter: tuple[Counter, ...]  # wait counters raised (SMEM: lgkmcnt; global: vmcnt; flat: both)
+    sem: str  # semantic class the emulator and passes switch on (see isa/semantics.md)
+    zero_fields: tuple[str, ...]  # encoding fields LLVM requires to be 0 (else the word is undecodable)
+    notes: tuple[str, ...]  # references for facts not from LLVM
+
+    def __init__(self, mnemonic: str, base: str, encoding: str, opcode: int, llvm_name: str,
+                 operands: tuple[Operand, ...], modifiers: tuple[str, ...] = (), implicit_uses: tuple[str, ...] = (),
+                 implicit_defs: tuple[str, ...] = (), counter: tuple[Counter, ...] = (), sem: str = "",
+                 zero_fields: tuple[str, ...] = (), notes: tuple[str, ...] = ()) -> None:
+        _set(self, "mnemonic", mnemonic)
+        _set(self, "base", base)
+        _set(self, "encoding", encoding)
+        _set(self, "opcode", opcode)
+        _set(self, "llvm_name", llvm_name)
+        _set(self, "operands", operands)
+        _set(self, "modifiers", modifiers)
+        _set(self, "implicit_uses", implicit_uses)
+        _set(self, "implicit_defs", implicit_defs)
+        _set(self, "counter", counter)
+        _set(self, "sem", sem)
+        _set(self, "zero_fields", zero_fields)
+        _set(self, "notes", notes)

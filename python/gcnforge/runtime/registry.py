@@ -306,7 +306,7 @@ class Registry:
         """The row's column names in the internal spelling; checks what a table must have."""
         header: list[str] = []
         for i, h in enumerate(c.strip() for c in row):
-            at = replace(loc, col=starts[i])
+            at = loc.replace(col=starts[i])
             if not h:
                 raise Diagnostic("empty column name in header", at)
             name = ALIASES.get(h, h)
@@ -320,7 +320,7 @@ class Registry:
         elif set(TILES) & have:  # the three tile columns, or none
             missing += [c for c in TILES if c not in have]
         if missing:
-            raise Diagnostic(f"header lacks required column(s) {', '.join(missing)}", replace(loc, col=len(line) + 1),
+            raise Diagnostic(f"header lacks required column(s) {', '.join(missing)}", loc.replace(col=len(line) + 1),
                              ("required: kernelName (or kernel), target, dtype, and M, N, K or tile_m, tile_n, "
                               "tile_k; Registry.from_csv(defaults=...) supplies columns a table lacks",))
         return header
