@@ -18,15 +18,22 @@ CodeGen/AMDGPU/gfx950-lds-size: ``.lds_size 0x28000``). 256 CUs (MI355X data she
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gcnforge.record import FrozenRecord
 
 # gcnforge's bound on a kernel's kernarg segment (the descriptor's kernarg_size is a 32-bit
 # field): 16x the 4 KiB of explicit arguments HIP passes. A tool limit, not a hardware fact:
 # it keeps a damaged descriptor from making the runtime or the emulator write gigabytes of zeros.
 MAX_KERNARG_BYTES = 1 << 16
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(FrozenRecord):
+    """A FrozenRecord, not a dataclass: every ``gcnforge`` command reads the target list, and
+    the ``dataclasses`` import is a measurable part of ``gcnforge as`` start-up (issue 15)."""
+
+    __slots__ = _fields = (
+        "name", "sgprs", "vgprs", "arch_vgprs", "agprs", "vgpr_granule", "vgpr_encoding_granule", "sgpr_granule",
+        "sgpr_encoding_granule", "lds_bytes", "lds_granule", "wave_size", "max_waves_per_simd", "simds_per_cu",
+        "cu_count", "trap_sgprs", "extra_sgprs_vcc", "extra_sgprs_flat_scratch", "has_agprs", "has_packed_fp32",
+        "max_flat_workgroup_size", "has_lds_direct", "max_scratch_per_wave")
     name: str
     sgprs: int  # addressable SGPRs (s0..s101)
     vgprs: int  # unified VGPR file per lane (arch VGPRs + AGPRs)
@@ -42,16 +49,26 @@ class Target:
     max_waves_per_simd: int
     simds_per_cu: int
     cu_count: int
-    trap_sgprs: int = 16  # ttmp0..ttmp15
-    extra_sgprs_vcc: int = 2  # VCC counted in the SGPR budget
-    extra_sgprs_flat_scratch: int = 6  # gfx90a+: flat_scratch + xnack_mask also reserved
-    has_agprs: bool = True
-    has_packed_fp32: bool = True
-    max_flat_workgroup_size: int = 1024
+    trap_sgprs: int  # ttmp0..ttmp15
+    extra_sgprs_vcc: int  # VCC counted in the SGPR budget
+    extra_sgprs_flat_scratch: int  # gfx90a+: flat_scratch + xnack_mask also reserved
+    has_agprs: bool
+    has_packed_fp32: bool
+    max_flat_workgroup_size: int
     # LDS-direct source operand (code 254): LLVM 22 rejects it on gfx90a and later
     # ("lds_direct is not supported on this GPU"); the CDNA3 ISA guide lists no LDS-direct reads.
-    has_lds_direct: bool = False
-    max_scratch_per_wave: int = 0x1FFF * 1024  # bytes (private segment of a wave's 64 work-items)
+    has_lds_direct: bool
+    max_scratch_per_wave: int  # bytes (private segment of a wave's 64 work-items)
+
+    def __init__(self, name: str, sgprs: int, vgprs: int, arch_vgprs: int, agprs: int, vgpr_granule: int,
+                 vgpr_encoding_granule: int, sgpr_granule: int, sgpr_encoding_granule: int, lds_bytes: int,
+                 lds_granule: int, wave_size: int, max_waves_per_simd: int, simds_per_cu: int, cu_count: int,
+                 trap_sgprs: int = 16, extra_sgprs_vcc: int = 2, extra_sgprs_flat_scratch: int = 6,
+                 has_agprs: bool = True, has_packed_fp32: bool = True, max_flat_workgroup_size: int = 1024,
+                 has_lds_direct: bool = False, max_scratch_per_wave: int = 0x1FFF * 1024) -> None:
+        values = locals()
+        for n in self._fields:
+            object.__setattr__(self, n, values[n])
 
 
 TARGETS: dict[str, Target] = {
