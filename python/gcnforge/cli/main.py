@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 import gcnforge.cli as cli_pkg
@@ -24,12 +23,29 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="gcnforge", description=f"AMD GPU kernels at the assembly level ({known()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name.startswith("cmd_"))
-    if only is not None and f"cmd_{only}" in names:
-        names = [f"cmd_{only}"]
-    for name in names:
+    mod = _command_module(only) if only is not None else None
+    if mod is not None:
+        mod.register(sub)
+        return parser
+    import pkgutil  # listing the commands (help, an unknown one) only: it imports `inspect`
+
+    for name in sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name.startswith("cmd_")):
         importlib.import_module(f"gcnforge.cli.{name}").register(sub)
     return parser
+
+
+def _command_module(name: str):
+    """The module ``gcnforge.cli.cmd_<name>``, or None when there is no such command (then the
+    full parser reports it). An error inside an existing command module is not hidden."""
+    if not name.isidentifier():
+        return None
+    full = f"gcnforge.cli.cmd_{name}"
+    try:
+        return importlib.import_module(full)
+    except ModuleNotFoundError as e:
+        if e.name != full:
+            raise
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
