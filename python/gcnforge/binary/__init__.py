@@ -24,11 +24,14 @@ from __future__ import annotations
 __all__ = ["CodeObject", "KernelInfo", "KernelDescriptor", "Symbol", "read_code_object", "assemble"]
 
 
-def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>") -> bytes:
-    """Assemble a whole ``.s`` file into code-object bytes (built-in, or llvm-mc + ld.lld)."""
+def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>",
+             metadata: dict | None = None) -> bytes:
+    """Assemble a whole ``.s`` file into code-object bytes (built-in, or llvm-mc + ld.lld).
+    ``metadata``: the ``.amdgpu_metadata`` map when ``text`` has no such block (a compile
+    passes it directly instead of printing YAML and parsing it back)."""
     from gcnforge.binary.toolchain import assemble as _assemble
 
-    return _assemble(text, target=target, toolchain=toolchain, filename=filename)
+    return _assemble(text, target=target, toolchain=toolchain, filename=filename, metadata=metadata)
 
 
 def __getattr__(name: str):

@@ -600,8 +600,17 @@ def _align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
-def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
+def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>",
+                     metadata: dict | None = None) -> bytes:
+    """``metadata``: the ``.amdgpu_metadata`` map, given instead of a YAML block in ``text``
+    (a compile in the same process; checked like a parsed block)."""
     try:
-        return Assembler(target, filename).run(text)
+        asm = Assembler(target, filename)
+        if metadata is not None:
+            from gcnforge.binary.metadata_schema import verify_metadata
+
+            verify_metadata(metadata, SourceLoc(filename, 1, 1))
+            asm.metadata = metadata
+        return asm.run(text)
     except RecursionError:
         raise Diagnostic("expressions or symbol definitions nested too deeply", filename) from None

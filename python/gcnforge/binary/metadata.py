@@ -7,6 +7,7 @@ quoted or not, is typed by its text -- unsigned integer (auto radix: 0x, 0b, 0o,
 name "AMDGPU", type NT_AMDGPU_METADATA (32), desc = the msgpack bytes, written with the
 smallest encodings (the msgpack library does the same for ints and strings).
 PyYAML does the YAML syntax; scalar typing is LLVM's, applied to the composed node tree.
+PyYAML is imported only to read YAML: a compile hands its map over directly (issue 15).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import re
 import struct
 
 import msgpack
-import yaml
 
 from gcnforge.binary.metadata_schema import verify_metadata
 from gcnforge.binary.target_id import NT_AMDGPU_METADATA
@@ -71,7 +71,9 @@ def scalar_value(text: str):
     return text
 
 
-def _convert(node: yaml.Node, depth: int = 0):
+def _convert(node, depth: int = 0):
+    import yaml
+
     if depth > MAX_DEPTH:
         raise ValueError("metadata nested too deeply")
     if isinstance(node, yaml.ScalarNode):
@@ -121,6 +123,8 @@ def sort_maps(obj):
 
 def parse_metadata_yaml(text: str, loc: SourceLoc) -> dict:
     """The YAML between ``.amdgpu_metadata`` and ``.end_amdgpu_metadata`` -> a map."""
+    import yaml
+
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         md = {} if node is None else _convert(node)

@@ -15,12 +15,15 @@ TOOLCHAINS = ("builtin", "llvm")
 _TARGET_DIRECTIVE = re.compile(r'^\s*\.amdgcn_target\s+"([^"]*)"', re.M)
 
 
-def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>") -> bytes:
+def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>",
+             metadata: dict | None = None) -> bytes:
     if toolchain == "builtin":
         from gcnforge.binary.assembler import assemble_builtin
 
-        return assemble_builtin(text, target, filename)
+        return assemble_builtin(text, target, filename, metadata)
     if toolchain == "llvm":
+        if metadata is not None:  # llvm-mc reads metadata only as the text's YAML block
+            raise ValueError("a metadata map is for the built-in assembler; give llvm-mc the YAML in the text")
         return assemble_llvm(text, target, filename)
     raise Diagnostic(f"unknown toolchain '{toolchain}' (choose from {', '.join(TOOLCHAINS)})")
 

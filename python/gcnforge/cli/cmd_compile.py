@@ -130,8 +130,13 @@ def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: st
             raise Diagnostic("--kernel does not apply to a raised module (it is emitted whole)", str(path))
         recount_grown(mod)  # an edit that needs more registers than the descriptor gives
         text = module_asm(mod)
-    else:
+    elif asm_only or toolchain != "builtin":
         text = to_assembly(mod, kernels)
+    else:  # the metadata map goes to the code-object writer as is, not through YAML text
+        from gcnforge.target.asm import module_code
+
+        text, md = module_code(mod, kernels)
+        return assemble(text, target=input_target(mod), filename=str(path), metadata=md)
     if asm_only:
         return text
     return assemble(text, target=input_target(mod), toolchain=toolchain, filename=str(path))

@@ -12,4 +12,9 @@ def to_assembly(module, kernels: list[str] | None = None) -> str:
 def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None = None) -> bytes:
     from gcnforge.binary import assemble
 
-    return assemble(to_assembly(module, kernels), toolchain=toolchain, filename="<gcnforge>")
+    if toolchain != "builtin":
+        return assemble(to_assembly(module, kernels), toolchain=toolchain, filename="<gcnforge>")
+    from gcnforge.target.asm import module_code
+
+    text, md = module_code(module, kernels)
+    return assemble(text, filename="<gcnforge>", metadata=md)

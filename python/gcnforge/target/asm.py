@@ -177,42 +177,94 @@ def _yaml_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = None, chip: str = "gfx942") -> str:
-    out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
+# keys whose string values the author chose (quoted in the YAML); the others are enum words
+_QUOTED = frozenset((".name", ".symbol"))
+
+
+def metadata_map(kernels: list[KernelOp], counts: dict[int, Counts] | None = None, chip: str = "gfx942") -> dict:
+    """The code object's metadata map (``amdhsa.kernels``, ``amdhsa.target``,
+    ``amdhsa.version``), keys in the order the ``.amdgpu_metadata`` text lists them. Values
+    are as written: ``metadata_text`` prints this map, ``metadata_values`` gives the note's."""
+    ks = []
     for k in kernels:
         c = (counts or {}).get(id(k)) or register_counts(k)
         offs, size, align = kernarg_layout(k)
         lds = k.lds_size.value.data if k.lds_size is not None else 0
         wg = list(k.workgroup_size.get_values()) if k.workgroup_size is not None else None
-        out.append(f"  - .agpr_count: {c.agprs}")
+        d: dict = {".agpr_count": c.agprs}
         if k.kernel_args:
-            out.append("    .args:")
+            args = []
             for a, off in zip(k.kernel_args, offs):
-                out.append(f"      - .offset: {off}")
+                arg: dict = {".offset": off}
                 if a.arg_name.data:
-                    out.append(f"        .name: {_yaml_str(a.arg_name.data)}")
-                out.append(f"        .size: {a.size.data}")
-                out.append(f"        .value_kind: {a.kind.data}")
+                    arg[".name"] = a.arg_name.data
+                arg[".size"] = a.size.data
+                arg[".value_kind"] = a.kind.data
                 if a.kind.data == "global_buffer" and a.space.data != "none":
-                    out.append(f"        .address_space: {a.space.data}")
+                    arg[".address_space"] = a.space.data
                 if a.access.data != "none":
-                    out.append(f"        .access: {a.access.data}")
-        out += [f"    .group_segment_fixed_size: {lds}",
-                f"    .kernarg_segment_align: {align}",
-                f"    .kernarg_segment_size: {size}",
-                f"    .max_flat_workgroup_size: {wg[0] * wg[1] * wg[2] if wg else 1024}",
-                f"    .name: {_yaml_str(k.sym_name.data)}",
-                "    .private_segment_fixed_size: 0",
-                f"    .sgpr_count: {max(c.sgprs, 1)}",
-                "    .sgpr_spill_count: 0",
-                f"    .symbol: {_yaml_str(k.sym_name.data + '.kd')}",
-                f"    .vgpr_count: {c.next_free_vgpr}",
-                "    .vgpr_spill_count: 0",
-                "    .wavefront_size: 64"]
+                    arg[".access"] = a.access.data
+                args.append(arg)
+            d[".args"] = args
+        d.update({".group_segment_fixed_size": lds,
+                  ".kernarg_segment_align": align,
+                  ".kernarg_segment_size": size,
+                  ".max_flat_workgroup_size": wg[0] * wg[1] * wg[2] if wg else 1024,
+                  ".name": k.sym_name.data,
+                  ".private_segment_fixed_size": 0,
+                  ".sgpr_count": max(c.sgprs, 1),
+                  ".sgpr_spill_count": 0,
+                  ".symbol": k.sym_name.data + ".kd",
+                  ".vgpr_count": c.next_free_vgpr,
+                  ".vgpr_spill_count": 0,
+                  ".wavefront_size": 64})
         if wg:
-            out.append(f"    .reqd_workgroup_size: [{wg[0]}, {wg[1]}, {wg[2]}]")
-    out += [f"amdhsa.target: amdgcn-amd-amdhsa--{chip}", "amdhsa.version:", "  - 1", "  - 2", "...", "",
-            "\t.end_amdgpu_metadata"]
+            d[".reqd_workgroup_size"] = [wg[0], wg[1], wg[2]]
+        ks.append(d)
+    return {"amdhsa.kernels": ks, "amdhsa.target": f"amdgcn-amd-amdhsa--{chip}", "amdhsa.version": [1, 2]}
+
+
+def metadata_values(md: dict) -> dict:
+    """The map the assembler makes of ``metadata_text(...)``: every string typed by its
+    text as LLVM types a YAML scalar (``gcnforge.binary.metadata.scalar_value``), so that
+    a code object written from the map in-process is the one assembling the text gives."""
+    from gcnforge.binary.metadata import scalar_value
+
+    def conv(v):
+        if isinstance(v, dict):
+            return {k: conv(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [conv(x) for x in v]
+        return scalar_value(v) if isinstance(v, str) else v
+
+    return conv(md)
+
+
+def _yaml_scalar(key: str, v) -> str:
+    return _yaml_str(v) if key in _QUOTED else str(v)
+
+
+def metadata_text(kernels: list[KernelOp], counts: dict[int, Counts] | None = None, chip: str = "gfx942") -> str:
+    md = metadata_map(kernels, counts, chip)
+    out = ["\t.amdgpu_metadata", "---", "amdhsa.kernels:"]
+    for d in md["amdhsa.kernels"]:
+        first = "  - "
+        for key, v in d.items():
+            if key == ".args":
+                out.append("    .args:")
+                for arg in v:
+                    lead = "      - "
+                    for ak, av in arg.items():
+                        out.append(f"{lead}{ak}: {_yaml_scalar(ak, av)}")
+                        lead = "        "
+            elif isinstance(v, list):
+                out.append(f"    {key}: [{', '.join(map(str, v))}]")
+            else:
+                out.append(f"{first}{key}: {_yaml_scalar(key, v)}")
+            first = "    "
+    out += [f"amdhsa.target: {md['amdhsa.target']}", "amdhsa.version:"]
+    out += [f"  - {v}" for v in md["amdhsa.version"]]
+    out += ["...", "", "\t.end_amdgpu_metadata"]
     return "\n".join(out) + "\n"
 
 
@@ -226,10 +278,21 @@ def module_text(module: Operation, only: list[str] | None = None) -> str:
     instructions printed from that target's table)."""
     chip = input_target(module)
     with table.use_target(chip):
-        return _module_text(module, only, chip)
+        text, _ = _module_text(module, only, chip, True)
+    return text
 
 
-def _module_text(module: Operation, only: list[str] | None, chip: str) -> str:
+def module_code(module: Operation, only: list[str] | None = None) -> tuple[str, dict]:
+    """``module_text`` without its ``.amdgpu_metadata`` block, and that block's map as the
+    assembler would read it (``metadata_values``): for assembling in-process without
+    printing the YAML and parsing it back (PyYAML is ~10% of a small compile)."""
+    chip = input_target(module)
+    with table.use_target(chip):
+        text, md = _module_text(module, only, chip, False)
+    return text, metadata_values(md)
+
+
+def _module_text(module: Operation, only: list[str] | None, chip: str, with_metadata: bool) -> tuple[str, dict]:
     ks = kernels_of(module)
     if only:
         missing = [n for n in only if n not in {k.sym_name.data for k in ks}]
@@ -245,8 +308,10 @@ def _module_text(module: Operation, only: list[str] | None, chip: str) -> str:
         parts.append('\t.section\t.rodata,"a",@progbits')
         parts.append("\t.p2align\t6, 0x0")
         parts.append(descriptor_text(k, counts[id(k)]))
-    parts.append(metadata_text(ks, counts, chip))
-    return "\n".join(parts)
+    if with_metadata:
+        parts.append(metadata_text(ks, counts, chip))
+        return "\n".join(parts), {}
+    return "\n".join(parts) + "\n", metadata_map(ks, counts, chip)
 
 
-__all__ = ["module_text", "register_counts", "Counts", "BuiltinModule", "ModuleOp", "FuncOp"]
+__all__ = ["module_text", "module_code", "metadata_map", "register_counts", "Counts", "BuiltinModule", "ModuleOp", "FuncOp"]
