@@ -10,8 +10,6 @@ Pre: register operands allocated (unallocated ones are ignored: nothing to say y
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from xdsl.ir import Operation
 
 from gcnforge.dialect.inst_ops import InstOp
@@ -34,17 +32,26 @@ def value_units(t) -> tuple[Unit, ...]:
     return ()
 
 
-@dataclass
 class MInst:
-    op: InstOp
-    mnemonic: str
-    sem: str
-    reads: dict[str, tuple[Unit, ...]] = field(default_factory=dict)  # slot name -> units
-    writes: dict[str, tuple[Unit, ...]] = field(default_factory=dict)
-    counters: tuple[str, ...] = ()
+    """One instruction's machine view (a plain slotted class: ``@dataclass`` generated and
+    compiled code for it at import, issue 15; nothing compares two of them)."""
 
-    all_reads: frozenset = frozenset()  # every unit read / written (set once by ``minst``)
-    all_writes: frozenset = frozenset()
+    __slots__ = ("op", "mnemonic", "sem", "reads", "writes", "counters", "all_reads", "all_writes")
+
+    def __init__(self, op: InstOp, mnemonic: str, sem: str, reads: dict[str, tuple[Unit, ...]] | None = None,
+                 writes: dict[str, tuple[Unit, ...]] | None = None, counters: tuple[str, ...] = (),
+                 all_reads: frozenset = frozenset(), all_writes: frozenset = frozenset()):
+        self.op = op
+        self.mnemonic = mnemonic
+        self.sem = sem
+        self.reads = {} if reads is None else reads  # slot name -> units
+        self.writes = {} if writes is None else writes
+        self.counters = counters
+        self.all_reads = all_reads  # every unit read / written (set once by ``minst``)
+        self.all_writes = all_writes
+
+    def __repr__(self) -> str:
+        return f"MInst({self.mnemonic}, reads={self.reads!r}, writes={self.writes!r})"
 
 
 # (mnemonic, 'off' slots, operand types) -> the MInst fields that depend only on them. Ops

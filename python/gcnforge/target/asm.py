@@ -14,8 +14,6 @@ Pre: ABI lowered, waits lowered (no ``amdgcn.wait``), registers allocated, calls
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Operation
 
@@ -51,11 +49,18 @@ USER_SGPR_DIRECTIVE = {
 }
 
 
-@dataclass
 class Counts:
-    vgprs: int
-    agprs: int
-    sgprs: int
+    """Registers used per file (a plain class: no ``@dataclass`` code generation at import)."""
+
+    __slots__ = ("vgprs", "agprs", "sgprs")
+
+    def __init__(self, vgprs: int, agprs: int, sgprs: int):
+        self.vgprs = vgprs
+        self.agprs = agprs
+        self.sgprs = sgprs
+
+    def __repr__(self) -> str:
+        return f"Counts(vgprs={self.vgprs}, agprs={self.agprs}, sgprs={self.sgprs})"
 
     @property
     def accum_offset(self) -> int:

@@ -21,7 +21,6 @@ register-typed value has an allocated type; moves coalesced away are gone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -65,19 +64,26 @@ def copy_op(dst: SSAValue, src: SSAValue) -> InstOp:
     return inst_op(COPY_MNEMONIC[(t.FILE, t.width)], [dst, src])
 
 
-@dataclass(eq=False)
 class Node:
-    file: str
-    width: int
-    align: int
-    pin: int | None
-    name: str
-    origin: str
-    loc: object | None
-    parent: Node | None = None
-    offset: int = 0  # offset of this node inside its parent
-    group: Group | None = None
-    written: bool = False
+    """A value's place in the union-find of values that must share registers (a plain
+    slotted class, compared by identity, as the model's: see ``model.Group``)."""
+
+    __slots__ = ("file", "width", "align", "pin", "name", "origin", "loc", "parent", "offset", "group", "written")
+
+    def __init__(self, file: str, width: int, align: int, pin: int | None, name: str, origin: str,
+                 loc: object | None, parent: Node | None = None, offset: int = 0, group: Group | None = None,
+                 written: bool = False):
+        self.file = file
+        self.width = width
+        self.align = align
+        self.pin = pin
+        self.name = name
+        self.origin = origin
+        self.loc = loc
+        self.parent = parent
+        self.offset = offset  # offset of this node inside its parent
+        self.group = group
+        self.written = written
 
     def find(self) -> tuple[Node, int]:
         off = 0

@@ -22,23 +22,30 @@ Registers are counted in dwords ("units"); group ``g``'s units are numbered
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 FILES = ("v", "a", "s")
 
 
-@dataclass(eq=False)
 class Group:
-    file: str
-    width: int
-    align: int = 1
-    pin: int | None = None
-    name: str = ""  # what the user calls it (%x), for diagnostics
-    origin: str = ""  # the op that defines it, for diagnostics
-    loc: object | None = None  # where it was defined (an op / SourceLoc), for diagnostics
-    first_unit: int = -1  # assigned by Program.number()
-    reg: int | None = None  # the allocation's answer: first physical index
-    want: int | None = None  # placement hint (compaction's layout): this first register if it is free
+    """One value's registers: ``width`` consecutive registers of ``file``, aligned to
+    ``align``, optionally pinned. (Plain slotted classes here and below, compared by identity:
+    ``@dataclass`` generated and compiled code for each at import, ~0.5 ms a class of a small
+    compile's start-up, issue 15.)"""
+
+    __slots__ = ("file", "width", "align", "pin", "name", "origin", "loc", "first_unit", "reg", "want")
+
+    def __init__(self, file: str, width: int, align: int = 1, pin: int | None = None, name: str = "",
+                 origin: str = "", loc: object | None = None, first_unit: int = -1, reg: int | None = None,
+                 want: int | None = None):
+        self.file = file
+        self.width = width
+        self.align = align
+        self.pin = pin
+        self.name = name  # what the user calls it (%x), for diagnostics
+        self.origin = origin  # the op that defines it, for diagnostics
+        self.loc = loc  # where it was defined (an op / SourceLoc), for diagnostics
+        self.first_unit = first_unit  # assigned by Program.number()
+        self.reg = reg  # the allocation's answer: first physical index
+        self.want = want  # placement hint (compaction's layout): this first register if it is free
 
     def __repr__(self) -> str:
         where = f"@{self.reg}" if self.reg is not None else (f"pin {self.pin}" if self.pin is not None else "")
@@ -49,11 +56,19 @@ class Group:
         return f"{self.name or '<unnamed>'} ({rng}) defined by {self.origin or '?'}"
 
 
-@dataclass(frozen=True, eq=False)
 class Ref:
-    group: Group
-    offset: int = 0
-    width: int = -1  # -1: the whole group
+    """Registers ``offset`` .. ``offset + width`` of ``group`` (width -1: to its end); not
+    changed once made."""
+
+    __slots__ = ("group", "offset", "width")
+
+    def __init__(self, group: Group, offset: int = 0, width: int = -1):
+        self.group = group
+        self.offset = offset
+        self.width = width  # -1: the whole group
+
+    def __repr__(self) -> str:
+        return f"Ref({self.group!r}, {self.offset}, {self.width})"
 
     @property
     def w(self) -> int:
@@ -63,37 +78,53 @@ class Ref:
         return ((1 << self.w) - 1) << (self.group.first_unit + self.offset)
 
 
-@dataclass(eq=False)
 class Op:
-    defs: tuple[Ref, ...] = ()
-    uses: tuple[Ref, ...] = ()
-    text: str = ""
-    early_clobber: bool = False
-    loc: object | None = None
-    copy_src: Ref | None = None  # a register copy: its def may share the source's registers
-    tied: tuple[Ref, ...] = ()  # refs read and written through one operand (not renamable apart)
-    origin: object | None = None  # the dialect op it stands for (the binding's, for splitting)
-    def_args: tuple[int, ...] = ()  # per def / use: the operand index in ``origin``
-    use_args: tuple[int, ...] = ()
-    # a parallel copy (compaction's): defs[i] = uses[i] for every i at once (all reads happen
-    # before any write, so two values may exchange registers); wants[i]: the register
-    # compaction's layout gives defs[i]'s group (a hint)
-    parallel: bool = False
-    wants: tuple[int | None, ...] = ()
+    __slots__ = ("defs", "uses", "text", "early_clobber", "loc", "copy_src", "tied", "origin", "def_args",
+                 "use_args", "parallel", "wants")
+
+    def __init__(self, defs: tuple[Ref, ...] = (), uses: tuple[Ref, ...] = (), text: str = "",
+                 early_clobber: bool = False, loc: object | None = None, copy_src: Ref | None = None,
+                 tied: tuple[Ref, ...] = (), origin: object | None = None, def_args: tuple[int, ...] = (),
+                 use_args: tuple[int, ...] = (), parallel: bool = False, wants: tuple[int | None, ...] = ()):
+        self.defs = defs
+        self.uses = uses
+        self.text = text
+        self.early_clobber = early_clobber
+        self.loc = loc
+        self.copy_src = copy_src  # a register copy: its def may share the source's registers
+        self.tied = tied  # refs read and written through one operand (not renamable apart)
+        self.origin = origin  # the dialect op it stands for (the binding's, for splitting)
+        self.def_args = def_args  # per def / use: the operand index in ``origin``
+        self.use_args = use_args
+        # a parallel copy (compaction's): defs[i] = uses[i] for every i at once (all reads happen
+        # before any write, so two values may exchange registers); wants[i]: the register
+        # compaction's layout gives defs[i]'s group (a hint)
+        self.parallel = parallel
+        self.wants = wants
+
+    def __repr__(self) -> str:
+        return f"Op({self.text!r}, defs={self.defs!r}, uses={self.uses!r})"
 
 
-@dataclass(eq=False)
 class Block:
-    ops: list[Op] = field(default_factory=list)
-    succs: list[int] = field(default_factory=list)
-    name: str = ""
+    __slots__ = ("ops", "succs", "name")
+
+    def __init__(self, ops: list[Op] | None = None, succs: list[int] | None = None, name: str = ""):
+        self.ops = [] if ops is None else ops
+        self.succs = [] if succs is None else succs
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Block({self.name!r}, {len(self.ops)} ops, succs={self.succs!r})"
 
 
-@dataclass(eq=False)
 class Program:
-    blocks: list[Block]
-    entry_defs: tuple[Ref, ...] = ()
-    groups: list[Group] = field(default_factory=list)
+    __slots__ = ("blocks", "entry_defs", "groups", "nunits", "unit_group")  # the last two: number()
+
+    def __init__(self, blocks: list[Block], entry_defs: tuple[Ref, ...] = (), groups: list[Group] | None = None):
+        self.blocks = blocks
+        self.entry_defs = entry_defs
+        self.groups = [] if groups is None else groups
 
     def number(self) -> None:
         """Collect the groups (in first-appearance order) and give each its unit numbers."""
