@@ -10,31 +10,17 @@ f8f6f4 MFMA without the abid bit is two instructions."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from gcnforge.asm.core import Codec, DecodedInst, OperandValue, ParsedInst, register_resolver
 from gcnforge.asm.operands import Tok, parse_reg
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa import table
 from gcnforge.isa.encodings import ENCODINGS
-from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
+from gcnforge.isa.scaled_mfma import LD_SCALE, SCALE_OPERANDS as _SCALE_OPS, SCALED, SELECTOR_ENTRIES
+from gcnforge.isa.scaled_mfma import records as _records
+from gcnforge.isa.schema import Instruction
 
-SCALED = {"v_mfma_scale_f32_16x16x128_f8f6f4": "v_mfma_f32_16x16x128_f8f6f4",
-          "v_mfma_scale_f32_32x32x64_f8f6f4": "v_mfma_f32_32x32x64_f8f6f4"}
-LD_SCALE = "v_mfma_ld_scale_b32"
+__all__ = ["LD_SCALE", "SCALED", "SCALED_MFMA", "pair_at"]
 _ABID0 = 1 << 11  # the MFMA word's abid bit 0: "scaled"
-_SCALE_OPS = tuple(Operand(name=n, kind=OperandKind.VGPR, field=None, role=Role.USE) for n in ("scale_src0", "scale_src1"))
-
-
-@lru_cache(maxsize=8)
-def _records(name: str, target: str) -> tuple[Instruction, Instruction, Instruction] | None:
-    """(pseudo record of the pair, ld_scale record, MFMA record) on ``target``, or None."""
-    ld, mfma = table.by_mnemonic(LD_SCALE, target), table.by_mnemonic(SCALED[name], target)
-    if ld is None or mfma is None:
-        return None
-    pair = mfma.replace(mnemonic=name, base=name, llvm_name="", operands=mfma.operands + _SCALE_OPS,
-                   modifiers=("op_sel", "op_sel_hi", "cbsz", "blgp"))
-    return pair, ld, mfma
 
 
 def _resolve(mnemonic: str) -> list[Instruction] | None:
@@ -46,7 +32,7 @@ def _resolve(mnemonic: str) -> list[Instruction] | None:
 
 def _bits(name: str, val: str | None, tok: Tok, loc) -> tuple[int, int]:
     items = [x.strip() for x in val[1:-1].split(",")] if val and val.startswith("[") and val.endswith("]") else []
-    if len(items) not in (2, 3) or any(x not in ("0", "1") for x in items):
+    if len(items) not in SELECTOR_ENTRIES or any(x not in ("0", "1") for x in items):
         raise Diagnostic(f"{name} expects 2 or 3 entries of 0 or 1 ({name}:[0,0,0])", tok.loc(loc))
     return int(items[0]), int(items[1])
 

@@ -25,7 +25,7 @@ from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import REGISTER_TYPES
-from gcnforge.isa import table
+from gcnforge.isa import scaled_mfma, table
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # gfx940+ renamed the cache-policy bits (ISA guide 9.1.10): glc -> sc0, slc -> sc1.
@@ -114,7 +114,7 @@ class InstructionEmitter:
         if name.startswith("_"):
             raise AttributeError(name)
         t = self.target
-        if table.by_mnemonic(name, t) is None and not table.variants(name, t):
+        if table.by_mnemonic(name, t) is None and not table.variants(name, t) and scaled_mfma.record(name, t) is None:
             raise AttributeError(_unknown(name, t))
 
         def emit(*operands, **mods):
@@ -132,7 +132,7 @@ class InstructionEmitter:
             return self._inst(name, operands, mods)
 
     def _inst(self, name: str, operands: tuple, mods: dict):
-        exact = table.by_mnemonic(name)
+        exact = table.by_mnemonic(name) or scaled_mfma.record(name)
         candidates = [exact] if exact is not None else sorted(
             table.variants(name), key=lambda i: _ENC_RANK.get(i.encoding, 2)
         )

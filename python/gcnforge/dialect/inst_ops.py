@@ -54,7 +54,7 @@ from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_format import mod_value, mods_attr, parse_inst, print_inst
 from gcnforge.dialect.types import ReadTokenType, RegisterType, SpecialRegType, WriteTokenType
 from gcnforge.dialect.value_ops import module_target
-from gcnforge.isa import table
+from gcnforge.isa import scaled_mfma, table
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
@@ -233,6 +233,10 @@ class InstOp(IRDLOperation):
         present, widths = _present(inf, offs)
         if m.endswith("f8f6f4"):
             widths = _f8f6f4_widths(m, present, widths, modifiers)
+            if m in scaled_mfma.SCALED:
+                for k in scaled_mfma.SELECTORS:
+                    if k in modifiers and (err := scaled_mfma.selector_error(k, modifiers[k])):
+                        raise VerifyException(f"{m}: {err}")
         if len(args) != len(present):
             names = ", ".join(s.name for s in present) or "none"
             raise VerifyException(

@@ -21,7 +21,7 @@ import struct
 from dataclasses import dataclass
 from functools import cache
 
-from gcnforge.isa import inline, table
+from gcnforge.isa import inline, scaled_mfma, table
 from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
 
 # Encoding -> op family. DPP/SDWA forms belong to their base family (they are modifiers).
@@ -144,7 +144,7 @@ def info(mnemonic: str, target: str | None = None) -> InstInfo | None:
         return _INFO[key]
     except KeyError:
         pass
-    inst = table.by_mnemonic(mnemonic, key[1])
+    inst = table.by_mnemonic(mnemonic, key[1]) or scaled_mfma.record(mnemonic, key[1])
     r = None if inst is None else _info(inst)
     if inst is not None or len(_INFO) < 1 << 16:  # unknown names (user input) only up to a bound
         _INFO[key] = r
@@ -154,7 +154,8 @@ def info(mnemonic: str, target: str | None = None) -> InstInfo | None:
 def targets_with(mnemonic: str) -> tuple[str, ...]:
     """The targets whose table has ``mnemonic`` (for a diagnostic naming where it exists)."""
     return tuple(t for t in table.known_targets()
-                 if table.by_mnemonic(mnemonic, t) is not None or table.variants(mnemonic, t))
+                 if table.by_mnemonic(mnemonic, t) is not None or table.variants(mnemonic, t)
+                 or scaled_mfma.record(mnemonic, t) is not None)
 
 
 def unknown_message(mnemonic: str, target: str | None = None) -> str:

@@ -67,7 +67,13 @@ def _table(target: str | None = None) -> dict[str, Mfma]:
 
 
 def base_name(mnemonic: str) -> str:
-    return mnemonic.removesuffix("_e64").removesuffix("_vgprcd")
+    """The table's row of an MFMA: ``_e64`` / ``_vgprcd`` dropped; a block-scaled gfx950 MFMA
+    is its f8f6f4 MFMA (one instruction word pair; the ``v_mfma_ld_scale_b32`` prefix adds no
+    pass: clang 22 pads a scaled and an unscaled f8f6f4 MFMA the same)."""
+    from gcnforge.isa.scaled_mfma import SCALED
+
+    b = mnemonic.removesuffix("_e64").removesuffix("_vgprcd")
+    return SCALED.get(b, b)
 
 
 def info(mnemonic: str, target: str | None = None) -> Mfma | None:
