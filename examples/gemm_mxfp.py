@@ -12,10 +12,12 @@ scale of that row and 32-block, the operand layout of the f8f6f4 MFMA with fp4 o
 op_sel/op_sel_hi pick byte 0). The result's four registers hold column ``l % 16`` and rows
 ``4 * (l // 16) + j``. See python/gcnforge/emulator/data/README.md for where these come from.
 
-Written as gcnforge assembly text, assembled by the built-in assembler for gfx950 (what
-``gcnforge as --target gfx950 -o gemm.hsaco`` does) and launched through the runtime: the
-builder does not target gfx950 yet (``#amdgcn.target<gfx950>`` is in progress), so this example
-does not go through the dialect.
+A Python metaprogram over the builder (``Module(target="gfx950")``): the K loop unrolls into
+one load group and one ``k.v_mfma_scale_f32_16x16x128_f8f6f4(a, b, acc, scale_a, scale_b,
+op_sel=..., op_sel_hi=..., cbsz=4, blgp=4)`` per 128-deep step; the token waits become
+``s_waitcnt vmcnt``, registers are allocated and the MFMA's result hazard is padded by the
+default pass pipeline (``gcnforge compile examples/gemm_mxfp.py`` does the same), then the
+built-in assembler makes the code object and the runtime launches it.
 
 ``python examples/gemm_mxfp.py [--m 32 --n 32 --k 256]`` runs it on the emulator against a NumPy
 reference of the MX format (quantize f32 data to MXFP4, decode, multiply in float64).
@@ -28,6 +30,8 @@ import sys
 
 import numpy as np
 
+from gcnforge.builder import Arg, Module
+
 TILE = 16  # the MFMA's M and N
 KSTEP = 128  # the MFMA's K
 BLOCK = 32  # K-elements per E8M0 scale (the OCP MX block)
@@ -38,128 +42,65 @@ E2M1 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
 EMAX_ELEM = 2
 
 
-def assembly(m_dim: int, n_dim: int, k_dim: int) -> str:
+def build(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256) -> Module:
     """The kernel for fixed M, N, K (multiples of 16, 16, 128); grid = (N / 16, M / 16) waves."""
     if m_dim % TILE or n_dim % TILE or k_dim % KSTEP:
         raise ValueError(f"M and N must be multiples of {TILE} and K of {KSTEP}")
-    steps = k_dim // KSTEP
-    if 64 * (steps - 1) > 4095:
+    if 64 * (k_dim // KSTEP - 1) > 4095:
         raise ValueError("K too large for the kernel's immediate load offsets (K <= 8192)")
-    body = [
-        "s_load_dwordx8 s[4:11], s[0:1], 0x0",  # a, sa, bt, sb
-        "s_load_dwordx2 s[12:13], s[0:1], 0x20",  # c
-        "v_and_b32_e32 v1, 15, v0",  # r = l % 16: row of the A tile, column of the B tile
-        "v_lshrrev_b32_e32 v2, 4, v0",  # g = l // 16: which 32 of each 128-deep K step
-        "s_lshl_b32 s14, s3, 4",  # tile_m = workgroup_id_y * 16
-        "s_lshl_b32 s15, s2, 4",  # tile_n = workgroup_id_x * 16
-        f"s_mov_b32 s16, {k_dim // 2}",  # bytes per row of A and of Bt
-        f"s_mov_b32 s17, {k_dim // BLOCK}",  # scales per row
-        "v_add_u32_e32 v3, s14, v1",  # A row
-        "v_add_u32_e32 v4, s15, v1",  # Bt row (column of B)
-        "v_mul_lo_u32 v5, v3, s16",
-        "v_lshl_add_u32 v5, v2, 4, v5",  # A byte offset: row * K/2 + 16 * g
-        "v_mul_lo_u32 v6, v4, s16",
-        "v_lshl_add_u32 v6, v2, 4, v6",  # Bt byte offset
-        "v_mul_lo_u32 v7, v3, s17",
-        "v_add_u32_e32 v7, v7, v2",  # scale of A row, block g of the step
-        "v_mul_lo_u32 v8, v4, s17",
-        "v_add_u32_e32 v8, v8, v2",  # scale of B column, block g
-        "v_mov_b32_e32 v20, 0",
-        "v_mov_b32_e32 v21, 0",
-        "v_mov_b32_e32 v22, 0",
-        "v_mov_b32_e32 v23, 0",
-        "s_waitcnt lgkmcnt(0)",
-    ]
-    for s in range(steps):  # one 128-deep K step: 64 bytes of A/Bt rows, 4 scales further
-        body += [
-            f"global_load_dwordx4 v[24:27], v5, s[4:5] offset:{64 * s}",
-            f"global_load_dwordx4 v[28:31], v6, s[8:9] offset:{64 * s}",
-            f"global_load_ubyte v32, v7, s[6:7] offset:{4 * s}",
-            f"global_load_ubyte v33, v8, s[10:11] offset:{4 * s}",
-            "s_waitcnt vmcnt(0)",
-            "v_mfma_scale_f32_16x16x128_f8f6f4 v[20:23], v[24:27], v[28:31], v[20:23], v32, v33 "
-            "op_sel_hi:[0,0,0] cbsz:4 blgp:4",
-        ]
-    body += [
-        # C offset of lane l, register j: ((tile_m + 4 * g + j) * N + tile_n + r) * 4
-        "v_lshl_add_u32 v9, v2, 2, s14",
-        f"s_mov_b32 s18, {n_dim}",
-        "v_mul_lo_u32 v9, v9, s18",
-        "v_add_u32_e32 v9, s15, v9",
-        "v_add_u32_e32 v9, v9, v1",
-        "v_lshlrev_b32_e32 v9, 2, v9",
-        # the MFMA's result is read by a store: wait out its passes (ISA guide 4.5; 3 x 8 states)
-        "s_nop 7",
-        "s_nop 7",
-        "s_nop 7",
-    ]
-    for j in range(4):
-        if j:
-            body.append(f"v_add_u32_e32 v10, {4 * n_dim * j}, v9")
-        body.append(f"global_store_dword {'v10' if j else 'v9'}, v{20 + j}, s[12:13]")
-    body.append("s_endpgm")
-    text = "\n".join("\t" + ln for ln in body)
-    args = "\n".join(f"""      - .offset: {8 * i}
-        .name: '{a}'
-        .size: 8
-        .value_kind: global_buffer
-        .address_space: global
-        .access: {'write_only' if a == 'c' else 'read_only'}""" for i, a in enumerate(("a", "sa", "bt", "sb", "c")))
-    return f"""\t.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
-\t.amdhsa_code_object_version 5
-\t.text
-\t.globl\t{NAME}
-\t.p2align\t8
-\t.type\t{NAME},@function
-{NAME}:
-{text}
-.Lfunc_end0:
-\t.size\t{NAME}, .Lfunc_end0-{NAME}
-
-\t.section\t.rodata,"a",@progbits
-\t.p2align\t6, 0x0
-\t.amdhsa_kernel {NAME}
-\t\t.amdhsa_kernarg_size 40
-\t\t.amdhsa_user_sgpr_count 2
-\t\t.amdhsa_user_sgpr_kernarg_segment_ptr 1
-\t\t.amdhsa_system_sgpr_workgroup_id_x 1
-\t\t.amdhsa_system_sgpr_workgroup_id_y 1
-\t\t.amdhsa_next_free_vgpr 34
-\t\t.amdhsa_next_free_sgpr 19
-\t\t.amdhsa_accum_offset 36
-\t.end_amdhsa_kernel
-
-\t.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-{args}
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 40
-    .max_flat_workgroup_size: 64
-    .name: '{NAME}'
-    .private_segment_fixed_size: 0
-    .sgpr_count: 19
-    .symbol: '{NAME}.kd'
-    .vgpr_count: 34
-    .wavefront_size: 64
-    .reqd_workgroup_size: [64, 1, 1]
-amdhsa.target: amdgcn-amd-amdhsa--gfx950
-amdhsa.version:
-  - 1
-  - 2
-...
-
-\t.end_amdgpu_metadata
-"""
+    m = Module(NAME, target="gfx950")
+    args = [Arg.ptr(n, access="read_only") for n in ("a", "sa", "bt", "sb")] + [Arg.ptr("c", access="write_only")]
+    with m.kernel(NAME, args, workgroup_size=(64, 1, 1)) as k:
+        a, sa, bt, sb, c = k.args()
+        lane = k.thread_id("x")
+        row = k.v_and_b32(TILE - 1, lane)  # l % 16: row of the A tile, column of the B tile
+        grp = k.v_lshrrev_b32(4, lane)  # l // 16: which 32 of each 128-deep K step
+        tile_n = k.s_lshl_b32(k.block_id("x"), 4)
+        tile_m = k.s_lshl_b32(k.block_id("y"), 4)
+        row_bytes = k.s_mov_b32(k_dim // 2)  # bytes per row of A and of Bt
+        row_scales = k.s_mov_b32(k_dim // BLOCK)  # scales per row
+        a_row, b_row = k.v_add_u32(tile_m, row), k.v_add_u32(tile_n, row)
+        # byte offsets: row * K/2 + 16 * grp (elements), row * K/32 + grp (scales)
+        a_off = k.v_lshl_add_u32(grp, 4, k.v_mul_lo_u32(a_row, row_bytes))
+        b_off = k.v_lshl_add_u32(grp, 4, k.v_mul_lo_u32(b_row, row_bytes))
+        sa_off = k.v_add_u32(k.v_mul_lo_u32(a_row, row_scales), grp)
+        sb_off = k.v_add_u32(k.v_mul_lo_u32(b_row, row_scales), grp)
+        acc = None
+        for s in range(k_dim // KSTEP):  # one 128-deep K step: 64 bytes of A/Bt rows, 4 scales further
+            av, ta = k.global_load_dwordx4(a_off, a, offset=64 * s)
+            bv, tb = k.global_load_dwordx4(b_off, bt, offset=64 * s)
+            xa, tsa = k.global_load_ubyte(sa_off, sa, offset=4 * s)
+            xb, tsb = k.global_load_ubyte(sb_off, sb, offset=4 * s)
+            k.wait(ta, tb, tsa, tsb)
+            # fp4 A and B (cbsz:4 blgp:4: four dwords each), scale byte 0 of each scale VGPR
+            acc = k.v_mfma_scale_f32_16x16x128_f8f6f4(av, bv, 0 if acc is None else acc, xa, xb,
+                                                      op_sel=[0, 0, 0], op_sel_hi=[0, 0, 0], cbsz=4, blgp=4)
+        # C offset of lane l, register j: ((tile_m + 4 * grp + j) * N + tile_n + row) * 4
+        c_row = k.v_lshl_add_u32(grp, 2, tile_m)
+        c_off = k.v_add_u32(k.v_mul_lo_u32(c_row, k.s_mov_b32(n_dim)), k.v_add_u32(tile_n, row))
+        c_off = k.v_lshlrev_b32(2, c_off)
+        for j, value in enumerate(acc.split()):
+            k.global_store_dword(k.v_add_u32(4 * n_dim * j, c_off) if j else c_off, value, c)
+        k.s_endpgm()
+    m.verify()
+    return m
 
 
-def build(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256) -> bytes:
-    """The code object (built-in assembler, gfx950)."""
+def code_object(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256, toolchain: str = "builtin") -> bytes:
+    """The code object: the default pass pipeline, then gcnforge's assembler (or LLVM's)."""
     from gcnforge.binary import assemble
 
-    return assemble(assembly(m_dim, n_dim, k_dim), target="gfx950", filename="gemm_mxfp.s")
+    return assemble(assembly(m_dim, n_dim, k_dim), target="gfx950", toolchain=toolchain, filename="gemm_mxfp.s")
+
+
+def assembly(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256) -> str:
+    """The compiled kernel's assembly text (the default pass pipeline on ``build``)."""
+    from gcnforge.passes import pipeline
+    from gcnforge.target import to_assembly
+
+    module = build(m_dim, n_dim, k_dim)
+    pipeline.run(module.top, pipeline.parse(pipeline.DEFAULT))
+    return to_assembly(module.top)
 
 
 # ---- the OCP MX format on the host (NumPy) -----------------------------------------------------------
@@ -202,7 +143,7 @@ def run(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256, seed: int = 0, devic
     a, sa = quantize_mxfp4(rng.standard_normal((m_dim, k_dim)) * rng.uniform(0.1, 10, (m_dim, 1)))
     bt, sb = quantize_mxfp4(rng.standard_normal((n_dim, k_dim)) * rng.uniform(0.1, 10, (n_dim, 1)))
     c = np.zeros((m_dim, n_dim), np.float32)
-    kernel = gcnforge.load(build(m_dim, n_dim, k_dim))[NAME]
+    kernel = gcnforge.load(code_object(m_dim, n_dim, k_dim))[NAME]
     kernel(a, sa, bt, sb, c, grid=(n_dim // TILE, m_dim // TILE), block=(64, 1, 1), device=device)
     ref = dequantize_mxfp4(a, sa) @ dequantize_mxfp4(bt, sb).T
     return c, ref

@@ -46,7 +46,8 @@ def test_main_reports_ok(capsys):
 
 
 def test_llvm_assembles_the_same_code():
-    """The example's assembly text means the same to llvm-mc -mcpu=gfx950 + ld.lld."""
+    """The compiled kernel's assembly text (the builder's output after the pass pipeline)
+    means the same to llvm-mc -mcpu=gfx950 + ld.lld as to gcnforge's assembler."""
     from gcnforge.binary import assemble, read_code_object
     from gcnforge.testing import require_llvm
 
@@ -55,3 +56,15 @@ def test_llvm_assembles_the_same_code():
     ours = read_code_object(assemble(text, target="gfx950"))
     theirs = read_code_object(assemble(text, target="gfx950", toolchain="llvm"))
     assert ours.kernels[gemm_mxfp.NAME].code == theirs.kernels[gemm_mxfp.NAME].code
+    assert "v_mfma_scale_f32_16x16x128_f8f6f4" in text
+
+
+def test_built_through_the_builder():
+    """The kernel is a gfx950 dialect module whose MFMAs are the scaled op (one per K step)."""
+    from gcnforge.dialect.inst_ops import InstOp
+
+    m = gemm_mxfp.build(16, 16, 384)
+    assert m.target == "gfx950"
+    ops = [op for op in m.top.walk() if isinstance(op, InstOp) and op.mnemonic.startswith("v_mfma")]
+    assert [op.mnemonic for op in ops] == ["v_mfma_scale_f32_16x16x128_f8f6f4"] * 3
+    assert all(op.modifiers.get("cbsz") == 4 and op.modifiers.get("blgp") == 4 for op in ops)
