@@ -179,7 +179,7 @@ class Assembler:
             return self._run(text)
 
     def _run(self, text: str) -> bytes:
-        from gcnforge.asm import parse_instruction  # the instruction encoder (helper A/B)
+        from gcnforge.asm import ParsedInst, Tok, parse_instruction  # the instruction encoder
 
         lines = text.split("\n")
         n = len(lines)
@@ -188,6 +188,7 @@ class Assembler:
         # raw line -> (ParsedInst, column) for a label-free, position-independent instruction
         # line seen before: the same raw text is the same statement (only its line differs)
         repeats: dict[str, tuple[object, int]] = {}
+        branches: dict[str, object] = {}  # instruction text before a trailing local label -> a parse of it
         i = 0
         while i < n:
             raw = lines[i]
@@ -210,9 +211,22 @@ class Assembler:
             if kind == "instruction":
                 parsed = cache.get(st.text)
                 if parsed is None:
-                    parsed = parse_instruction(st.text, st.loc)
-                    if not parsed.label_refs:  # position-independent: same text, same bytes
-                        cache[st.text] = parsed
+                    text = st.text
+                    # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
+                    # parse alike (the label is a fixup), so one parse serves all of them
+                    k = max(text.rfind(" "), text.rfind(","))
+                    label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
+                    shape = branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
+                    if shape is not None:
+                        fld = shape.fixups[0][0]
+                        parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), st.loc,
+                                            shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
+                    else:
+                        parsed = parse_instruction(text, st.loc)
+                        if not parsed.label_refs:  # position-independent: same text, same bytes
+                            cache[text] = parsed
+                        elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
+                            branches[text[:k + 1]] = parsed
                 if not st.labels and not parsed.label_refs:
                     repeats[raw] = (parsed, st.loc.col)
                 self._emit("inst", parsed.size, parsed, st.loc)
@@ -598,6 +612,16 @@ def _substitute(node: Node, name: str, by: Node) -> Node:
 
 def _align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
+
+
+_LOCAL_LABEL = re.compile(r"\.[A-Za-z_][\w.]*")  # .LBB0_7, .Lblk12: no register, number or modifier
+
+
+def _is_branch_fixup(fixup: tuple, label: str, col: int) -> bool:
+    """True when ``fixup`` is a branch to ``label`` taken from the token at ``col`` (not a
+    ``sym@rel32`` literal): then another label at that place changes only the fixup."""
+    fld, name, tok = fixup
+    return not fld.startswith("@") and name == label and tok.text == label and tok.col == col
 
 
 def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>",
