@@ -192,3 +192,34 @@ b:
         assert ours.sections[sec][0] == ref.sections[sec][0] and ours.sections[sec][2] == ref.sections[sec][2], sec
     for name in ("a", "b", "b.kd"):
         assert ours.symbols[name] == ref.symbols[name]
+
+
+BRANCHES = """\t.text
+k:
+.L0:\ts_cbranch_scc0 .L2
+\ts_cbranch_scc0 .L1
+.L1:
+\ts_cbranch_scc0 .L0
+\ts_cbranch_scc0 .L2\t; the same text as the first line (after its label)
+\ts_cbranch_vccz .L_far.x
+\ts_branch .L1
+\ts_branch  .L2
+.L2:\ts_cbranch_vccz .L0
+.L_far.x:
+\ts_endpgm
+"""
+
+
+def test_branches_differing_only_in_label_match_llvm():
+    """The assembler parses one line per shape "s_cbranch_scc0 <label>" and reuses it for the
+    other labels: every branch must still get its own offset (llvm-mc + ld.lld as oracle)."""
+    require_llvm("llvm-mc", "ld.lld")
+    ours, ref = read_code_object(assemble(BRANCHES)), read_code_object(assemble(BRANCHES, toolchain="llvm"))
+    assert ours.text == ref.text
+
+
+def test_reused_branch_parse_keeps_its_own_location():
+    text = "\t.text\n.La:\n\ts_branch .La\n  s_branch .Lfar\n\t.fill 40000, 4, 0\n.Lfar:\n"
+    with pytest.raises(Diagnostic) as ei:
+        assemble(text, filename="<t>")
+    assert str(ei.value).startswith("<t>:4:12: error: branch target '.Lfar' out of range")
