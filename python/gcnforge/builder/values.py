@@ -8,13 +8,13 @@ unroll into straight-line IR.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.ir import SSAValue
 
 from gcnforge.dialect.attrs import KernelArgAttr
 from gcnforge.dialect.types import RegisterType, SpecialRegType
+from gcnforge.record import FrozenRecord
 
 if TYPE_CHECKING:
     from gcnforge.builder.kernel import Builder
@@ -78,16 +78,27 @@ def unwrap(v: object) -> object:
     return v.value if isinstance(v, Value) else v
 
 
-@dataclass(frozen=True)
-class Arg:
-    """A kernel argument: ``Arg.ptr("a", access="read_only")``, ``Arg.value("n")``."""
+class Arg(FrozenRecord):
+    """A kernel argument: ``Arg.ptr("a", access="read_only")``, ``Arg.value("n")``. (A frozen
+    record: no ``@dataclass`` code generation at import, issue 15.)"""
 
+    __slots__ = _fields = ("name", "kind", "size", "align", "space", "access")
     name: str
-    kind: str = "by_value"
-    size: int = 4
-    align: int = 4
-    space: str = "none"
-    access: str = "none"
+    kind: str
+    size: int
+    align: int
+    space: str
+    access: str
+
+    def __init__(self, name: str, kind: str = "by_value", size: int = 4, align: int = 4, space: str = "none",
+                 access: str = "none") -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "size", size)
+        _set(self, "align", align)
+        _set(self, "space", space)
+        _set(self, "access", access)
 
     @staticmethod
     def ptr(name: str, *, access: str = "read_write", space: str = "global") -> Arg:

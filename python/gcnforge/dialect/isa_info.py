@@ -18,11 +18,13 @@ says ``literal`` and at most once per instruction (ISA guide 12.x "Literal const
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from functools import cache
 
 from gcnforge.isa import inline, scaled_mfma, table
 from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
+from gcnforge.record import FrozenRecord
+
+_set = object.__setattr__
 
 # Encoding -> op family. DPP/SDWA forms belong to their base family (they are modifiers).
 ENCODING_FAMILY = {
@@ -59,8 +61,11 @@ def is_branch(inst: Instruction) -> bool:
     return any(o.kind == OperandKind.LABEL for o in inst.operands)
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(FrozenRecord):
+    """One operand slot of an instruction as the dialect sees it (a frozen record: no
+    ``@dataclass`` code generation at import, issue 15)."""
+
+    __slots__ = _fields = ("operand", "ssa", "files", "specials", "const", "any_int", "may_be_off", "is_def")
     operand: Operand
     ssa: bool  # an SSA operand of the op (else an immediate in ``imms``)
     files: str  # register files accepted: subset of "vsa"
@@ -69,6 +74,17 @@ class Slot:
     any_int: bool  # accepts any integer constant (SMEM offset), no literal accounting
     may_be_off: bool
     is_def: bool
+
+    def __init__(self, operand: Operand, ssa: bool, files: str, specials: bool, const: bool, any_int: bool,
+                 may_be_off: bool, is_def: bool) -> None:
+        _set(self, "operand", operand)
+        _set(self, "ssa", ssa)
+        _set(self, "files", files)
+        _set(self, "specials", specials)
+        _set(self, "const", const)
+        _set(self, "any_int", any_int)
+        _set(self, "may_be_off", may_be_off)
+        _set(self, "is_def", is_def)
 
     @property
     def name(self) -> str:
@@ -116,8 +132,8 @@ def optional_dst(inf: "InstInfo") -> int | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class InstInfo:
+class InstInfo(FrozenRecord):
+    __slots__ = _fields = ("inst", "family", "slots", "ssa_slots", "imm_slots", "def_slots", "token")
     inst: Instruction
     family: str
     slots: tuple[Slot, ...]
@@ -125,6 +141,16 @@ class InstInfo:
     imm_slots: tuple[Slot, ...]
     def_slots: tuple[int, ...]  # indexes into ssa_slots that yield results
     token: str | None  # "read" / "write" / None
+
+    def __init__(self, inst: Instruction, family: str, slots: tuple[Slot, ...], ssa_slots: tuple[Slot, ...],
+                 imm_slots: tuple[Slot, ...], def_slots: tuple[int, ...], token: str | None) -> None:
+        _set(self, "inst", inst)
+        _set(self, "family", family)
+        _set(self, "slots", slots)
+        _set(self, "ssa_slots", ssa_slots)
+        _set(self, "imm_slots", imm_slots)
+        _set(self, "def_slots", def_slots)
+        _set(self, "token", token)
 
     @property
     def mnemonic(self) -> str:

@@ -36,6 +36,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
 from gcnforge.passes.machine import MInstCache
+from gcnforge.record import FrozenRecord
 from gcnforge.isa import counters, waitcnt
 
 LIMIT = waitcnt.MAX
@@ -44,11 +45,20 @@ COUNTERS = counters.COUNTERS
 
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(FrozenRecord):
+    """One outstanding operation of a counter's queue (a frozen record: no ``@dataclass``
+    code generation at import, issue 15)."""
+
+    __slots__ = _fields = ("regs", "events", "tokens")
     regs: frozenset
     events: frozenset  # the event kind(s) of this operation (isa.counters.event)
     tokens: frozenset  # ids of the token values this operation yielded
+
+    def __init__(self, regs: frozenset, events: frozenset, tokens: frozenset) -> None:
+        _set = object.__setattr__
+        _set(self, "regs", regs)
+        _set(self, "events", events)
+        _set(self, "tokens", tokens)
 
     def union(self, o: Entry) -> Entry:
         return Entry(self.regs | o.regs, self.events | o.events, self.tokens | o.tokens)

@@ -19,7 +19,7 @@ Pre: a numbered ``Program`` (``Program.number()``). Post: every group has ``reg`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from gcnforge.record import Record
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
@@ -34,19 +34,27 @@ EXTRA_ORDERS = 6
 COMPACT_ROUNDS = 2
 
 
-@dataclass
-class Pressure:
-    units: int = 0  # registers live at the worst point
-    where: object | None = None  # the op (or "entry") there
-    block: int = 0
-    index: int = -1  # op index in block, -1 = block entry
-    live: int = 0  # unit mask live there
+class Pressure(Record):
+    """The worst point of one file's pressure (records, not dataclasses: no code generation
+    at import, issue 15)."""
+
+    __slots__ = _fields = ("units", "where", "block", "index", "live")
+
+    def __init__(self, units: int = 0, where: object | None = None, block: int = 0, index: int = -1,
+                 live: int = 0) -> None:
+        self.units = units  # registers live at the worst point
+        self.where = where  # the op (or "entry") there
+        self.block = block
+        self.index = index  # op index in block, -1 = block entry
+        self.live = live  # unit mask live there
 
 
-@dataclass
-class Allocation:
-    used: dict[str, int] = field(default_factory=dict)  # registers used (highest index + 1) per file
-    pressure: dict[str, Pressure] = field(default_factory=dict)  # max simultaneously live per file
+class Allocation(Record):
+    __slots__ = _fields = ("used", "pressure")
+
+    def __init__(self, used: dict[str, int] | None = None, pressure: dict[str, Pressure] | None = None) -> None:
+        self.used = {} if used is None else used  # registers used (highest index + 1) per file
+        self.pressure = {} if pressure is None else pressure  # max simultaneously live per file
 
 
 class Interference:

@@ -9,7 +9,7 @@ coalesced moves are erased; ``Result`` reports registers used and the lower boun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gcnforge.record import Record
 
 from xdsl.ir import Operation, SSAValue
 
@@ -26,12 +26,14 @@ from gcnforge.passes.regalloc.spill import spill_one
 from gcnforge.passes.regalloc.split import split
 
 
-@dataclass
-class Result:
-    allocation: Allocation
-    coalesced: int
-    spilled: int = 0
-    split: int = 0  # versions made by live-range splitting (0: not needed)
+class Result(Record):
+    __slots__ = _fields = ("allocation", "coalesced", "spilled", "split")
+
+    def __init__(self, allocation: Allocation, coalesced: int, spilled: int = 0, split: int = 0) -> None:
+        self.allocation = allocation
+        self.coalesced = coalesced
+        self.spilled = spilled
+        self.split = split  # versions made by live-range splitting (0: not needed)
 
 
 def _coalesce(b: Binding) -> int:

@@ -26,26 +26,33 @@ Pre: a numbered ``Program``. Post: the program rewritten in place (groups renumb
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from gcnforge.record import Record
 
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import Block, Group, Op, Program, Ref
 
 
-@dataclass
-class Copy:
-    op: Op  # the copy (one def: the phi version, one use: the incoming version)
-    block: int  # the block it ends (before the terminator)
-    edge: tuple[int, int] | None = None  # (pred, succ) when ``block`` is a new edge block
+class Copy(Record):
+    __slots__ = _fields = ("op", "block", "edge")
+
+    def __init__(self, op: Op, block: int, edge: tuple[int, int] | None = None) -> None:
+        self.op = op  # the copy (one def: the phi version, one use: the incoming version)
+        self.block = block  # the block it ends (before the terminator)
+        self.edge = edge  # (pred, succ) when ``block`` is a new edge block
 
 
-@dataclass
-class Split:
-    versions: dict[int, Group] = field(default_factory=dict)  # id(version) -> original group
-    # every reference to a split group (op, "defs"/"uses", index); it now names a version
-    # (or the original group: the value on entry)
-    renamed: list[tuple[Op, str, int]] = field(default_factory=list)
-    copies: list[Copy] = field(default_factory=list)
+class Split(Record):
+    """What splitting did (records, not dataclasses: no code generation at import, issue 15)."""
+
+    __slots__ = _fields = ("versions", "renamed", "copies")
+
+    def __init__(self, versions: dict[int, Group] | None = None, renamed: list[tuple[Op, str, int]] | None = None,
+                 copies: list[Copy] | None = None) -> None:
+        self.versions = {} if versions is None else versions  # id(version) -> original group
+        # every reference to a split group (op, "defs"/"uses", index); it now names a version
+        # (or the original group: the value on entry)
+        self.renamed = [] if renamed is None else renamed
+        self.copies = [] if copies is None else copies
 
     def original(self, g: Group) -> Group:
         return self.versions.get(id(g), g)
