@@ -76,9 +76,11 @@ KERNEL valu
   v_pk_minimum3_f16 v37, v6, v7, v5
   v_mov_b32_e32 v38, v1
   v_mov_b32_e32 v39, v2
+  s_nop 1  // a VALU write read by v_permlane*_swap: 2 wait states (gfx950, clang pads s_nop 1)
   v_permlane16_swap_b32 v38, v39
   v_mov_b32_e32 v45, v1
   v_mov_b32_e32 v46, v2
+  s_nop 1
   v_permlane32_swap_b32_e64 v45, v46
   v_cvt_f32_bf16_e32 v40, v6
   v_mov_b32_e32 v41, v1

@@ -36,7 +36,7 @@ import numpy as np
 from gcnforge.emulator.executor import EmulationError, ExecLoc
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
-from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin
+from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write
 from gcnforge.emulator.sanitizer_regs import NS, _name, _reg_slots, operand_roles  # noqa: F401
 from gcnforge.isa import counters, table
 from gcnforge.isa import hazards as hz
@@ -44,15 +44,6 @@ from gcnforge.isa import mfma as isa_mfma
 
 U64 = np.uint64
 _CTR = {"vmcnt": 0, "lgkmcnt": 1}  # expcnt: no exports on gfx942 compute
-
-
-def _partial_write(ins) -> bool:
-    """SDWA with a dst_sel other than DWORD, or VOP3 op_sel[3] (writes the high half)."""
-    sel = ins.mods.get("dst_sel")
-    if sel is not None and sel not in ("DWORD", 6):
-        return True
-    op_sel = ins.mods.get("op_sel")
-    return isinstance(op_sel, list | tuple) and len(op_sel) >= 4 and bool(op_sel[3])
 
 
 def _writes_lds(base: str) -> bool:

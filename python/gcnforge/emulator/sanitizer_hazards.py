@@ -17,6 +17,13 @@ VALU_READ, MEM_READ, SRCAB, SRCC_SAME, SRCC_OVERLAP, OVERWRITE = range(len(MFMA_
 _N = {k: hz.need(k) for k, r in hz.RULES.items() if not callable(r.wait_states)}
 
 
+def partial_write(ins) -> bool:
+    """The instruction writes part of its destination VGPR (``hz.writes_partial_dword``)."""
+    di = ins._di  # noqa: SLF001  (the decoded instruction: its table record's encoding)
+    enc = di.inst.encoding if di is not None and di.inst is not None else ""
+    return hz.writes_partial_dword(enc, ins.mods)
+
+
 class HazardMixin:
     # ---- hazards (MI300 ISA guide 4.5, "Manually Inserted Wait States (NOPs)") --------------------------
     def _hazards(self, ins, w, uses):
@@ -86,6 +93,11 @@ class HazardMixin:
                 gap = ws[:, None] - self.store_w[w][:, v_defs]
                 self._need(gap, _N["vmem_store_data"], ins, w, "this VALU instruction overwrites the data of a "
                                                                 "store of more than 8 bytes")
+        if v_uses and is_valu and b.startswith(hz.PERMLANE_SWAP):  # gfx950: VALU writes VGPR -> permlane swap
+            n = hz.need("valu_vgpr_permlane")  # (0 where the row does not exist: gfx942)
+            if n:
+                gap = ws[:, None] - self.valu_vgpr[w][:, v_uses]
+                self._need(gap, n, ins, w, "a VALU instruction wrote a VGPR this v_permlane*_swap reads")
         if b.startswith("s_getreg"):
             gap = ws - self.setreg_w[w]
             self._need(gap[:, None], _N["setreg_getreg"], ins, w, "s_getreg right after s_setreg")

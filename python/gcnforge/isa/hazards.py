@@ -155,6 +155,26 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          f"{_L}checkPermlaneHazards (gfx950)", targets=(GFX950,)),
 )}
 
+# Which instructions the rows above name, for every matcher (the pass and the sanitizer):
+# the consumers of valu_vgpr_permlane (mnemonic prefixes), and the partial VGPR writes of
+# valu_partial_vgpr.
+PERMLANE_SWAP = ("v_permlane16_swap", "v_permlane32_swap")
+_VOP3 = ("VOP3A", "VOP3B", "VOP3")
+
+
+def writes_partial_dword(encoding: str, mods: dict) -> bool:
+    """Whether an instruction of table encoding ``encoding`` with modifiers ``mods`` writes part
+    of its destination VGPR (the producer of valu_partial_vgpr): SDWA with a ``dst_sel`` other
+    than DWORD, or a VOP3 ``op_sel`` whose last entry (the destination's, after one bit per
+    source: ``op_sel:[0,0,1]`` for two sources) selects the high half. VOP3P's op_sel has no
+    destination bit."""
+    sel = mods.get("dst_sel")
+    if sel is not None:
+        return sel not in ("DWORD", 6)
+    op_sel = mods.get("op_sel")
+    return encoding in _VOP3 and isinstance(op_sel, list | tuple) and bool(op_sel) and bool(op_sel[-1])
+
+
 # The longest rule: a DGEMM 16x16 result read by memory (18), a 16-pass XDL MFMA's (19; 20 on
 # gfx950, as its DGEMM 16x16 read's 19).
 MAX_WAIT_STATES = max(20, mfma.MAX_PASSES + 4)

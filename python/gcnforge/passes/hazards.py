@@ -37,7 +37,7 @@ VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "fl
 MEMREAD = VMEM + ("lds", "gds")
 LANE_SELECT = ("v_readlane_b32", "v_writelane_b32")
 READS_EXEC_LANE = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
-PERMLANE_SWAP = ("v_permlane16_swap", "v_permlane32_swap")  # gfx950
+PERMLANE_SWAP = hz.PERMLANE_SWAP  # gfx950
 
 
 mfma_passes = isa_mfma.passes
@@ -52,20 +52,11 @@ def _vgprs(units) -> set:
 
 
 def _writes_partial_dword(m: MInst) -> bool:
-    """SDWA with dst_sel other than DWORD, or VOP3 op_sel writing the high half (LLVM's
-    dst-sel forwarding hazard, gfx940; on gfx950 the cvt_scale conversions too). A VOP3
-    op_sel lists the sources then the dst bit (``op_sel:[0,0,1]`` for two sources: clang 22
-    pads ``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]`` before a VALU read on gfx942 and gfx950);
-    VOP3P op_sel has no dst bit."""
-    mods = m.op.modifiers
-    sel = mods.get("dst_sel")
-    if sel is not None:
-        return sel not in ("DWORD", 6)
-    op_sel = mods.get("op_sel")
-    if not isinstance(op_sel, list) or not op_sel:
-        return False
+    """The producer of valu_partial_vgpr (``hz.writes_partial_dword``: SDWA dst_sel, VOP3
+    op_sel's destination bit; clang 22 pads ``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]`` before a
+    VALU read on gfx942 and gfx950)."""
     inf = m.op.info
-    return inf is not None and inf.family == "vop3" and bool(op_sel[-1])
+    return hz.writes_partial_dword(inf.inst.encoding if inf is not None else "", m.op.modifiers)
 
 
 def _is_dpp(m: MInst) -> bool:
