@@ -112,3 +112,22 @@ def test_gemm_gfx950_runs_on_emulator_like_numpy(dtype):
     C = np.zeros((M, N), np.float32)
     k(a_in, b_in, C, grid=(N // 16, M // 16, 1), block=(64, 1, 1), device="emulator", sanitize=True)
     np.testing.assert_allclose(C, a_ref @ b_ref.T, rtol=1e-5, atol=1e-4)
+
+
+def test_to_code_object_uses_the_modules_target():
+    """``gcnforge.target.to_code_object`` on a gfx950 module writes a gfx950 code object (it used
+    to assemble for gfx942 and stop at the module's own ``.amdgcn_target``), the same bytes as
+    assembling its text for gfx950."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from gemm_mfma_f16 import build
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.target import to_assembly, to_code_object
+
+    m = build(64, 32, target="gfx950", dtype="f16")
+    pl.run(m.top, pl.parse(DEFAULT))
+    data = to_code_object(m.top)
+    assert read_code_object(data).target.startswith("gfx950")
+    assert data == assemble(to_assembly(m.top), target="gfx950")

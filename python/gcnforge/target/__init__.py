@@ -11,10 +11,12 @@ def to_assembly(module, kernels: list[str] | None = None) -> str:
 
 def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None = None) -> bytes:
     from gcnforge.binary import assemble
+    from gcnforge.dialect.value_ops import input_target
 
+    target = input_target(module)  # the module's #amdgcn.target, as `gcnforge compile` does
     if toolchain != "builtin":
-        return assemble(to_assembly(module, kernels), toolchain=toolchain, filename="<gcnforge>")
+        return assemble(to_assembly(module, kernels), target=target, toolchain=toolchain, filename="<gcnforge>")
     from gcnforge.target.asm import module_code
 
     text, md = module_code(module, kernels)
-    return assemble(text, filename="<gcnforge>", metadata=md)
+    return assemble(text, target=target, filename="<gcnforge>", metadata=md)
