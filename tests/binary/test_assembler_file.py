@@ -223,3 +223,30 @@ def test_reused_branch_parse_keeps_its_own_location():
     with pytest.raises(Diagnostic) as ei:
         assemble(text, filename="<t>")
     assert str(ei.value).startswith("<t>:4:12: error: branch target '.Lfar' out of range")
+
+
+# values around every edge of the inline-constant rules (integers -16..64, the f32/f64 bit
+# patterns of 0.5, 1.0, 2.0, 4.0, 1/(2*pi) and their negatives, 32-bit wrap-around)
+EDGE_VALUES = ["0", "64", "65", "0x41", "100", "0xffffffff", "0xfffffff0", "0xffffffef", "0x3f800000",
+               "0xbf800000", "0x3e22f983", "0x40800000", "0x3fe00000", "0x3ff00000", "0x80000000", "0x7fffffff",
+               "4294967295", "0x12345678", "0xc0800000", "1065353216"]
+LITERAL_SHAPES = ["s_add_u32 s4, s4, {}", "s_mov_b32 s5, {}", "s_mov_b64 s[6:7], {}", "s_cmp_eq_u32 s0, {}",
+                  "s_and_b32 s0, {}, s1", "s_add_u32 s4, 0.5, {}", "s_xor_b64 s[0:1], s[2:3], {}",
+                  "s_lshl_b32 s8, s4, {}"]
+
+
+def test_scalar_lines_differing_only_in_a_literal_match_llvm():
+    """The assembler parses one line per shape "s_add_u32 s4, s4, <integer>" and reuses it
+    for other literals: each value must still be encoded as LLVM does (inline or literal)."""
+    require_llvm("llvm-mc", "ld.lld")
+    body = "".join(f"\t{shape.format(v)}\n" for shape in LITERAL_SHAPES for v in EDGE_VALUES)
+    text = "\t.text\nk:\n" + body + "\ts_endpgm\n"
+    ours, ref = read_code_object(assemble(text)), read_code_object(assemble(text, toolchain="llvm"))
+    assert ours.text == ref.text
+
+
+def test_reused_literal_shape_still_reports_bad_values():
+    text = "\t.text\n\ts_add_u32 s4, s4, 0x1000\n\ts_add_u32 s4, s4, 0x2000\n\ts_add_u32 s4, s4, 0x100000000\n"
+    with pytest.raises(Diagnostic) as ei:
+        assemble(text, filename="<t>")
+    assert str(ei.value).startswith("<t>:4:20: error:") and "out of range" in str(ei.value)

@@ -180,6 +180,7 @@ class Assembler:
 
     def _run(self, text: str) -> bytes:
         from gcnforge.asm import ParsedInst, Tok, parse_instruction  # the instruction encoder
+        from gcnforge.asm.literal_shapes import LiteralShapes
 
         lines = text.split("\n")
         n = len(lines)
@@ -189,6 +190,7 @@ class Assembler:
         # line seen before: the same raw text is the same statement (only its line differs)
         repeats: dict[str, tuple[object, int]] = {}
         branches: dict[str, object] = {}  # instruction text before a trailing local label -> a parse of it
+        literals = LiteralShapes()  # s_add_u32 s4, s4, 0x1a2b / 0x1a2c / ...: one parse
         i = 0
         while i < n:
             raw = lines[i]
@@ -222,7 +224,11 @@ class Assembler:
                         parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), st.loc,
                                             shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
                     else:
-                        parsed = parse_instruction(text, st.loc)
+                        parsed = literals.reuse(text, st.loc)
+                        if parsed is None:
+                            parsed = parse_instruction(text, st.loc)
+                            if not parsed.label_refs:
+                                literals.remember(text, parsed)
                         if not parsed.label_refs:  # position-independent: same text, same bytes
                             cache[text] = parsed
                         elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
