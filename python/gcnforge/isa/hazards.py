@@ -32,23 +32,29 @@ the active one, ``isa.table.use_target``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-
 from gcnforge.isa import mfma
 from gcnforge.isa.table import active_target
+from gcnforge.record import FrozenRecord
 
 GFX950 = "gfx950"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+# A FrozenRecord (gcnforge.record), not a dataclass: this module is imported by every compile,
+# and the dataclass machinery costs start-up time. Same equality, hash and immutability.
+class Rule(FrozenRecord):
+    __slots__ = _fields = ("key", "producer", "consumer", "overlap", "wait_states", "ref", "targets")
     key: str
     producer: str
     consumer: str
     overlap: str  # what connects the two
     wait_states: int | Callable[..., int]  # a number, or a function of the producer's (and consumer's) mnemonic
     ref: str
-    targets: tuple[str, ...] = ()  # the targets the rule exists on (empty: all)
+    targets: tuple[str, ...]  # the targets the rule exists on (empty: all)
+
+    def __init__(self, key: str, producer: str, consumer: str, overlap: str, wait_states: int | Callable[..., int],
+                 ref: str, targets: tuple[str, ...] = ()) -> None:
+        for f, v in zip(self._fields, (key, producer, consumer, overlap, wait_states, ref, targets)):
+            object.__setattr__(self, f, v)
 
     def need(self, producer: str = "", consumer: str = "", target: str | None = None,
              formats: tuple[int, int] | None = None) -> int:

@@ -12,16 +12,20 @@ cycles; the hazard rules (``gcnforge.isa.hazards``) and the cost model
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from gcnforge.record import FrozenRecord
 
 DATA = Path(__file__).parent / "data" / "gfx942.mfma.json"
 MAX_PASSES = 16  # the longest MFMA (32x32 f32 / 2-block shapes, 64 cycles; gfx950's f64 16x16x4 too)
 
 
-@dataclass(frozen=True, slots=True)
-class Mfma:
+# A FrozenRecord (gcnforge.record), not a dataclass: this module is imported by every compile,
+# and the dataclass machinery costs start-up time. Same equality, hash and immutability.
+class Mfma(FrozenRecord):
+    __slots__ = _fields = ("name", "m", "n", "k", "blocks", "cycles", "passes", "sparse", "types", "xdl",
+                           "passes_fp8")
     name: str
     m: int
     n: int
@@ -32,7 +36,12 @@ class Mfma:
     sparse: bool  # v_smfmac: A is 2:4 structured-sparse, K counts the dense elements
     types: tuple[str, str, str, str]  # Src0 (A), Src1 (B), Src2 (C, or the sparse index), Vdst
     xdl: bool  # LLVM's is_gfx940_xdl: not a DGEMM and not f32-input (those are the non-XDL path)
-    passes_fp8: int = 0  # gfx950 *_f8f6f4: passes when A or B is FP8/BF8 (``passes``: FP6/FP4 only)
+    passes_fp8: int  # gfx950 *_f8f6f4: passes when A or B is FP8/BF8 (``passes``: FP6/FP4 only)
+
+    def __init__(self, name: str, m: int, n: int, k: int, blocks: int, cycles: int, passes: int, sparse: bool,
+                 types: tuple[str, str, str, str], xdl: bool, passes_fp8: int = 0) -> None:
+        for f, v in zip(self._fields, (name, m, n, k, blocks, cycles, passes, sparse, types, xdl, passes_fp8)):
+            object.__setattr__(self, f, v)
 
     @property
     def flops(self) -> int:
