@@ -21,6 +21,7 @@ register-typed value has an allocated type; moves coalesced away are gone.
 
 from __future__ import annotations
 
+from functools import cache
 
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -42,9 +43,21 @@ from gcnforge.isa.moves import MOVES
 from gcnforge.passes.regalloc.model import Block as MBlock
 from gcnforge.passes.regalloc.model import Group, Op, Program, Ref
 
-COPIES = {"v_mov_b32_e32", "v_mov_b32_e64", "s_mov_b32", "s_mov_b64", "v_accvgpr_mov_b32"}
 # the register-to-register move per (file, dwords) that inserted copies use (isa.moves)
 COPY_MNEMONIC = {(f, w): m for (f, src, w), m in MOVES.items() if f == src}
+
+
+@cache
+def copies() -> frozenset[str]:
+    """The moves the pass coalesces: isa.moves' same-file moves in each of their plain
+    encodings (e32 and e64, not DPP or SDWA: those read another lane or part of a register)."""
+    from gcnforge.isa.table import by_mnemonic, variants
+
+    out = set()
+    for m in COPY_MNEMONIC.values():
+        out.update(v.mnemonic for v in variants(by_mnemonic(m).base)
+                   if not v.encoding.endswith(("_DPP", "_SDWA")))
+    return frozenset(out)
 
 
 def inst_op(mnemonic: str, args: list[SSAValue]) -> InstOp:
@@ -246,7 +259,7 @@ class Binding:
                     # storage (unallocated or pinned): the op writes it in place
                     self.where[res] = self.where[arg]
             ri += 1
-        if op.mnemonic in COPIES and len(op.args) == 2 and op.outs:
+        if op.mnemonic in copies() and len(op.args) == 2 and op.outs:
             d, src = op.args[0].type, op.args[1].type
             if isinstance(d, RegisterType) and d.is_value and isinstance(src, RegisterType) \
                     and src.FILE == d.FILE and src.width == d.width:
@@ -491,4 +504,4 @@ def _materialize_destinations(region_op: Operation) -> None:
             p.erase()
 
 
-__all__ = ["Binding", "write_back", "COPIES", "COPY_MNEMONIC", "copy_op", "Block"]
+__all__ = ["Binding", "write_back", "copies", "COPY_MNEMONIC", "copy_op", "Block"]
