@@ -46,7 +46,8 @@ def register(subparsers) -> None:
     p.add_argument("--trace", action="store_true",
                    help="print each executed instruction's pc and text (emulator)")
     p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="predict the kernel's time on DEVICE (mi300x, mi308x, mi325x) with the emulator's "
+                   help="predict the kernel's time on DEVICE (gfx942: mi300x, mi308x, mi325x; gfx950: mi350x, "
+                        "mi355x; auto: the code object's target's default, mi300x or mi355x) with the emulator's "
                         "timing mode (runs a sample of work-groups when the grid is large)")
     p.add_argument("--trace-out", default=None, metavar="FILE",
                    help="with --timing: write the modelled execution as a Chrome/Perfetto trace (JSON)")
@@ -158,7 +159,9 @@ def run(args) -> int:
             raise Diagnostic("--trace and --timing cannot be combined")
         from gcnforge.perfmodel import profiles
 
-        extra.update(timing=profiles.get(args.timing), flops=args.flops, trace_out=args.trace_out)
+        # a name is checked here; whether its device runs the code object's target, at the launch
+        timing = True if args.timing.lower() == "auto" else profiles.get(args.timing)
+        extra.update(timing=timing, flops=args.flops, trace_out=args.trace_out)
         args.device = args.device or "emulator"
     device: object = args.device
     if args.max_instructions is not None:

@@ -30,7 +30,8 @@ def register(subparsers) -> None:
     p.add_argument("--schedule", action="store_true",
                    help=".mlir: expand scheduled amdgcn.loop ops first (amdgcn-schedule), model what is emitted")
     p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="device profile (mi300x, mi308x, mi325x): code objects also print each kernel's occupancy, "
+                   help="device profile (gfx942: mi300x, mi308x, mi325x; gfx950: mi350x, mi355x; auto: the input target's "
+                        "default): code objects also print each kernel's occupancy, "
                         "and cycles are converted to microseconds at its clock")
     p.set_defaults(func=run)
 
@@ -86,9 +87,10 @@ def _run(args, load_blocks) -> int:
             raise Diagnostic(f"llvm-mca: {e}") from None
     prof = None
     if args.timing:
+        from gcnforge.isa.table import active_target
         from gcnforge.perfmodel import profiles
 
-        prof = profiles.get(args.timing)
+        prof = profiles.resolve(args.timing, active_target())  # a device of the input's target
         if str(args.file).endswith((".co", ".hsaco", ".so", ".o")):
             for line in _occupancy_lines(args.file, prof):
                 print(line)

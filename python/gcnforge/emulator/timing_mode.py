@@ -124,18 +124,23 @@ def _footprint(memory, lines: set[int]) -> float:
 def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, profile, *, flops: float | None = None,
               dynamic_lds: int = 0, keep_slices: bool = False, max_sample: int = MAX_SAMPLE,
               complete: bool = False, **run_kw) -> tuple[object, TimingReport]:
-    """Run ``kernel`` under the timing mode on ``device`` (an emulator ``Device``); returns
+    """Run ``kernel`` under the timing mode on ``device`` (an emulator ``Device``) with the device
+    ``profile`` (a name, a ``DeviceProfile``, or True / 'auto': the default device of the code
+    object's target, ``perfmodel.profiles.DEFAULT``; another target's device is a Diagnostic); returns
     (RunStats of the timed run, TimingReport). ``complete``: then run the work-groups the
     sample left out, untimed, so every output is written (each work-group runs once)."""
     from gcnforge.emulator.launch import kernel_image
     from gcnforge.perfmodel import profiles
 
-    prof = profiles.get(profile) if isinstance(profile, str) else profile
     grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
     block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
     if any(g < 1 for g in grid) or any(b < 1 for b in block):
         raise Diagnostic(f"bad launch shape grid={grid} block={block}")
     image = kernel_image(code_object, kernel)
+    from gcnforge.emulator.device import emulated_target
+
+    # the device profile must describe hardware of the object's target (True / 'auto': its default)
+    prof = profiles.resolve(profile, emulated_target(image.processor).name)
     d = image.descriptor
     static = static_items(image)
     nthreads = block[0] * block[1] * block[2]

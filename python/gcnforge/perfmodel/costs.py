@@ -67,10 +67,11 @@ def _latency(sem: str, prof) -> int:
 LDS_BYTES_PER_CLK = 128
 VMEM_BYTES_PER_CLK = 64
 
-def mfma_flops(base: str) -> int:
+def mfma_flops(base: str, target: str | None = None) -> int:
     """Floating-point (or integer) operations of one MFMA: 2 * M * N * K * blocks (the
-    calculator's shape; sparse ``v_smfmac`` count the dense K they stand for)."""
-    v = isa_mfma.info(base)
+    calculator's shape; sparse ``v_smfmac`` count the dense K they stand for) on ``target``
+    (default: the active one)."""
+    v = isa_mfma.info(base, target)
     if v is None:
         raise KeyError(f"no MFMA shape for '{base}'")
     return v.flops
@@ -99,17 +100,21 @@ def issue_cycles(sem: str, base: str) -> int:
     return cost(sem, base, 1)[1]
 
 
-def mfma_cycles(base: str) -> int:
-    """Matrix-core cycles of one MFMA (``gcnforge.isa.mfma``; an unknown one as the longest)."""
-    return isa_mfma.cycles(base)
+def mfma_cycles(base: str, target: str | None = None, formats: tuple[int, int] | None = None) -> int:
+    """Matrix-core cycles of one MFMA on ``target`` (default: the active one; facts from
+    ``gcnforge.isa.mfma``, an unknown MFMA as the longest); ``formats``: a gfx950 f8f6f4 MFMA's
+    (cbsz, blgp), which decide its pass count (None: the FP8 count, the larger)."""
+    return isa_mfma.cycles(base, target, formats)
 
 
-def cost(sem: str, base: str, data_dwords: int, prof=None) -> tuple[str | None, int, int]:
+def cost(sem: str, base: str, data_dwords: int, prof=None,
+         formats: tuple[int, int] | None = None) -> tuple[str | None, int, int]:
     """(pipe, busy cycles, result latency) of one instruction; memory latencies from the device
-    profile ``prof`` (MI300X when None)."""
+    profile ``prof`` (MI300X when None), MFMA cycles for ``prof``'s target (the active target
+    when None) and, for an f8f6f4 MFMA, its operand ``formats``."""
     pipe = PIPE_OF.get(sem, "valu")
     if sem == "mfma":
-        c = mfma_cycles(base)
+        c = mfma_cycles(base, prof.target if prof is not None else None, formats)
         return pipe, c, c
     if sem == "trans":
         return pipe, 16, LATENCY["trans"]

@@ -46,14 +46,16 @@ class DeviceProfile:
     def mall_bytes_per_clk(self) -> float:
         return self.mall_bytes_per_s / self.clock_hz
 
-    def mfma_peak_flops(self, mnemonic: str) -> float:
-        """Peak FLOP/s of one MFMA kind: every SIMD's matrix core issuing it back to back
-        (flops of one instruction / its cycles, times 4 SIMDs, CUs and clock)."""
+    def mfma_peak_flops(self, mnemonic: str, formats: tuple[int, int] | None = None) -> float:
+        """Peak FLOP/s of one MFMA kind on this device's target: every SIMD's matrix core
+        issuing it back to back (flops of one instruction / its cycles, times 4 SIMDs, CUs and
+        clock); ``formats``: an f8f6f4 MFMA's (cbsz, blgp) (None: FP8 operands)."""
         from gcnforge.isa.target import target
         from gcnforge.perfmodel.costs import mfma_cycles, mfma_flops
 
         simds = target(self.target).simds_per_cu
-        return mfma_flops(mnemonic) / mfma_cycles(mnemonic) * simds * self.cus * self.clock_hz
+        return (mfma_flops(mnemonic, self.target) / mfma_cycles(mnemonic, self.target, formats)
+                * simds * self.cus * self.clock_hz)
 
 
 __all__ = ["DeviceProfile"]

@@ -130,7 +130,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
             pc, m = w.stream[w.i]
             it = static[pc]
             t = w.t_next
-            pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof)
+            pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof, it.formats)
             if pipe is not None:
                 key = (pipe, -1 if pipe in _PIPE_PER_CU else w.simd)
                 t = max(t, pipe_free.get(key, 0.0))
@@ -154,7 +154,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
         t = best_t
         pc, m = w.stream[w.i]
         it = static[pc]
-        pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof)
+        pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof, it.formats)
         if it.nop:
             t += it.nop + 1
         if t > w.t_next:

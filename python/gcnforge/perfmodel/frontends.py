@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from gcnforge.isa import mfma as isa_mfma
 from gcnforge.perfmodel.issue import Item, decode_waitcnt
 
 _REG_FILES = ("v", "s", "a")
@@ -73,6 +74,8 @@ def item_from_decoded(d) -> Item | None:
         it.waitcnt = decode_waitcnt(imm)
     if inst.base == "s_nop" and imm is not None:
         it.nop = imm & 0xF
+    if inst.sem == "mfma":
+        it.formats = isa_mfma.formats_of(isa_mfma.base_name(inst.base), d.modifiers)
     return it
 
 

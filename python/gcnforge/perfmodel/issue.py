@@ -40,6 +40,7 @@ class Item:
     wait_for: Sequence[Hashable] = ()  # tokens (amdgcn.wait)
     token: Hashable | None = None  # this op's memory token
     nop: int = 0  # s_nop N: N + 1 extra wait states
+    formats: tuple[int, int] | None = None  # a gfx950 f8f6f4 MFMA's (cbsz, blgp): its pass count
 
 
 @dataclass
@@ -102,7 +103,7 @@ def simulate(items: Iterable[Item], name: str = "block", prof=None) -> Report:
                 t = max(t, r0 - ISSUE)
             continue
         n_inst += 1
-        pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof)
+        pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof, it.formats)
         start = t + ISSUE
         if pipe is not None:
             start = max(start, pipe_free.get(pipe, 0))

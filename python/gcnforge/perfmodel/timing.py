@@ -94,14 +94,14 @@ class TimingReport:
         return self.text()
 
 
-def _mfma_flops_of(static, streams) -> float:
+def _mfma_flops_of(static, streams, target: str) -> float:
     f = 0.0
     for st in streams:
         for pc, _m in st:
             it = static[pc]
             if it.sem == "mfma":
                 try:
-                    f += mfma_flops(it.base)
+                    f += mfma_flops(it.base, target)
                 except KeyError:
                     pass
     return f
@@ -194,7 +194,7 @@ def predict(static: dict, sample: dict[int, list], n_wg: int, occ: Occupancy, pr
     if bw_s > seconds:
         notes.append(f"HBM-bandwidth floor: {bw_s * 1e6:.2f} us > the CU model's {seconds * 1e6:.2f} us")
         seconds = bw_s
-    mf = _mfma_flops_of(static, [s for g in sample.values() for s in g]) * n_wg / max(1, len(sample))
+    mf = _mfma_flops_of(static, [s for g in sample.values() for s in g], prof.target) * n_wg / max(1, len(sample))
     per_cu = {"lds", "vmem", "smem"}  # one per CU; the others one per SIMD
     util = {p: min(1.0, b / (cu.cycles * (1 if p in per_cu else simds))) for p, b in cu.busy.items()
             if cu.cycles > 0 and p in ("mfma", "valu", "lds", "vmem", "salu", "trans")}

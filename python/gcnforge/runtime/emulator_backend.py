@@ -2,9 +2,11 @@
 protocol.
 
 Times it reports are *modeled*: the emulator's issue model counts cycles, and the runtime
-converts them to seconds at ``CLOCK_HZ`` (the MI300X profile's peak engine clock,
-``perfmodel.profiles.mi300x``). They rank variants; they are not measurements. For a
-prediction of MI300 time pass ``timing="mi300x"`` to a launch (``perfmodel.timing``).
+converts them to seconds at the peak engine clock of the default device of the code object's
+target (``perfmodel.profiles.for_target``: MI300X for gfx942, MI355X for gfx950). They rank
+variants; they are not measurements. For a prediction of a device's time pass
+``timing="mi300x"`` (or ``"mi355x"``, or ``True`` for the target's default) to a launch
+(``perfmodel.timing``).
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from typing import Any
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.target import TARGETS
-from gcnforge.perfmodel.profiles.mi300x import PROFILE as _MI300X
+from gcnforge.perfmodel import profiles
 from gcnforge.runtime.backend import LaunchResult
 
-CLOCK_HZ = _MI300X.clock_hz
 EMULATED_TARGET = "gfx942"  # the default; no sramecc/xnack setting: code objects built either way run
 EMULATED_TARGETS = tuple(TARGETS)  # every target isa.target describes (gfx942, gfx950)
+CLOCK_HZ = profiles.for_target(EMULATED_TARGET).clock_hz  # the default target's (MI300X: 2.1 GHz)
 
 
 class EmulatorBackend:
@@ -72,7 +74,13 @@ class EmulatorBackend:
 
     @property
     def cu_count(self) -> int:
-        return TARGETS[EMULATED_TARGET].cu_count  # the emulator models an MI300X
+        """CUs of the default target's device (MI300X); ``profile_for`` gives a code object's."""
+        return profiles.for_target(EMULATED_TARGET).cus
+
+    def profile_for(self, code_object_target: str | None):
+        """The device profile a code object's launches are timed with: its target's default
+        device (gfx942 -> MI300X, gfx950 -> MI355X: ``cus``, ``clock_hz``)."""
+        return profiles.for_target(self.arch_for(code_object_target))
 
     def alloc(self, nbytes: int) -> int:
         return int(self._dev().memory.alloc(int(nbytes), align=256))
@@ -122,31 +130,35 @@ class EmulatorBackend:
         except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
             raise Diagnostic(f"the emulator cannot run this launch: {e}") from None
         cycles = getattr(stats, "cycles", None)
-        seconds = None if cycles is None else cycles / CLOCK_HZ
-        return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=CLOCK_HZ,
+        prof = self._profile_of(code_object, kernel_name)
+        seconds = None if cycles is None else cycles / prof.clock_hz
+        return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=prof.clock_hz,
                             modeled=True, stats=stats,
-                            notes=(f"modeled: emulator cycles at {CLOCK_HZ / 1e6:.0f} MHz",))
+                            notes=(f"modeled: emulator cycles at {prof.name}'s {prof.clock_hz / 1e6:.0f} MHz",))
+
+    def _profile_of(self, code_object, kernel_name):
+        from gcnforge.emulator.launch import kernel_image
+
+        return profiles.for_target(self.arch_for(kernel_image(code_object, kernel_name).processor))
 
     def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw,
                       complete=False):
         from gcnforge.emulator.timing_mode import run_timed
-        from gcnforge.perfmodel import profiles
 
-        prof = profiles.get(timing) if isinstance(timing, str) else timing
         if "trace" in kw:
             raise Diagnostic("trace= and timing= cannot be combined (the timing mode uses the trace hook)")
-        stats, rep = run_timed(dev, code_object, kernel_name, kernarg, grid, block, prof, flops=flops,
+        stats, rep = run_timed(dev, code_object, kernel_name, kernarg, grid, block, timing, flops=flops,
                                keep_slices=trace_out is not None, complete=complete, **kw)
         if trace_out is not None:
             from gcnforge.perfmodel.trace_json import write_trace
 
             write_trace(rep, trace_out)
         partial = rep.sampled < rep.workgroups and not complete
-        notes = (f"modeled: {prof.name} timing model (perfmodel.timing)",)
+        notes = (f"modeled: {rep.device} timing model (perfmodel.timing)",)
         if partial:
             notes += (f"outputs PARTIAL: only {rep.sampled} of {rep.workgroups} work-groups ran "
                       f"(timing_complete=True runs the rest untimed)",)
-        return LaunchResult(backend=self.name, seconds=rep.seconds, cycles=round(rep.cycles), clock_hz=prof.clock_hz,
+        return LaunchResult(backend=self.name, seconds=rep.seconds, cycles=round(rep.cycles), clock_hz=rep.clock_hz,
                             modeled=True, stats=stats, timing=rep, notes=notes, partial=partial)
 
     def __repr__(self) -> str:

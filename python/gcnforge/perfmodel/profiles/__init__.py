@@ -1,5 +1,7 @@
 """Device profiles: one module per device, each defining ``PROFILE`` (a ``DeviceProfile``)
-with every value cited where it is set. ``get(name)`` finds one by name (case-insensitive)."""
+with every value cited where it is set. ``get(name)`` finds one by name (case-insensitive);
+``for_target`` gives a target's default device and ``resolve`` the profile a launch of a code
+object for that target uses (refusing one made for another target)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ import importlib
 
 from gcnforge.perfmodel.device import DeviceProfile
 
-NAMES = ("mi300x", "mi308x", "mi325x")
+NAMES = ("mi300x", "mi308x", "mi325x", "mi350x", "mi355x")
+DEFAULT = {"gfx942": "mi300x", "gfx950": "mi355x"}  # the device a target's timing defaults to
 
 
 def get(name: str) -> DeviceProfile:
@@ -19,4 +22,30 @@ def get(name: str) -> DeviceProfile:
     return importlib.import_module(f"gcnforge.perfmodel.profiles.{key}").PROFILE
 
 
-__all__ = ["get", "NAMES", "DeviceProfile"]
+def for_target(target: str) -> DeviceProfile:
+    """The default device profile of an ISA target (gfx942: MI300X, gfx950: MI355X)."""
+    if target not in DEFAULT:
+        from gcnforge.diagnostics import Diagnostic
+
+        raise Diagnostic(f"no device profile for target '{target}' (profiles exist for {', '.join(DEFAULT)})")
+    return get(DEFAULT[target])
+
+
+def resolve(timing: object, target: str) -> DeviceProfile:
+    """The profile for ``timing`` (a name, a ``DeviceProfile``, or True / 'auto' for the target's
+    default) that a code object for ``target`` runs under; a profile of another target's device
+    is a Diagnostic (its MFMA facts, CU count and clock would describe other hardware)."""
+    if timing is True or (isinstance(timing, str) and timing.lower() == "auto"):
+        return for_target(target)
+    prof = timing if isinstance(timing, DeviceProfile) else get(str(timing))
+    if prof.target != target:
+        from gcnforge.diagnostics import Diagnostic
+
+        names = [n for n in NAMES if get(n).target == target]
+        raise Diagnostic(f"device profile {prof.name} is a {prof.target} device, but the code object is for "
+                         f"{target}: use {' or '.join(names) or 'a ' + target + ' profile'} (or timing=True / "
+                         f"--timing auto for {DEFAULT.get(target, '?')})")
+    return prof
+
+
+__all__ = ["get", "for_target", "resolve", "NAMES", "DEFAULT", "DeviceProfile"]
