@@ -22,6 +22,10 @@ the same process.
    read from ``CACHE/topksoftmax``; ``--aiter-repo DIR`` (a clone of ROCm/aiter) fills it.
 4. RMSNorm / LayerNorm bf16 (examples/norms.py ``build_bf16``), 8192 rows of 4096 and 8192, on
    MI300X. Reference: the bytes moved (x read once, y written once) at peak HBM bandwidth.
+5. gfx950 (``--only gfx950``): examples/gemm_mfma_f16.py built for gfx950 (f16, bf16) and
+   examples/gemm_mxfp.py (MXFP4) at 2048^3 (``--quick``: 1024^3, f16 only) on the MI355X profile.
+   References: the MFMA peak of each instruction on MI355X and the gfx942 build of the f16
+   example on MI300X, predicted in the same run.
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
@@ -30,8 +34,9 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
 ``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only; ``--only``
-runs one part (gemm, skinny, topk, norms). Figures are predictions of the model in
-``gcnforge.perfmodel`` (2.1 GHz engine clock, no power throttling), not measurements.
+runs one part (gemm, skinny, topk, norms, gfx950). Figures are predictions of the model in
+``gcnforge.perfmodel`` (peak engine clocks: 2.1 GHz MI300X, 2.4 GHz MI355X; no power throttling),
+not measurements.
 """
 
 from __future__ import annotations
@@ -286,6 +291,57 @@ def norms_bf16(quick: bool) -> None:
                   f"HBM peak ({rep.limiter})")
 
 
+def gfx950(quick: bool) -> None:
+    """The gfx950 examples on the MI355X profile: examples/gemm_mfma_f16.py built for gfx950
+    (one wave per 16x16 tile, ``v_mfma_f32_16x16x32_{f16,bf16}``) and examples/gemm_mxfp.py (MXFP4,
+    ``v_mfma_scale_f32_16x16x128_f8f6f4``). References in the same run: each MFMA's peak on the
+    device (``mfma_peak_flops``: the data sheet's 2.5 / 10 PFLOP/s, tests/perfmodel/
+    test_profiles_gfx950.py) and the same f16 example built for gfx942 (32x32x8, one wave per 32x32
+    tile) predicted on MI300X."""
+    import gemm_mfma_f16
+    import gemm_mxfp
+    import gcnforge.runtime as rt
+    from gcnforge.perfmodel import profiles
+    from lib.compile import compile_module
+
+    prof, mi300x = profiles.get("mi355x"), profiles.get("mi300x")
+    m = n = k = 1024 if quick else 2048
+    flops = 2.0 * m * n * k
+    print(f"\ngfx950 examples on MI355X ({prof.cus} CUs, {prof.clock_hz / 1e9:.1f} GHz), {m}x{n}x{k}; dense MFMA peak: "
+          f"f16 {prof.mfma_peak_flops('v_mfma_f32_16x16x32_f16') / 1e12:.0f}, MXFP4 "
+          f"{prof.mfma_peak_flops('v_mfma_scale_f32_16x16x128_f8f6f4', (4, 4)) / 1e12:.0f} TFLOP/s")
+    a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
+    # the anchor: the gfx942 build of the same example on MI300X
+    c0 = compile_module(gemm_mfma_f16.build(k, n))
+    r0 = c0.load("emulator")["gemm_f16_32x32"](a, bt, out, grid=(n // 32, m // 32), block=(64,), timing=mi300x,
+                                                flops=flops).timing
+    ROWS.append(("gemm_f16_32x32 (gfx942)", f"{m}x{n}x{k}", r0.us, f"{r0.tflops:.0f} TFLOP/s", r0.pct_mfma_peak,
+                 "MI300X MFMA peak", r0.pct_mfma_peak / 100, r0.limiter, _resources(c0, "gemm_f16_32x32", r0)))
+    print(f"  gemm_f16_32x32 (gfx942) on MI300X: {r0.us:.1f} us, {r0.tflops:.0f} TFLOP/s, {r0.pct_mfma_peak:.1f}% of "
+          f"peak ({r0.limiter})")
+    for dtype in ("f16",) if quick else ("f16", "bf16"):
+        name = f"gemm_{dtype}_16x16x32"
+        c = compile_module(gemm_mfma_f16.build(k, n, target="gfx950", dtype=dtype))
+        rep = c.load("emulator")[name](a, bt, out, grid=(n // 16, m // 16), block=(64,), timing=prof,
+                                       flops=flops).timing
+        ROWS.append((name + " (gfx950)", f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", rep.pct_mfma_peak,
+                     "MI355X MFMA peak", rep.pct_mfma_peak / 100, rep.limiter, _resources(c, name, rep)))
+        print(f"  {name} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of "
+              f"peak ({rep.limiter}); {r0.us / rep.us:.2f}x the gfx942 build on MI300X")
+    a4, sa = np.zeros((m, k // 2), np.uint8), np.full((m, k // 32), 127, np.uint8)
+    b4, sb = np.zeros((n, k // 2), np.uint8), np.full((n, k // 32), 127, np.uint8)
+    kern = rt.load(gemm_mxfp.code_object(m, n, k))[gemm_mxfp.NAME]
+    rep = kern(a4, sa, b4, sb, out, grid=(n // 16, m // 16), block=(64, 1, 1), device="emulator", timing=prof,
+               flops=flops).timing
+    # % of the MXFP4 peak from the FLOPs; equals the report's matrix-core busy share (FP4: 4 passes)
+    pct = 100 * flops / rep.seconds / prof.mfma_peak_flops("v_mfma_scale_f32_16x16x128_f8f6f4", (4, 4))
+    assert abs(pct - rep.pct_mfma_peak) < 1e-6 * max(1.0, pct), (pct, rep.pct_mfma_peak)
+    ROWS.append((gemm_mxfp.NAME + " (gfx950)", f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", pct,
+                 "MI355X MXFP4 peak", pct / 100, rep.limiter, ""))
+    print(f"  {gemm_mxfp.NAME} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {pct:.1f}% of the "
+          f"MXFP4 peak ({rep.limiter})")
+
+
 def summary() -> None:
     print("\nsummary (predicted):")
     print(f"{'kernel':>42} {'shape':>20} {'us':>9} {'rate':>14} {'% peak':>7} {'ratio':>6}  reference / limiter / "
@@ -301,7 +357,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-aiter", action="store_true")
     ap.add_argument("--aiter-repo", help="a clone of ROCm/aiter: copy its top-k softmax code objects into the cache")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms"))
+    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950"))
     a = ap.parse_args(argv)
     if a.only in (None, "gemm"):
         large_gemms(a.quick)
@@ -311,6 +367,8 @@ def main(argv=None) -> int:
         topk(Path(a.cache), a.aiter_repo, a.quick)
     if a.only in (None, "norms"):
         norms_bf16(a.quick)
+    if a.only in (None, "gfx950"):
+        gfx950(a.quick)
     summary()
     return 0
 

@@ -40,8 +40,10 @@ def compile_module(module, schedule: bool = False) -> Compiled:
         for name in ("amdgcn-schedule", "amdgcn-lower-loops"):
             SPASSES[name]()().apply(None, top)
     pipeline.run(top, pipeline.parse(pipeline.DEFAULT))
+    from gcnforge.dialect.value_ops import input_target
+
     asm = to_assembly(top)
-    blob = assemble(asm)
+    blob = assemble(asm, target=input_target(top))  # the module's #amdgcn.target (gfx942 or gfx950)
     out = Compiled(asm, blob)
     for k in top.walk():
         if isinstance(k, KernelOp):

@@ -117,3 +117,48 @@ def test_cli_run_and_stats_timing_mi355x(tmp_path):
     assert f"{gx.NAME} on MI355X" in r.stdout and "MI355X's 2400 MHz" in r.stdout
     bad = subprocess.run(cli + ["stats", str(co), "--timing", "mi300x"], capture_output=True, text=True)
     assert bad.returncode != 0 and "gfx942 device" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_tune_timing_takes_a_device_of_the_familys_target(tmp_path):
+    from gcnforge.runtime.tuning import KernelFamily, Variant, tune
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import gemm_mxfp as gx
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+
+    class Mxfp4(KernelFamily):
+        name = "mxfp4"
+        dtype = "fp4"
+        target = "gfx950"
+
+        def variants(self):
+            return [Variant("mxfp4_16", gx.NAME, {})]
+
+        def build(self, v):
+            return gx.code_object(16, 16, 128)
+
+        def make_inputs(self, shape, rng):
+            a, sa = gx.quantize_mxfp4(rng.standard_normal((16, 128)))
+            return {"a": a, "sa": sa}
+
+        def reference(self, shape, inputs):
+            x = gx.dequantize_mxfp4(inputs["a"], inputs["sa"])
+            return (x @ x.T).astype(np.float32)
+
+        def call(self, kernel, v, shape, inputs, device):
+            c = np.zeros((16, 16), np.float32)
+            kernel.results.append(kernel(inputs["a"], inputs["sa"], inputs["a"], inputs["sa"], c, grid=(1, 1),
+                                         block=(64, 1, 1), device=device, timing=kernel.timing))
+            return c
+
+    rep = tune(Mxfp4(), [(16, 16, 128)], tmp_path / "t.csv", device="emulator", timing="mi355x",
+               progress=lambda s: None)
+    (t,) = rep.trials
+    assert t.status == "ok" and t.time_kind == "modeled", t.message
+    for auto in (True, "auto"):
+        (t,) = tune(Mxfp4(), [(16, 16, 128)], device="emulator", timing=auto, progress=lambda s: None).trials
+        assert t.status == "ok"
+    with pytest.raises(Diagnostic, match="MI300X is a gfx942 device, but the code object is for gfx950"):
+        tune(Mxfp4(), [(16, 16, 128)], device="emulator", timing="mi300x", progress=lambda s: None)

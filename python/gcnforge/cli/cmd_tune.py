@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, help="tuned CSV to write")
     p.add_argument("--device", choices=("hip", "emulator"), default=None, help="default: HIP if a matching GPU is present")
     p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="emulator: rank by the timing model's predicted time on DEVICE (gfx942: mi300x, mi308x, mi325x; gfx950: mi350x, mi355x)")
+                   help="emulator: rank by the timing model's predicted time on DEVICE (gfx942: mi300x, mi308x, "
+                        "mi325x; gfx950: mi350x, mi355x; auto: the family's target's default)")
     p.add_argument("--e2e", action="store_true", help="time the whole operation (pre/post-processing included)")
     p.add_argument("--repeat", type=int, default=None, help="timed runs per trial (default: 5 on GPU, 1 on the emulator)")
     p.add_argument("--seed", type=int, default=0, help="seed for the family's random inputs")

@@ -7,7 +7,8 @@ or ``amdgcn`` IR into its input is ``gcnforge.cli.model_input``'s job::
 
 * ``costs``      per-class pipes, busy cycles and latencies (with sources): the one cost
                  model (``stats``, the emulator's run statistics, ``tune``)
-* ``device``     ``DeviceProfile``; ``profiles/`` one cited file per device (MI300X, MI308X, MI325X)
+* ``device``     ``DeviceProfile``; ``profiles/`` one cited file per device (MI300X, MI308X, MI325X;
+                 gfx950: MI355X, MI350X), ``profiles.resolve`` the one a code object's target runs under
 * ``occupancy``  waves per SIMD / work-groups per CU from VGPR/AGPR/SGPR/LDS use
 * ``engine``     one CU cycle by cycle (SIMDs, pipes, waits, barriers) replaying emulated waves
 * ``memory``     vector L1 / L2 / Infinity Cache-HBM with latencies and bandwidth shares
