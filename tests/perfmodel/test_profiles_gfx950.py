@@ -119,7 +119,8 @@ def test_cli_run_and_stats_timing_mi355x(tmp_path):
     assert bad.returncode != 0 and "gfx942 device" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_tune_timing_takes_a_device_of_the_familys_target(tmp_path):
+def test_tune_timing_takes_a_device_of_the_familys_target(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # tune without a CSV writes its code objects under the working directory
     from gcnforge.runtime.tuning import KernelFamily, Variant, tune
 
     sys.path.insert(0, str(ROOT / "examples"))
