@@ -98,6 +98,11 @@ class HazardMixin:
             if n:
                 gap = ws[:, None] - self.valu_vgpr[w][:, v_uses]
                 self._need(gap, n, ins, w, "a VALU instruction wrote a VGPR this v_permlane*_swap reads")
+        if is_valu and b.startswith(hz.PERMLANE_SWAP):  # gfx950: v_cmpx writes EXEC -> permlane swap
+            n = hz.need("vcmpx_exec_permlane")  # (valu_exec: the clock of the last v_cmpx)
+            if n:
+                gap = ws - self.valu_exec[w]
+                self._need(gap[:, None], n, ins, w, "a v_cmpx wrote EXEC before this v_permlane*_swap")
         if b.startswith("s_getreg"):
             gap = ws - self.setreg_w[w]
             self._need(gap[:, None], _N["setreg_getreg"], ins, w, "s_getreg right after s_setreg")

@@ -24,7 +24,9 @@ an XDL MFMA of more than 2 passes needs one wait state more before its result is
 VALU, memory or SrcA/B (or overwritten), and an XDL result overlapping the next SrcC one
 more too; the f64 16x16x4 DGEMM is 16 passes and its result needs 19 before a VALU or
 SrcA/B read; a VALU write of a VGPR that ``v_permlane16_swap`` / ``v_permlane32_swap`` reads
-needs 2 (``checkPermlaneHazards``); the cvt_scale partial writes are the dst-sel forwarding
+needs 2 and a ``v_cmpx`` (writing EXEC) before one needs 4 (``checkPermlaneHazards``; clang
+emits no v_cmpx on gfx9, so the 4 is checked against LLVM 22's hazard recognizer run by
+``llc`` on clang's MIR with a v_cmpx added, tests/passes/test_hazard_vcmpx_permlane.py); the cvt_scale partial writes are the dst-sel forwarding
 row. Rules with ``targets`` apply only there; numbers read the target (``target=``, default
 the active one, ``isa.table.use_target``).
 """
@@ -159,12 +161,16 @@ RULES: dict[str, Rule] = {r.key: r for r in (
     Rule("vmem_store_data", "VMEM store of more than 8 bytes", "VALU", "store data VGPRs overwritten", 2, _G),
     Rule("valu_vgpr_permlane", "VALU", "v_permlane16_swap/v_permlane32_swap", "VGPR written, read", 2,
          f"{_L}checkPermlaneHazards (gfx950)", targets=(GFX950,)),
+    # any v_cmpx (a compare writing EXEC: isVCmpXWritesExec), no register needed in common
+    Rule("vcmpx_exec_permlane", "v_cmpx", "v_permlane16_swap/v_permlane32_swap", "EXEC written", 4,
+         f"{_L}checkPermlaneHazards (gfx950, VCmpXWritesExecWaitStates)", targets=(GFX950,)),
 )}
 
 # Which instructions the rows above name, for every matcher (the pass and the sanitizer):
-# the consumers of valu_vgpr_permlane (mnemonic prefixes), and the partial VGPR writes of
-# valu_partial_vgpr.
+# the consumers of valu_vgpr_permlane and vcmpx_exec_permlane (mnemonic prefixes), the producers
+# of vcmpx_exec_permlane, and the partial VGPR writes of valu_partial_vgpr.
 PERMLANE_SWAP = ("v_permlane16_swap", "v_permlane32_swap")
+VCMPX = "v_cmpx_"  # VOPC compares writing EXEC (every encoding: e32, e64, SDWA)
 _VOP3 = ("VOP3A", "VOP3B", "VOP3")
 
 

@@ -111,6 +111,8 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
                 rule("valu_exec_dpp")
             if cur.mnemonic in READS_EXEC_LANE:
                 rule("valu_exec_lane")
+            if prev.mnemonic.startswith(hz.VCMPX) and cur.mnemonic.startswith(PERMLANE_SWAP):
+                rule("vcmpx_exec_permlane")
         wv = _vgprs(pw)
         if wv:
             if _is_dpp(cur) and wv & set(cur.reads.get("src0", ())):
