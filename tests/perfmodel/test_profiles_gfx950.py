@@ -163,3 +163,16 @@ def test_tune_timing_takes_a_device_of_the_familys_target(tmp_path, monkeypatch)
         assert t.status == "ok"
     with pytest.raises(Diagnostic, match="MI300X is a gfx942 device, but the code object is for gfx950"):
         tune(Mxfp4(), [(16, 16, 128)], device="emulator", timing="mi300x", progress=lambda s: None)
+
+
+def test_static_model_without_a_profile_uses_the_active_targets_device():
+    """``stats`` without ``--timing`` on a gfx950 input: memory latencies of MI355X (HBM latency
+    the same ~350 ns as MI300X's, so more cycles at 2.4 GHz), not of MI300X."""
+    from gcnforge.isa.table import use_target
+
+    mi300x, mi355x = profiles.get("mi300x"), profiles.get("mi355x")
+    assert cost("vmem_load", "global_load_dword", 1)[2] == mi300x.lat_hbm
+    with use_target("gfx950"):
+        assert cost("vmem_load", "global_load_dword", 1)[2] == mi355x.lat_hbm
+        assert cost("mfma", "v_mfma_f32_16x16x32_f16", 4)[1] == 16
+    assert mi355x.lat_hbm == pytest.approx(mi300x.lat_hbm * 2.4 / 2.1, abs=1)

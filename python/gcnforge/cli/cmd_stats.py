@@ -95,7 +95,7 @@ def _run(args, load_blocks) -> int:
             for line in _occupancy_lines(args.file, prof):
                 print(line)
     for i, b in enumerate(blocks):
-        r = b.report(prof)  # the profile's latencies (MI300X's without --timing)
+        r = b.report(prof)  # the profile's latencies (without --timing: the target's default device's)
         print(r.text())
         if prof is not None:
             us = 1e6 / prof.clock_hz

@@ -17,8 +17,8 @@ Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers 
   paper: FP64 vector = FP32 vector peak), so ``valu_dp`` costs 4 like ``valu``.
 * Memory pipes: issue occupancy from bytes moved per wave, LDS 128 B/clock/CU (AMD CDNA3
   white paper), vector memory 64 B/clock (a model assumption), minimum one issue window.
-  Memory latencies come from the device profile (``perfmodel.profiles``, cited there; MI300X
-  when none is given): LDS ``lat_lds``, SMEM ``lat_smem``, vector memory ``lat_hbm`` (the
+  Memory latencies come from the device profile (``perfmodel.profiles``, cited there; when none
+  is given, the active target's default device: MI300X for gfx942, MI355X for gfx950): LDS ``lat_lds``, SMEM ``lat_smem``, vector memory ``lat_hbm`` (the
   static view of one wave cannot know what hits in a cache, so a load is a first touch; the
   timing mode replaces it with the cache hierarchy's answer for the real addresses).
 """
@@ -52,16 +52,20 @@ _MEMORY = {"lds": "lat_lds", "gds": "lat_lds", "smem": "lat_smem",
 
 
 @cache
-def _default_profile():
-    from gcnforge.perfmodel.profiles import get
+def _default_profile(target: str):
+    from gcnforge.perfmodel.profiles import DEFAULT, get
 
-    return get("mi300x")
+    return get(DEFAULT.get(target, "mi300x"))
 
 
 def _latency(sem: str, prof) -> int:
     attr = _MEMORY.get(sem)
     if attr is not None:
-        return getattr(prof or _default_profile(), attr)
+        if prof is None:  # the active target's default device (gfx942: MI300X, gfx950: MI355X)
+            from gcnforge.isa.table import active_target
+
+            prof = _default_profile(active_target())
+        return getattr(prof, attr)
     return LATENCY.get(sem, 4)
 
 LDS_BYTES_PER_CLK = 128
@@ -110,7 +114,7 @@ def mfma_cycles(base: str, target: str | None = None, formats: tuple[int, int] |
 def cost(sem: str, base: str, data_dwords: int, prof=None,
          formats: tuple[int, int] | None = None) -> tuple[str | None, int, int]:
     """(pipe, busy cycles, result latency) of one instruction; memory latencies from the device
-    profile ``prof`` (MI300X when None), MFMA cycles for ``prof``'s target (the active target
+    profile ``prof`` (None: the active target's default device), MFMA cycles for ``prof``'s target (the active target
     when None) and, for an f8f6f4 MFMA, its operand ``formats``."""
     pipe = PIPE_OF.get(sem, "valu")
     if sem == "mfma":

@@ -82,7 +82,7 @@ class Report:
 
 def simulate(items: Iterable[Item], name: str = "block", prof=None) -> Report:
     """One wave's in-order issue of ``items``; memory latencies from the device profile
-    ``prof`` (``costs.cost``; MI300X when None)."""
+    ``prof`` (``costs.cost``; None: the active target's default device)."""
     items = list(items)
     ready: dict[Hashable, int] = {}
     pipe_free: dict[str, int] = {}
