@@ -67,3 +67,43 @@ def memory_counter(encoding: str) -> tuple[str, ...]:
 BRANCHES = re.compile(r"^s_(branch|cbranch_\w+|call_b64)$")
 NOTE_SCALAR = "implicit operands, counters, class: AMD Instinct MI300 ISA Reference Guide ch. 4-5"
 NOTE_MEMORY = "counters and class: AMD Instinct MI300 ISA Reference Guide 4.4, ch. 9-11"
+
+
+# Atomics: the value type of the data an atomic reads, returns and writes (AMD Instinct MI300
+# ISA Reference Guide ch. 5 SMEM and ch. 9-11, the scalar / DS / FLAT / MUBUF atomic opcode
+# tables). DS names carry the type (ds_min_i32, ds_cmpst_f64, ds_pk_add_bf16: two 16-bit
+# values); SMEM, FLAT, GLOBAL and MUBUF names without a type are 32-bit (``_x2``: 64-bit),
+# signed for smin/smax, raw bits for swap/cmpswap/and/or/xor, unsigned otherwise.
+_ATOMIC_PREFIX = ("s_atomic_", "s_buffer_atomic_", "flat_atomic_", "global_atomic_", "buffer_atomic_", "ds_")
+_DS_ATOMIC_OPS = ("add", "sub", "rsub", "inc", "dec", "min", "max", "and", "or", "xor", "mskor", "wrxchg",
+                  "wrxchg2", "wrxchg2st64", "cmpst", "wrap", "condxchg32", "pk")
+_TYPES = {"u32", "i32", "b32", "f32", "u64", "i64", "b64", "f64"}
+_BITS_OPS = ("swap", "cmpswap", "and", "or", "xor")
+
+
+def atomic_optype(base: str) -> str:
+    """The data type of atomic ``base`` (u32 i32 b32 f32 u64 i64 b64 f64 v2f16 v2bf16), or ""
+    for an instruction that is not a typed atomic."""
+    prefix = next((p for p in _ATOMIC_PREFIX if base.startswith(p)), None)
+    if prefix is None:
+        return ""
+    parts = base[len(prefix):].replace("_rtn", "").split("_")
+    if parts[0] == "pk" and parts[-1] in ("f16", "bf16"):  # pk_add_f16 / pk_add_bf16
+        return "v2" + parts[-1]
+    if prefix == "ds_":
+        return parts[-1] if parts[0] in _DS_ATOMIC_OPS and parts[-1] in _TYPES else ""
+    wide = parts[-1] == "x2"
+    if parts[-1] in _TYPES:
+        return parts[-1]
+    if parts[0] in ("smin", "smax"):
+        return "i64" if wide else "i32"
+    return ("b64" if wide else "b32") if parts[0] in _BITS_OPS else ("u64" if wide else "u32")
+
+
+def typed_atomic_operands(base: str, operands: list) -> list:
+    """``operands`` with the atomic data type on its data and returned-value operands."""
+    t = atomic_optype(base)
+    if not t:
+        return operands
+    data = ("vdst", "vdata", "data0", "data1", "sdata")
+    return [o.replace(optype=t) if o.name in data else o for o in operands]

@@ -52,6 +52,7 @@ def _stores(base: str) -> bool:
 
 
 def _row(base: str, enc: str, op: int, d: Decoded, operands: list[Operand], mods: tuple[str, ...]) -> Instruction:
+    operands = facts.typed_atomic_operands(base, operands)
     return Instruction(
         mnemonic=base, base=base, encoding=enc, opcode=op, llvm_name=d.llvm_name, operands=tuple(operands),
         modifiers=mods, counter=facts.memory_counter(enc), sem=str(memory_class(base, enc, _stores(base))),

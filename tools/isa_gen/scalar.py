@@ -186,6 +186,7 @@ def smem_rows() -> list[Instruction]:
         if any(o.kind is K.SMEM_OFFSET for o in operands):
             mods = ("offset",) + mods  # soffset + offset:N form (printed before glc)
         uses, defs = facts.implicit(base, "SMEM")
+        operands = facts.typed_atomic_operands(base, operands)
         out.append(Instruction(
             mnemonic=base, base=base, encoding="SMEM", opcode=o, llvm_name=d.llvm_name, operands=tuple(operands),
             modifiers=mods, implicit_uses=uses, implicit_defs=defs, counter=("lgkmcnt",), sem="smem",

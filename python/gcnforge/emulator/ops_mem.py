@@ -8,8 +8,6 @@ is one of the orders hardware may produce.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from gcnforge.asm.families import swizzle
@@ -145,57 +143,93 @@ def flat_store(x, ins, w):
 
 
 # ---- atomics -------------------------------------------------------------------------------------
-def _atomic_fn(name: str):
-    """(function(old, src, cmp) -> new, dtype) for an atomic op name like add_u32, cmpswap_x2."""
-    wide = name.endswith("_x2") or name.endswith("_u64") or name.endswith("_i64") or name.endswith("_b64") \
-        or name.endswith("_f64")
-    core = re.sub(r"(_x2|_rtn)", "", name)
-    parts = core.split("_")
-    op = parts[0]
-    ty = parts[-1] if len(parts) > 1 else ("u64" if wide else "u32")
+# The operation is the instruction's name (ISA guide ch. 9-11 atomic tables); its data type and
+# so its width and signedness are the table's facts (``Operand.optype`` of the data operand,
+# tools/isa_gen/facts.atomic_optype), never read from the mnemonic here.
+_ATOMIC_PREFIX = ("s_atomic_", "s_buffer_atomic_", "flat_atomic_", "global_atomic_", "buffer_atomic_", "ds_")
+_DTYPES = {"u32": np.uint32, "i32": np.int32, "b32": np.uint32, "f32": np.float32, "u64": np.uint64,
+           "i64": np.int64, "b64": np.uint64, "f64": np.float64, "v2f16": np.uint32, "v2bf16": np.uint32}
+
+
+def _min(o, s, c):
+    return np.fmin(o, s) if o.dtype.kind == "f" else np.minimum(o, s)
+
+
+def _max(o, s, c):
+    return np.fmax(o, s) if o.dtype.kind == "f" else np.maximum(o, s)
+
+
+def _pk_add(bf: bool):
+    from gcnforge.emulator.numerics import bf16_to_f32, f32_to_bf16_rne
+
+    def pk(o, s, c):
+        res = np.zeros_like(o)
+        for sh in (0, 16):
+            a = ((o >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
+            b = ((s >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
+            if bf:
+                r = f32_to_bf16_rne(bf16_to_f32(a) + bf16_to_f32(b))
+            else:
+                r = (a.view(np.float16) + b.view(np.float16)).view(np.uint16)
+            res |= r.astype(np.uint32) << np.uint32(sh)
+        return res
+
+    return pk
+
+
+# operation -> function(old, src, cmp) -> new, on values of the instruction's data type
+# (smin/umin are min on a signed/unsigned type; DS says min_i32 / min_u32)
+_ATOMIC_OPS = {
+    "add": lambda o, s, c: o + s, "sub": lambda o, s, c: o - s, "rsub": lambda o, s, c: s - o,
+    "swap": lambda o, s, c: s, "wrxchg": lambda o, s, c: s, "and": lambda o, s, c: o & s,
+    "or": lambda o, s, c: o | s, "xor": lambda o, s, c: o ^ s,
+    "min": _min, "smin": _min, "umin": _min, "max": _max, "smax": _max, "umax": _max,
+    "inc": lambda o, s, c: np.where(o >= s, 0, o + 1).astype(o.dtype),
+    "dec": lambda o, s, c: np.where((o == 0) | (o > s), s, o - 1).astype(o.dtype),
+    "cmpswap": lambda o, s, c: np.where(o == c, s, o), "cmpst": lambda o, s, c: np.where(o == c, s, o),
+    "mskor": lambda o, s, c: (o & ~c) | s,
+}
+
+
+def atomic_operation(base: str) -> str | None:
+    """The operation an atomic's name says (``add``, ``smin``, ``cmpswap``, ``pk_add`` ...), or
+    None for a name that is not an atomic the emulator implements."""
+    prefix = next((p for p in _ATOMIC_PREFIX if base.startswith(p)), None)
+    if prefix is None:
+        return None
+    op = base[len(prefix):].split("_", 1)[0]
     if op == "pk":
-        op, ty = "pk_add", parts[-1]  # pk_add_f16 / pk_add_bf16
-    if ty in ("b32", "b64"):
-        ty = "u" + ty[1:]
-    if ty not in ("u32", "i32", "u64", "i64", "f32", "f64", "f16", "bf16"):
-        ty = "u64" if wide else "u32"
-    dt = {"u32": np.uint32, "i32": np.int32, "u64": np.uint64, "i64": np.int64, "f32": np.float32,
-          "f64": np.float64, "f16": np.uint32, "bf16": np.uint32}[ty]
-    fns = {
-        "add": lambda o, s, c: o + s, "sub": lambda o, s, c: o - s, "rsub": lambda o, s, c: s - o,
-        "swap": lambda o, s, c: s, "wrxchg": lambda o, s, c: s, "and": lambda o, s, c: o & s,
-        "or": lambda o, s, c: o | s, "xor": lambda o, s, c: o ^ s,
-        "smin": lambda o, s, c: np.minimum(o, s), "umin": lambda o, s, c: np.minimum(o, s),
-        "smax": lambda o, s, c: np.maximum(o, s), "umax": lambda o, s, c: np.maximum(o, s),
-        "min": lambda o, s, c: np.fmin(o, s) if o.dtype.kind == "f" else np.minimum(o, s),
-        "max": lambda o, s, c: np.fmax(o, s) if o.dtype.kind == "f" else np.maximum(o, s),
-        "inc": lambda o, s, c: np.where(o >= s, 0, o + 1).astype(o.dtype),
-        "dec": lambda o, s, c: np.where((o == 0) | (o > s), s, o - 1).astype(o.dtype),
-        "cmpswap": lambda o, s, c: np.where(o == c, s, o), "cmpst": lambda o, s, c: np.where(o == c, s, o),
-        "mskor": lambda o, s, c: (o & ~c) | s,
-        "pk_add": None,
-    }
-    if op in ("smin", "smax"):
-        dt = np.int64 if wide else np.int32
-    if op == "pk_add":
-        from gcnforge.emulator.numerics import bf16_to_f32, f32_to_bf16_rne
+        return "pk_add"
+    return op if op in _ATOMIC_OPS else None
 
-        def pk(o, s, c, bf=(ty == "bf16")):
-            res = np.zeros_like(o)
-            for sh in (0, 16):
-                a = ((o >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
-                b = ((s >> np.uint32(sh)) & np.uint32(0xFFFF)).astype(np.uint16)
-                if bf:
-                    r = f32_to_bf16_rne(bf16_to_f32(a) + bf16_to_f32(b))
-                else:
-                    r = (a.view(np.float16) + b.view(np.float16)).view(np.uint16)
-                res |= r.astype(np.uint32) << np.uint32(sh)
-            return res
 
-        return pk, dt, 4
-    if op not in fns:
-        raise WaveFault(f"unknown atomic operation {name}")
-    return fns[op], dt, np.dtype(dt).itemsize
+_ATOMIC_FNS: dict = {}  # id(Instruction) -> (instruction, (fn, dtype, bytes))
+
+
+def record_of(ins):
+    di = ins._di  # noqa: SLF001  (the decoded instruction and its table record)
+    if di is not None and di.inst is not None:
+        return di.inst
+    from gcnforge.isa import table
+
+    return table.by_mnemonic(ins.mnemonic)
+
+
+def atomic_fn(inst):
+    """(function(old, src, cmp) -> new, dtype, bytes per value) of atomic table record ``inst``:
+    the operation from its name, the type from its data operand's ``optype``."""
+    got = _ATOMIC_FNS.get(id(inst))
+    if got is not None and got[0] is inst:
+        return got[1]
+    op = atomic_operation(inst.base)
+    t = next((o.optype for o in inst.operands if o.name in ("vdata", "data0", "sdata")), "")
+    if op is None or t not in _DTYPES:
+        raise WaveFault(f"atomic '{inst.mnemonic}' is not implemented by the emulator")
+    fn = _pk_add(t == "v2bf16") if op == "pk_add" else _ATOMIC_OPS[op]
+    dt = _DTYPES[t]
+    res = (fn, dt, np.dtype(dt).itemsize)
+    _ATOMIC_FNS[id(inst)] = (inst, res)
+    return res
 
 
 def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
@@ -236,8 +270,7 @@ def _vals(x, op, w, dt, n):
 
 def flat_atomic(x, ins, w):
     space = _space(ins.base)
-    name = ins.base.split("_atomic_", 1)[1]
-    fn, dt, n = _atomic_fn(name)
+    fn, dt, n = atomic_fn(record_of(ins))
     rtn = "sc0" in ins.mods or "glc" in ins.mods
     ops = list(ins.ops)
     dst = ops.pop(0) if rtn else None
@@ -245,7 +278,7 @@ def flat_atomic(x, ins, w):
     saddr = ops[2] if len(ops) > 2 else None
     lanes = x.exec_lanes(w)
     addr = _flat_addr(x, ins, w, vaddr, saddr, space)
-    cmpswap = name.startswith("cmpswap")
+    cmpswap = atomic_operation(ins.base) == "cmpswap"
     src = _vals(x, data, w, dt, n)
     cmpv = np.zeros_like(src)
     if cmpswap:  # vdata = {src, cmp}
@@ -338,14 +371,13 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
 
 
 def _buffer_atomic(x, ins, w, lanes):
-    name = ins.base[len("buffer_atomic_"):]
-    fn, dt, n = _atomic_fn(name)
+    fn, dt, n = atomic_fn(record_of(ins))
     data, vaddr, srsrc, soff = ins.ops[:4]
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)  # atomics: all or nothing
     m = lanes & inb[:, :, 0]
     src = _vals(x, data, w, dt, n)
     cmpv = np.zeros_like(src)
-    if name.startswith("cmpswap"):
+    if atomic_operation(ins.base) == "cmpswap":
         cmpv = _vals(x, XOp(data.kind, data.index + n // 4, n // 4), w, dt, n)
     old = _atomic(x, ins, w, "global", addr[:, :, 0], src, cmpv, m, fn, dt, n)
     if "sc0" in ins.mods or "glc" in ins.mods:  # dropped lanes return 0
@@ -572,13 +604,11 @@ def ds_op(x, ins, w):
         x.lane_access("lds", _ds_addr(x, ins, w, vaddr), n, lanes, w, ins, _store_bytes(x, ins, w, data, n, d16))
         return
     # atomics: ds_<op>[_rtn]_<type> vdst?, vaddr, data0[, data1]
-    rtn = "_rtn_" in name
-    aname = name.replace("_rtn", "")
-    fn, dt, n = _atomic_fn(aname)
+    fn, dt, n = atomic_fn(record_of(ins))
     ops = list(ins.ops)
-    dst = ops.pop(0) if rtn else None
+    dst = ops.pop(0) if "_rtn_" in name else None
     vaddr = ops[0]
-    two = aname.startswith(("cmpst", "mskor"))
+    two = atomic_operation(b) in ("cmpst", "mskor")
     src = _vals(x, ops[1], w, dt, n)
     cmpv = np.zeros_like(src)
     if two:  # DS: data0 = cmp (or mask), data1 = new value (ISA guide DS_CMPST_B32, DS_MSKOR_B32)
@@ -609,8 +639,20 @@ def lookup_mem(base: str):
     if base == "ds_nop":
         return ds_nop
     if base.startswith("ds_"):
-        return ds_op
+        return ds_op if _ds_claims(base) else None
     return None
+
+
+def _ds_claims(base: str) -> bool:
+    """Whether ``ds_op`` implements ``base``: its loads and stores, and the atomics whose
+    operation ``_ATOMIC_OPS`` knows (not ds_wrxchg2*, ds_wrap, ds_condxchg32, ds_consume,
+    ds_append, ds_write_addtid, GWS: those report "not implemented")."""
+    name = base[3:]
+    if name.startswith(("read2", "write2", "read")) or "_tr_b" in name:
+        return True
+    if name.startswith("write_") and not name.startswith("write_addtid"):
+        return True
+    return atomic_operation(base) is not None
 
 
 HANDLERS = {}

@@ -97,10 +97,10 @@ def s_memrealtime(x, ins, w):
 
 # ---- scalar atomics (SMEM): one per wave, old value returned with glc ------------------------------
 def s_atomic(x, ins, w):
-    from gcnforge.emulator.ops_mem import _atomic_fn
+    from gcnforge.emulator.ops_mem import atomic_fn, atomic_operation, record_of
 
-    name = ins.base.split("_atomic_", 1)[1]
-    fn, dt, n = _atomic_fn(name)
+    fn, dt, n = atomic_fn(record_of(ins))
+    cmpswap = atomic_operation(ins.base) == "cmpswap"
     data = ins.ops[0]
     base, off = _smem_addr(x, ins, w)
     if ins.base.startswith("s_buffer_"):
@@ -113,7 +113,7 @@ def s_atomic(x, ins, w):
         a = addr[k : k + 1]
         old = np.ascontiguousarray(x.global_read(a, n, ins, one, scalar=True)).view(dt)
         src = x.S[wi, data.index : data.index + nd].copy().view(dt)
-        cmpv = x.S[wi, data.index + nd : data.index + 2 * nd].copy().view(dt) if name.startswith("cmpswap") else src
+        cmpv = x.S[wi, data.index + nd : data.index + 2 * nd].copy().view(dt) if cmpswap else src
         new = fn(old, src, cmpv).astype(dt)
         x.global_write(a, np.ascontiguousarray(new).view(np.uint8).reshape(1, n), np.ones(1, bool), ins, one)
         if "glc" in ins.mods or "sc0" in ins.mods:
