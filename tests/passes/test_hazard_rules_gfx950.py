@@ -88,6 +88,13 @@ EXTRA = {
   v16f c = __builtin_amdgcn_mfma_f32_32x32x8f16(ain[i], ain[i+64], cin[i], 0, 0, 0);
   out[i] = __builtin_amdgcn_mfma_f32_16x16x16f16(ain[i+128], ain[i+192], c.s4567, 0, 0, 0);
 }""", "mfma_srcc_overlap", "v_mfma_f32_32x32x8_f16", "v_mfma_f32_16x16x16_f16"),
+    # the DGEMM 16x16 result read in part as a DGEMM 4x4's SrcC: 17 on gfx950 (9 on gfx942)
+    "dgemm_srcc_overlap": ("""kernel void dgemm_srcc_overlap(global double *restrict out, global const v4d *restrict cin,
+                          global const double *restrict a) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  v4d c = __builtin_amdgcn_mfma_f64_16x16x4f64(a[i], a[i+64], cin[i], 0, 0, 0);
+  out[i] = __builtin_amdgcn_mfma_f64_4x4x4f64(a[i+128], a[i+192], c.s1, 0, 0, 0);
+}""", "mfma_srcc_overlap", "v_mfma_f64_16x16x4_f64", "v_mfma_f64_4x4x4_4b_f64"),
     "permlane16": ("""kernel void permlane16(global v2u *restrict out, global const unsigned *restrict in) {
   int i = __builtin_amdgcn_workitem_id_x();
   out[i] = __builtin_amdgcn_permlane16_swap(in[i] + in[i+64], in[i+128] * in[i+192], false, false);

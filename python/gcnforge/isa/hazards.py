@@ -23,7 +23,7 @@ checked against clang 22 ``-mcpu=gfx950`` in tests/passes/test_hazard_rules_gfx9
 an XDL MFMA of more than 2 passes needs one wait state more before its result is read by a
 VALU, memory or SrcA/B (or overwritten), and an XDL result overlapping the next SrcC one
 more too; the f64 16x16x4 DGEMM is 16 passes and its result needs 19 before a VALU or
-SrcA/B read; a VALU write of a VGPR that ``v_permlane16_swap`` / ``v_permlane32_swap`` reads
+SrcA/B read and 17 before another DGEMM reads part of it as SrcC; a VALU write of a VGPR that ``v_permlane16_swap`` / ``v_permlane32_swap`` reads
 needs 2 and a ``v_cmpx`` (writing EXEC) before one needs 4 (``checkPermlaneHazards``; clang
 emits no v_cmpx on gfx9, so the 4 is checked against LLVM 22's hazard recognizer run by
 ``llc`` on clang's MIR with a v_cmpx added, tests/passes/test_hazard_vcmpx_permlane.py); the cvt_scale partial writes are the dst-sel forwarding
@@ -104,14 +104,16 @@ def _srcc_same(m: str, t: str, f: tuple[int, int] | None = None) -> int:
 
 
 def _srcc_overlap(m: str, consumer: str = "", t: str = "gfx942", f: tuple[int, int] | None = None) -> int:
-    """XDL producer P + 1 (P + 2 on gfx950), non-XDL P, DGEMM 9 / 4; nothing when an XDL MFMA
-    reads the result of a non-XDL one (or of a DGEMM) as SrcC (checkMAIHazards90A)."""
+    """XDL producer P + 1 (P + 2 on gfx950), non-XDL P, DGEMM 9 / 4 (the 16x16 one 17 on
+    gfx950: GFX950_DMFMA16x16WritesVGPROverlappedSrcCWaitStates, clang 22 pads 17); nothing
+    when an XDL MFMA reads the result of a non-XDL one (or of a DGEMM) as SrcC
+    (checkMAIHazards90A)."""
     p, c = mfma.info(m, t), mfma.info(consumer, t) if consumer else None
     p_xdl = p is None or p.xdl
     if c is not None and c.xdl and not p_xdl:
         return 0
     if mfma.is_dgemm(m):
-        return 9 if _big_dgemm(m, t) else 4
+        return (17 if t == GFX950 else 9) if _big_dgemm(m, t) else 4
     return mfma.passes(m, t, f) + ((2 if t == GFX950 else 1) if p_xdl else 0)
 
 
