@@ -27,6 +27,18 @@ _NUM = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+")
 # numbers around the encodings' limits (register files, 8/12/13/16-bit offsets, inline constants)
 _EDGES = (0, 1, 2, 3, 63, 64, 65, 100, 101, 102, 255, 256, 511, 4095, 4096, 8191, 65535, 65536, 0xFFFFFFFF)
 FILE = "reuse.s"
+# lines whose numbers meet the cross-operand rules (the constant bus: one SGPR or literal per
+# VALU instruction; one literal per instruction), register tuples and inline constants
+HAND = (
+    "v_add_f32_e64 v1, s2, s2", "v_fma_f32 v1, s4, v2, s4", "v_cndmask_b32_e64 v1, s2, s2, s[4:5]",
+    "v_add_f32_e32 v3, 0x3f800001, v2", "v_add_f64 v[2:3], v[4:5], v[6:7]", "v_add_co_u32_e64 v1, s[2:3], v2, v3",
+    "v_mul_f32_e32 v5, 0x40490fdb, v4", "v_fma_f32 v4, v20, v27, 0.5", "v_cmp_gt_i32_e32 vcc, s3, v0",
+    "v_lshlrev_b64 v[0:1], 2, v[0:1]", "v_add_u32_e32 v1, 64, v2", "v_mov_b32_e32 v1, 0x41",
+    "v_cvt_f32_f16_e64 v1, -|v2| mul:2", "v_mfma_f32_32x32x8_f16 a[0:15], v[10:11], v[12:13], a[0:15]",
+    "global_load_dword v6, v[0:1], off offset:16", "global_store_dword v[0:1], v5, off offset:-16",
+    "ds_read_b32 v7, v8 offset:16", "ds_write_b64 v8, v[2:3] offset:65532", "s_add_u32 s4, s4, 0x1234",
+    "s_mov_b32 s1, 0x40", "s_lshl_b32 s8, s4, 2",
+)
 
 
 def _variants(line: str, rng: random.Random, k: int) -> list[str]:
@@ -67,6 +79,9 @@ def test_file_assembles_each_line_as_alone(mcpu):
     for line in base:
         lines.append(line)
         lines += _variants(line, rng, 6)
+    for line in HAND:
+        lines.append(line)
+        lines += _variants(line, rng, 40)
     good, bad = [], []
     for line in lines:
         r = _alone(line, 1, mcpu)

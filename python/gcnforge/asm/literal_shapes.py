@@ -12,7 +12,15 @@ diagnostic comes from the full parser). Two kinds of slot:
   modifier parser (its range rules) writes the offset fields into a copy of the parse's
   fields; those codecs' other checks (``finish_parse``, the sc0 rule of returning atomics)
   do not read the offset, and remembering checks that re-placing the line's own value
-  gives back exactly the parse's fields.
+  gives back exactly the parse's fields;
+* any numbers in the operands of a VOP1/VOP2/VOPC (``_e32``) or VOP3 line (register numbers,
+  literals, inline constants: ``v_fma_f32 v4, v20, v31, 0.5`` / ``v4, v27, v81, 0.5``): the
+  shape is the line with every number cut out; each operand whose numbers changed is parsed
+  again by the codec's own ``parse_operand`` (register files, ranges, alignment, literal
+  rules) into a copy of the fields, then the codec's cross-operand checks (``finish``: the
+  constant bus) run on the result. A VOP operand parse writes only its own fields (the
+  source's field, its neg/abs bits, the literal), so the order does not matter; a number in
+  a modifier (``mul:2``) is part of the shape, not a slot.
 
 A line qualifies as a *shape* when its text has exactly one integer token, its only
 candidate instruction is SOP1/SOP2/SOPC (parsed by the table-driven ``Codec.parse_with``
@@ -28,7 +36,7 @@ from __future__ import annotations
 import re
 
 from gcnforge.asm.core import Codec, EncState, ParsedInst, _KIND_HANDLERS  # noqa: PLC2701  (the default handlers)
-from gcnforge.asm.operands import LITERAL, Tok, encode_src
+from gcnforge.asm.operands import LITERAL, Tok, encode_src, lex_operands, split_mnemonic
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import OperandKind
@@ -39,13 +47,14 @@ _INT_TOKEN = re.compile(r"(?<=[ \t,])(?:0[xX][0-9a-fA-F]+|[0-9]+)(?=[ \t]*(?:,|$
 _SCALAR = frozenset(("SOP1", "SOP2", "SOPC"))
 _MAX_SHAPES = 4096  # bounded: the input chooses the texts
 # ``offset:N`` with a plain integer N as its own word (swizzle(...) and expressions: full parse)
+_NUMS = re.compile(r"(0[xX][0-9a-fA-F]+|[0-9]+)")  # (captured: split gives text, number, text, ...)
 _OFFSET_MOD = re.compile(r"(?<=[ \t])offset:(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))(?=[ \t]|$)")
 
 
 class LiteralShapes:
     """The shapes seen so far in one assembly run (one target's table)."""
 
-    __slots__ = ("_shapes", "_offsets", "_mnemonics")
+    __slots__ = ("_shapes", "_offsets", "_mnemonics", "_vop", "_vop_mnemonics")
 
     def __init__(self) -> None:
         # (text before the integer, text after it) -> (parse, its literal operand, vgpr flag)
@@ -53,11 +62,17 @@ class LiteralShapes:
         # (text before the offset value, text after it) -> (parse, the codec's offset ModSpec)
         self._offsets: dict[tuple[str, str], tuple] = {}
         self._mnemonics: set[str] = set()  # of the remembered shapes: most lines skip the regexes
+        # (text up to the operands, the operand text between its numbers) -> _VopShape
+        self._vop: dict[tuple, _VopShape] = {}
+        self._vop_mnemonics: set[str] = set()
 
     def reuse(self, text: str, loc: SourceLoc) -> ParsedInst | None:
         """The parse of ``text`` from a remembered shape, or None (then parse it fully)."""
-        if text.split(None, 1)[0] not in self._mnemonics:
+        head = text.split(None, 1)[0]
+        if head not in self._mnemonics:
             return None
+        if head in self._vop_mnemonics:
+            return self._reuse_vop(text, loc)
         if "offset:" in text and self._offsets:
             return self._reuse_offset(text, loc)
         if not self._shapes:
@@ -89,7 +104,12 @@ class LiteralShapes:
 
     def remember(self, text: str, parsed: ParsedInst) -> None:
         """Keep ``parsed`` (the full parse of ``text``) as a shape when it qualifies."""
-        if len(self._shapes) + len(self._offsets) >= _MAX_SHAPES or parsed.fixups:
+        if len(self._shapes) + len(self._offsets) + len(self._vop) >= _MAX_SHAPES or parsed.fixups:
+            return
+        from gcnforge.asm.vop_alu import E32Codec, Vop3Codec
+
+        if type(parsed.codec) in (E32Codec, Vop3Codec):
+            self._remember_vop(text, parsed)
             return
         if "offset:" in text:
             self._remember_offset(text, parsed)
@@ -136,6 +156,119 @@ class LiteralShapes:
             return  # the slot does not reproduce this very line: keep parsing such lines fully
         self._offsets[(text[:m.start(1)], text[m.end(1):])] = (parsed, spec)
         self._mnemonics.add(text.split(None, 1)[0])
+
+    def _reuse_vop(self, text: str, loc: SourceLoc) -> ParsedInst | None:
+        _, _, rest, rcol = split_mnemonic(text)
+        parts = _NUMS.split(rest)
+        shape = self._vop.get((text[:rcol - 1], tuple(parts[0::2])))
+        if shape is None:
+            return None
+        return shape.place(parts, loc)
+
+    def _remember_vop(self, text: str, parsed: ParsedInst) -> None:
+        from gcnforge.asm import candidates
+
+        inst = parsed.inst
+        mnem, _, rest, rcol = split_mnemonic(text)
+        ops = inst.operands
+        if not ops or "v_bitop3_" in inst.base or "_swap_" in inst.base or len(candidates(mnem)) != 1 \
+                or any(op.kind is OperandKind.IMM or op.field == "literal" for op in ops):
+            return
+        parts = _NUMS.split(rest)
+        if len(parts) == 1:
+            return  # no number: the same text is the same line (the caller's cache)
+        segs = lex_operands(rest, rcol)
+        if len(segs) != len(ops) or any(not seg or len(seg) > 1 for seg in segs[:-1]):
+            return
+        starts = _starts(parts)
+        spans = []
+        for seg in segs[:len(ops)]:
+            tok = seg[0]
+            a = tok.col - rcol
+            b = a + len(tok.text)
+            if rest[a:b] != tok.text:
+                return  # a word the lexer rewrote (lit (x)): not a plain slice of the line
+            spans.append((_at(starts, a), _at(starts, b)))
+        owners = []
+        for k in range(1, len(parts), 2):
+            p = starts[k]
+            owner = [i for i, (sa, sb) in enumerate(spans) if starts[sa[0]] + sa[1] <= p < starts[sb[0]] + sb[1]]
+            owners.append(owner[0] if owner else None)
+        shape = _VopShape(parsed, parts[1::2], tuple(owners), tuple(spans), rcol)
+        if shape.place(parts, parsed.loc, every=True) != parsed:
+            return  # parsing this very line's operands again does not give its parse back
+        self._vop[(text[:rcol - 1], tuple(parts[0::2]))] = shape
+        self._mnemonics.add(mnem)
+        self._vop_mnemonics.add(mnem)
+
+
+class _VopShape:
+    """A VOP line's parse and where its numbers are: ``owners[k]`` is the operand index of
+    number ``k`` (None: in a modifier), ``spans[i]`` operand ``i``'s word as (part, offset)
+    at both ends (the ends of a word never fall inside a number)."""
+
+    __slots__ = ("parsed", "values", "owners", "spans", "rcol")
+
+    def __init__(self, parsed: ParsedInst, values: list[str], owners: tuple, spans: tuple, rcol: int) -> None:
+        self.parsed = parsed
+        self.values = values
+        self.owners = owners
+        self.spans = spans
+        self.rcol = rcol
+
+    def place(self, parts: list[str], loc: SourceLoc, every: bool = False) -> ParsedInst | None:
+        """The parse of the line whose operand text splits into ``parts`` (its numbers at the
+        odd places), or None when an operand parse or a cross-operand check refuses it."""
+        changed = set()
+        owners = self.owners
+        for k, (new, old) in enumerate(zip(parts[1::2], self.values)):
+            if new != old or every:
+                o = owners[k]
+                if o is None:
+                    if not every:
+                        return None  # a modifier's number: another shape
+                    continue
+                changed.add(o)
+        parsed = self.parsed
+        inst = parsed.inst
+        codec = parsed.codec
+        ops = inst.operands
+        starts = _starts(parts)
+        rest = "".join(parts)
+        toks = {}
+        for op, ((ja, oa), (jb, ob)) in zip(ops, self.spans):
+            a = starts[ja] + oa
+            toks[op.name] = Tok(rest[a:starts[jb] + ob], self.rcol + a)
+        fields = dict(parsed.fields)
+        st = EncState(inst, ENCODINGS[inst.encoding], loc, fields, extra=dict(parsed.extra))
+        if parsed.literal is not None and any(fields.get(ops[i].field or "") == LITERAL and ops[i].kind is
+                                              OperandKind.SRC for i in range(len(ops)) if i not in changed):
+            st.literal = parsed.literal  # an operand not parsed again holds it
+        try:
+            for i in sorted(changed):
+                codec.parse_operand(st, ops[i], toks[ops[i].name])
+            codec.finish(st, toks)
+        except Diagnostic:
+            return None
+        size = ENCODINGS[inst.encoding].size + (4 if st.literal is not None or codec.has_literal(inst, fields) else 0)
+        return ParsedInst(inst, fields, st.literal, size, (), loc, codec, (), st.extra)
+
+
+def _starts(parts: list[str]) -> list[int]:
+    out = [0]
+    n = 0
+    for p in parts:
+        n += len(p)
+        out.append(n)
+    return out
+
+
+def _at(starts: list[int], pos: int) -> tuple[int, int]:
+    """``pos`` as (text part, offset in it): the first text (even) part that holds it."""
+    for j in range(0, len(starts) - 1, 2):
+        if starts[j] <= pos <= starts[j + 1]:
+            return j, pos - starts[j]
+    raise AssertionError(pos)
 
 
 def _only_offset(text: str):
