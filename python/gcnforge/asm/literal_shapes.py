@@ -207,7 +207,7 @@ class _VopShape:
     number ``k`` (None: in a modifier), ``spans[i]`` operand ``i``'s word as (part, offset)
     at both ends (the ends of a word never fall inside a number)."""
 
-    __slots__ = ("parsed", "values", "owners", "spans", "rcol")
+    __slots__ = ("parsed", "values", "owners", "spans", "rcol", "holders", "enc")
 
     def __init__(self, parsed: ParsedInst, values: list[str], owners: tuple, spans: tuple, rcol: int) -> None:
         self.parsed = parsed
@@ -215,6 +215,11 @@ class _VopShape:
         self.owners = owners
         self.spans = spans
         self.rcol = rcol
+        ops = parsed.inst.operands
+        # the operands that hold the parse's literal (a literal may be written twice)
+        self.holders = frozenset(i for i, op in enumerate(ops) if op.kind is OperandKind.SRC and op.field
+                                 and parsed.fields.get(op.field) == LITERAL)
+        self.enc = ENCODINGS[parsed.inst.encoding]
 
     def place(self, parts: list[str], loc: SourceLoc, every: bool = False) -> ParsedInst | None:
         """The parse of the line whose operand text splits into ``parts`` (its numbers at the
@@ -233,25 +238,42 @@ class _VopShape:
         inst = parsed.inst
         codec = parsed.codec
         ops = inst.operands
-        starts = _starts(parts)
-        rest = "".join(parts)
-        toks = {}
-        for op, ((ja, oa), (jb, ob)) in zip(ops, self.spans):
-            a = starts[ja] + oa
-            toks[op.name] = Tok(rest[a:starts[jb] + ob], self.rcol + a)
         fields = dict(parsed.fields)
-        st = EncState(inst, ENCODINGS[inst.encoding], loc, fields, extra=dict(parsed.extra))
-        if parsed.literal is not None and any(fields.get(ops[i].field or "") == LITERAL and ops[i].kind is
-                                              OperandKind.SRC for i in range(len(ops)) if i not in changed):
+        st = EncState(inst, self.enc, loc, fields, extra=dict(parsed.extra))
+        if parsed.literal is not None and not self.holders <= changed:
             st.literal = parsed.literal  # an operand not parsed again holds it
+        toks = _Words(self, parts)
         try:
             for i in sorted(changed):
-                codec.parse_operand(st, ops[i], toks[ops[i].name])
+                op = ops[i]
+                codec.parse_operand(st, op, toks[op.name])
             codec.finish(st, toks)
         except Diagnostic:
             return None
-        size = ENCODINGS[inst.encoding].size + (4 if st.literal is not None or codec.has_literal(inst, fields) else 0)
+        size = self.enc.size + (4 if st.literal is not None or codec.has_literal(inst, fields) else 0)
         return ParsedInst(inst, fields, st.literal, size, (), loc, codec, (), st.extra)
+
+
+class _Words(dict):
+    """Operand name -> its word in the new line, made when asked (the cross-operand checks
+    ask only to report an error)."""
+
+    __slots__ = ("shape", "parts")
+
+    def __init__(self, shape: _VopShape, parts: list[str]) -> None:
+        super().__init__()
+        self.shape = shape
+        self.parts = parts
+
+    def __missing__(self, name: str) -> Tok:
+        shape = self.shape
+        parts = self.parts
+        for op, ((ja, oa), (jb, ob)) in zip(shape.parsed.inst.operands, shape.spans):
+            if op.name == name:
+                word = parts[ja][oa:ob] if ja == jb else parts[ja][oa:] + "".join(parts[ja + 1:jb]) + parts[jb][:ob]
+                tok = self[name] = Tok(word, shape.rcol + len("".join(parts[:ja])) + oa)
+                return tok
+        raise KeyError(name)
 
 
 def _starts(parts: list[str]) -> list[int]:
