@@ -435,9 +435,10 @@ class Codec:
         word = enc.match_value
         layout = _field_layout(pi.inst.encoding)
         for name, v in fields.items():
-            f = layout.get(name)
-            if f is not None:
-                word |= (v & f[1]) << f[0]
+            if v:  # (most modifier fields are 0: nothing to place)
+                f = layout.get(name)
+                if f is not None:
+                    word |= (v & f[1]) << f[0]
         out = word.to_bytes(enc.size, "little")
         if pi.size > enc.size:
             out += ((literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
