@@ -1,8 +1,9 @@
 """The sanitizer's gfx950 hazard rows, with clang 22 -mcpu=gfx950 as the oracle: a VALU write
 read by ``v_permlane16_swap`` / ``v_permlane32_swap`` (row valu_vgpr_permlane), and VOP3
 ``op_sel`` destination-high-half writes of one- and two-source instructions
-(``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]``, ``v_cvt_scalef32_f16_fp8 ... op_sel:[0,0,1]``; row
-valu_partial_vgpr). clang's kernels (its s_nop padding) run clean; with the s_nop before the
+(``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]``, ``v_cvt_scalef32_f16_fp8 ... op_sel:[0,0,1]``), the
+byte-select conversions (``v_cvt_sr_fp8_f32 ... op_sel:[0,0,1,0]``) and the FP4 stochastic-rounding
+ones at any op_sel (row valu_partial_vgpr). clang's kernels (its s_nop padding) run clean; with the s_nop before the
 consumer removed, the sanitizer reports the hazard at the consumer with the wait states clang
 padded as the number needed."""
 
@@ -20,6 +21,7 @@ from gcnforge.testing import require_llvm
 
 SRC = """typedef half v2h __attribute__((ext_vector_type(2)));
 typedef unsigned int v2u __attribute__((ext_vector_type(2)));
+typedef float v2f __attribute__((ext_vector_type(2)));
 kernel void permlane16(global v2u *restrict out, global const unsigned *restrict in, global const int *restrict x) {
   int i = __builtin_amdgcn_workitem_id_x();
   out[i] = __builtin_amdgcn_permlane16_swap(in[i] + in[i+64], in[i+128] * in[i+192], false, false);
@@ -32,6 +34,18 @@ kernel void cvt_pk_fp8_hi(global int *restrict out, global const float *restrict
   int i = __builtin_amdgcn_workitem_id_x();
   out[i] = __builtin_amdgcn_cvt_pk_fp8_f32(in[i], in[i+64], old[i], true) + 5;
 }
+kernel void sr_fp8_byte1(global unsigned *restrict out, global const unsigned *restrict old,
+                         global const float *restrict f, float s) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  unsigned r = __builtin_amdgcn_cvt_sr_fp8_f32(f[i], old[i+64], old[i], 1);
+  out[i] = r + 5;
+}
+kernel void sr_pk_fp4_sel0(global unsigned *restrict out, global const unsigned *restrict old,
+                           global const float *restrict f, float s) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  unsigned r = __builtin_amdgcn_cvt_scalef32_sr_pk_fp4_f32(old[i], (v2f)(f[i], f[i+64]), old[i+64], s, 0);
+  out[i] = r + 5;
+}
 kernel void cvt_scale_hi(global v2h *restrict out, global const v2h *restrict old, global const int *restrict src,
                          float s) {
   int i = __builtin_amdgcn_workitem_id_x();
@@ -43,7 +57,9 @@ kernel void cvt_scale_hi(global v2h *restrict out, global const v2h *restrict ol
 CASES = {"permlane16": ("v_mul_lo_u32", "v_permlane16_swap_b32_e32"),
          "permlane32": ("v_mul_lo_u32", "v_permlane32_swap_b32_e32"),
          "cvt_pk_fp8_hi": ("v_cvt_pk_fp8_f32", "v_add_u32_e32"),
-         "cvt_scale_hi": ("v_cvt_scalef32_f16_fp8", "v_pk_add_f16")}
+         "cvt_scale_hi": ("v_cvt_scalef32_f16_fp8", "v_pk_add_f16"),
+         "sr_fp8_byte1": ("v_cvt_sr_fp8_f32", "v_add_u32_e32"),  # op_sel[2]: byte 1
+         "sr_pk_fp4_sel0": ("v_cvt_scalef32_sr_pk_fp4_f32", "v_add_u32_e32")}  # FP4 sr: any op_sel
 
 
 @pytest.fixture(scope="module")

@@ -43,6 +43,7 @@ typedef int v16i __attribute__((ext_vector_type(16)));
 typedef half v2h __attribute__((ext_vector_type(2)));
 typedef unsigned int v2u __attribute__((ext_vector_type(2)));
 typedef int v8i __attribute__((ext_vector_type(8)));
+typedef float v2f __attribute__((ext_vector_type(2)));
 """
 CASES = [(mn, c) for mn in MFMAS for c in g942.CONSUMERS]
 T = "gfx950"
@@ -116,6 +117,22 @@ EXTRA = {
   out[i] = __builtin_amdgcn_mfma_scale_f32_{shape}_f8f6f4(ain[i], ain[i+64], cin[i], {a}, {b}, 0, 0, 0, 0);
 }}""", "mfma_mem_read", f"v_mfma_f32_{shape}_f8f6f4", "global_store_dwordx4", (a, b))
        for shape, acc in (("16x16x128", "v4f"), ("32x32x64", "v16f")) for a, b in ((0, 0), (4, 4), (2, 4), (4, 1))},
+    # dst-sel conversions: op_sel[2] picks the byte (FP8/BF8) or nibble pair (FP4) written; the
+    # FP4 stochastic-rounding ones forward a partial write at every op_sel
+    **{name: (f"""kernel void {name}(global unsigned *restrict out, global const unsigned *restrict old,
+                          global const float *restrict f, float s) {{
+  int i = __builtin_amdgcn_workitem_id_x();
+  unsigned r = {expr};
+  out[i] = r + 5;
+}}""", "valu_partial_vgpr", producer, "v_add_u32_e32") for name, expr, producer in (
+        ("sr_fp8_byte1", "__builtin_amdgcn_cvt_sr_fp8_f32(f[i], old[i+64], old[i], 1)", "v_cvt_sr_fp8_f32"),
+        ("scale_sr_bf8_byte1", "__builtin_amdgcn_cvt_scalef32_sr_bf8_f32(old[i], f[i], old[i+64], s, 1)",
+         "v_cvt_scalef32_sr_bf8_f32"),
+        ("scale_pk_fp4_sel1", "__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(old[i], f[i], f[i+64], s, 1)",
+         "v_cvt_scalef32_pk_fp4_f32"),
+        ("scale_sr_pk_fp4_sel0",
+         "__builtin_amdgcn_cvt_scalef32_sr_pk_fp4_f32(old[i], (v2f)(f[i], f[i+64]), old[i+64], s, 0)",
+         "v_cvt_scalef32_sr_pk_fp4_f32"))},
     "cvt_pk_fp8_hi": ("""kernel void cvt_pk_fp8_hi(global int *restrict out, global const float *restrict in,
                            global const int *restrict old) {
   int i = __builtin_amdgcn_workitem_id_x();
@@ -235,3 +252,31 @@ def test_permlane_row_is_gfx950s_and_cvt_pk_dst_sel_holds_on_gfx942(tmp_path):
     assert found and f"({rule})" in found[0], found
     with table.use_target("gfx942"):
         assert hz.need(rule) == 1
+
+
+def test_byte0_conversions_need_no_wait_state(tmp_path):
+    """The same conversions writing byte / pair 0 (op_sel[2] clear, not FP4 stochastic
+    rounding): clang pads nothing before the read, and the pass asks for nothing."""
+    bodies = {n: f"""kernel void {n}(global unsigned *restrict out, global const unsigned *restrict old,
+                          global const float *restrict f, float s) {{
+  int i = __builtin_amdgcn_workitem_id_x();
+  unsigned r = {e};
+  out[i] = r + 5;
+}}""" for n, e in (("sr_fp8_byte0", "__builtin_amdgcn_cvt_sr_fp8_f32(f[i], old[i+64], old[i], 0)"),
+                   ("scale_pk_fp4_sel0", "__builtin_amdgcn_cvt_scalef32_pk_fp4_f32(old[i], f[i], f[i+64], s, 0)"))}
+    texts = _compile(tmp_path, list(bodies), bodies)
+    for n, text in texts.items():
+        lines = [ln.split(";")[0].strip() for ln in text.splitlines()]
+        i = next(k for k in range(lines.index(f"{n}:"), len(lines)) if lines[k].startswith("v_cvt"))
+        assert lines[i + 1].startswith("v_add_u32"), lines[i:i + 2]  # clang: no s_nop
+        assert _findings(text, n) == []
+
+
+def test_sr_fp8_byte_select_row_holds_on_gfx942(tmp_path):
+    body, rule, producer, consumer, _ = _extra("sr_fp8_byte1")
+    text = _compile(tmp_path, ["sr_fp8_byte1"], {"sr_fp8_byte1": body}, "gfx942")["sr_fp8_byte1"]
+    ws, last_nop = _pad_before(text, "sr_fp8_byte1", producer, consumer)
+    assert ws == hz.need(rule, target="gfx942") == 1 and last_nop >= 0
+    m = raise_code_object(read_code_object(assemble(_shortened(text, last_nop))))
+    found = [f for f in verify_module(m, ["hazards"]) if f.startswith("@sr_fp8_byte1 ")]
+    assert found and f"({rule})" in found[0], found

@@ -21,7 +21,7 @@ def partial_write(ins) -> bool:
     """The instruction writes part of its destination VGPR (``hz.writes_partial_dword``)."""
     di = ins._di  # noqa: SLF001  (the decoded instruction: its table record's encoding)
     enc = di.inst.encoding if di is not None and di.inst is not None else ""
-    return hz.writes_partial_dword(enc, ins.mods)
+    return hz.writes_partial_dword(enc, ins.mods, ins.mnemonic)
 
 
 class HazardMixin:

@@ -176,17 +176,32 @@ VCMPX = "v_cmpx_"  # VOPC compares writing EXEC (every encoding: e32, e64, SDWA)
 _VOP3 = ("VOP3A", "VOP3B", "VOP3")
 
 
-def writes_partial_dword(encoding: str, mods: dict) -> bool:
+# Conversions that write one byte (FP8/BF8) or nibble pair (FP4) of their destination, chosen
+# by op_sel[2] (LLVM's dst-sel conversions, getFPDstSelType: "FP8DstSelInst with op_sel[3:2]
+# != 0"); the FP4 stochastic-rounding ones forward a partial write whatever op_sel says ("nop
+# is required for all the opsel values"). clang 22 pads each (-mcpu=gfx942 for v_cvt_sr_*, and
+# gfx950), tests/passes/test_hazard_rules_gfx950.py.
+DST_BYTE_SEL = ("v_cvt_sr_fp8_f32", "v_cvt_sr_bf8_f32", "v_cvt_scalef32_sr_fp8_", "v_cvt_scalef32_sr_bf8_",
+                "v_cvt_scalef32_pk_fp4_")
+ALWAYS_PARTIAL = ("v_cvt_scalef32_sr_pk_fp4_",)
+
+
+def writes_partial_dword(encoding: str, mods: dict, mnemonic: str = "") -> bool:
     """Whether an instruction of table encoding ``encoding`` with modifiers ``mods`` writes part
     of its destination VGPR (the producer of valu_partial_vgpr): SDWA with a ``dst_sel`` other
-    than DWORD, or a VOP3 ``op_sel`` whose last entry (the destination's, after one bit per
-    source: ``op_sel:[0,0,1]`` for two sources) selects the high half. VOP3P's op_sel has no
+    than DWORD, a VOP3 ``op_sel`` whose last entry (the destination's, after one bit per
+    source: ``op_sel:[0,0,1]`` for two sources) selects the high half, a ``DST_BYTE_SEL``
+    conversion with op_sel[2] set, or an ``ALWAYS_PARTIAL`` one. VOP3P's op_sel has no
     destination bit."""
     sel = mods.get("dst_sel")
     if sel is not None:
         return sel not in ("DWORD", 6)
+    if mnemonic.startswith(ALWAYS_PARTIAL):
+        return True
     op_sel = mods.get("op_sel")
-    return encoding in _VOP3 and isinstance(op_sel, list | tuple) and bool(op_sel) and bool(op_sel[-1])
+    if encoding not in _VOP3 or not isinstance(op_sel, list | tuple) or not op_sel:
+        return False
+    return bool(op_sel[-1]) or (mnemonic.startswith(DST_BYTE_SEL) and len(op_sel) > 2 and bool(op_sel[2]))
 
 
 # The longest rule: a DGEMM 16x16 result read by memory (18), a 16-pass XDL MFMA's (19; 20 on

@@ -56,7 +56,7 @@ def _writes_partial_dword(m: MInst) -> bool:
     op_sel's destination bit; clang 22 pads ``v_cvt_pk_fp8_f32 ... op_sel:[0,0,1]`` before a
     VALU read on gfx942 and gfx950)."""
     inf = m.op.info
-    return hz.writes_partial_dword(inf.inst.encoding if inf is not None else "", m.op.modifiers)
+    return hz.writes_partial_dword(inf.inst.encoding if inf is not None else "", m.op.modifiers, m.mnemonic)
 
 
 def _is_dpp(m: MInst) -> bool:
