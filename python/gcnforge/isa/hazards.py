@@ -97,6 +97,15 @@ def _mfma_read(m: str, t: str, kind: str = "valu", f: tuple[int, int] | None = N
     return p + 3 + (1 if t == GFX950 and p != 2 else 0)
 
 
+def _mfma_overwrite(m: str, t: str, f: tuple[int, int] | None = None) -> int:
+    """As a VALU read (``_mfma_read``), except that a DGEMM result overwritten needs 6 / 11 on
+    every target (DMFMA4x4/16x16WriteVgprVALUWriteWaitStates; LLVM 22 pads gfx950's 16-pass
+    DGEMM 11 before a write, 19 before a read: tests/passes/test_hazard_dgemm_waw.py)."""
+    if mfma.is_dgemm(m):
+        return 11 if _big_dgemm(m, t) else 6
+    return _mfma_read(m, t, "valu", f)
+
+
 def _srcc_same(m: str, t: str, f: tuple[int, int] | None = None) -> int:
     if mfma.is_dgemm(m):
         return 0 if _big_dgemm(m, t) else 4  # DGEMM 4x4 -> the same DGEMM 4x4's SrcC
@@ -155,8 +164,7 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          f"{_L}checkMAIVALUHazards"),
     Rule("mfma_mem_read", "MFMA", "VMEM/FLAT/LDS", "result read (address or data)",
          lambda m, t, f: _mfma_read(m, t, "mem", f), f"{_L}checkMAIVALUHazards"),
-    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)",
-         lambda m, t, f: _mfma_read(m, t, "valu", f),
+    Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", _mfma_overwrite,
          f"{_L}checkMAIVALUHazards"),
     Rule("mfma_srcc_war", "MFMA (XDL)", "VALU", "SrcC read, then overwritten (WAR)", _srcc_war,
          f"{_L}checkMAIVALUHazards"),
