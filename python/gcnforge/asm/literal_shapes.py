@@ -54,7 +54,7 @@ _OFFSET_MOD = re.compile(r"(?<=[ \t])offset:(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))(?=[
 class LiteralShapes:
     """The shapes seen so far in one assembly run (one target's table)."""
 
-    __slots__ = ("_shapes", "_offsets", "_mnemonics", "_vop", "_vop_mnemonics")
+    __slots__ = ("_shapes", "_offsets", "_mnemonics", "_vop", "_vop_mnemonics", "_vop_literals")
 
     def __init__(self) -> None:
         # (text before the integer, text after it) -> (parse, its literal operand, vgpr flag)
@@ -65,6 +65,8 @@ class LiteralShapes:
         # (text up to the operands, the operand text between its numbers) -> _VopShape
         self._vop: dict[tuple, _VopShape] = {}
         self._vop_mnemonics: set[str] = set()
+        # (text before an e32 line's literal, text after it) -> (parse, literal operand, _VopShape)
+        self._vop_literals: dict[tuple[str, str], tuple] = {}
 
     def reuse(self, text: str, loc: SourceLoc) -> ParsedInst | None:
         """The parse of ``text`` from a remembered shape, or None (then parse it fully)."""
@@ -72,6 +74,11 @@ class LiteralShapes:
         if head not in self._mnemonics:
             return None
         if head in self._vop_mnemonics:
+            if self._vop_literals:  # an e32 line whose only whole-number operand is its literal
+                m = _only_int(text)
+                hit = None if m is None else self._vop_literals.get((text[:m.start()], text[m.end():]))
+                if hit is not None:
+                    return _place_vop_literal(hit, m, loc)
             return self._reuse_vop(text, loc)
         if "offset:" in text and self._offsets:
             return self._reuse_offset(text, loc)
@@ -104,12 +111,15 @@ class LiteralShapes:
 
     def remember(self, text: str, parsed: ParsedInst) -> None:
         """Keep ``parsed`` (the full parse of ``text``) as a shape when it qualifies."""
-        if len(self._shapes) + len(self._offsets) + len(self._vop) >= _MAX_SHAPES or parsed.fixups:
+        if parsed.fixups or len(self._shapes) + len(self._offsets) + len(self._vop) + len(self._vop_literals) \
+                >= _MAX_SHAPES:
             return
         from gcnforge.asm.vop_alu import E32Codec, Vop3Codec
 
         if type(parsed.codec) in (E32Codec, Vop3Codec):
             self._remember_vop(text, parsed)
+            if type(parsed.codec) is E32Codec and text.split(None, 1)[0] in self._vop_mnemonics:
+                self._remember_vop_literal(text, parsed)
             return
         if "offset:" in text:
             self._remember_offset(text, parsed)
@@ -156,6 +166,19 @@ class LiteralShapes:
             return  # the slot does not reproduce this very line: keep parsing such lines fully
         self._offsets[(text[:m.start(1)], text[m.end(1):])] = (parsed, spec)
         self._mnemonics.add(text.split(None, 1)[0])
+
+    def _remember_vop_literal(self, text: str, parsed: ParsedInst) -> None:
+        """An e32 line's literal as a shape of its own (``v_add_f32_e32 v3, 0x3f800003, v2``):
+        cheaper to find than the operand-numbers shape (one number, no split)."""
+        m = _only_int(text)
+        shape = self._vop.get(_vop_key(text))
+        if m is None or shape is None or len(shape.holders) != 1 or parsed.literal is None:
+            return
+        op = parsed.inst.operands[next(iter(shape.holders))]
+        hit = (parsed, op, shape)
+        if _place_vop_literal(hit, m, parsed.loc) != parsed:
+            return  # the number is not (only) the literal operand's word
+        self._vop_literals[(text[:m.start()], text[m.end():])] = hit
 
     def _reuse_vop(self, text: str, loc: SourceLoc) -> ParsedInst | None:
         _, _, rest, rcol = split_mnemonic(text)
@@ -224,27 +247,29 @@ class _VopShape:
     def place(self, parts: list[str], loc: SourceLoc, every: bool = False) -> ParsedInst | None:
         """The parse of the line whose operand text splits into ``parts`` (its numbers at the
         odd places), or None when an operand parse or a cross-operand check refuses it."""
-        changed = set()
+        changed: list[int] = []  # operand indices, in order (numbers are in operand order)
         owners = self.owners
-        for k, (new, old) in enumerate(zip(parts[1::2], self.values)):
+        k = 0
+        for new, old in zip(parts[1::2], self.values):
             if new != old or every:
                 o = owners[k]
                 if o is None:
                     if not every:
                         return None  # a modifier's number: another shape
-                    continue
-                changed.add(o)
+                elif not changed or changed[-1] != o:
+                    changed.append(o)
+            k += 1
         parsed = self.parsed
         inst = parsed.inst
         codec = parsed.codec
         ops = inst.operands
         fields = dict(parsed.fields)
-        st = EncState(inst, self.enc, loc, fields, extra=dict(parsed.extra))
-        if parsed.literal is not None and not self.holders <= changed:
+        st = EncState(inst, self.enc, loc, fields, extra=dict(parsed.extra) if parsed.extra else None)
+        if parsed.literal is not None and not self.holders.issubset(changed):
             st.literal = parsed.literal  # an operand not parsed again holds it
         toks = _Words(self, parts)
         try:
-            for i in sorted(changed):
+            for i in changed:
                 op = ops[i]
                 codec.parse_operand(st, op, toks[op.name])
             codec.finish(st, toks)
@@ -274,6 +299,43 @@ class _Words(dict):
                 tok = self[name] = Tok(word, shape.rcol + len("".join(parts[:ja])) + oa)
                 return tok
         raise KeyError(name)
+
+
+def _vop_key(text: str) -> tuple:
+    _, _, rest, rcol = split_mnemonic(text)
+    return text[:rcol - 1], tuple(_NUMS.split(rest)[0::2])
+
+
+def _place_vop_literal(hit: tuple, m, loc: SourceLoc) -> ParsedInst | None:
+    """The parse of an e32 line whose literal operand's word is ``m``'s number: that operand
+    parsed again by the codec, then its cross-operand checks, as in ``_VopShape.place``."""
+    parsed, op, shape = hit
+    codec = parsed.codec
+    inst = parsed.inst
+    fields = dict(parsed.fields)
+    st = EncState(inst, shape.enc, loc, fields, extra=dict(parsed.extra) if parsed.extra else None)
+    tok = Tok(m.group(), m.start() + 1)
+    try:
+        codec.parse_operand(st, op, tok)
+        codec.finish(st, _OneWord(tok))
+    except Diagnostic:
+        return None
+    size = shape.enc.size + (4 if st.literal is not None or codec.has_literal(inst, fields) else 0)
+    return ParsedInst(inst, fields, st.literal, size, (), loc, codec, (), st.extra)
+
+
+class _OneWord(dict):
+    """Any operand name -> the literal's word: the cross-operand checks ask for a word only
+    to report an error, and any error sends the line to the full parse."""
+
+    __slots__ = ("tok",)
+
+    def __init__(self, tok: Tok) -> None:
+        super().__init__()
+        self.tok = tok
+
+    def __missing__(self, name: str) -> Tok:
+        return self.tok
 
 
 def _starts(parts: list[str]) -> list[int]:
