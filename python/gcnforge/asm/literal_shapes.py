@@ -174,7 +174,12 @@ class LiteralShapes:
         shape = self._vop.get(_vop_key(text))
         if m is None or shape is None or len(shape.holders) != 1 or parsed.literal is None:
             return
-        op = parsed.inst.operands[next(iter(shape.holders))]
+        i = next(iter(shape.holders))
+        _, _, rest, rcol = split_mnemonic(text)
+        segs = lex_operands(rest, rcol)
+        if len(segs) <= i or not segs[i] or segs[i][0] != (m.group(), m.start() + 1):
+            return  # the number is not that operand's whole word
+        op = parsed.inst.operands[i]
         hit = (parsed, op, shape)
         if _place_vop_literal(hit, m, parsed.loc) != parsed:
             return  # the number is not (only) the literal operand's word
