@@ -11,6 +11,15 @@ text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (r
 disassembly, ``info`` description, raise -> compile, emulator launch with a small instruction
 budget), ``emu`` (mutations confined to ``.text`` and the kernel descriptors, so the ELF stays
 readable: reader and emulator launch, with or without the sanitizer, 1-2 work-groups of 64-256).
+Emulator launches get seeded random buffer contents (8 KiB per pointer argument: random bit
+patterns, so NaN/Inf/denormal fp8/fp4 codes and wild indices reach the numerics) and small
+random scalar arguments.
+
+``--mcpu gfx950`` fuzzes the gfx950 paths instead: the corpus is the gfx950 lit IR, every other
+lit IR chunk and ``.s`` file retargeted to gfx950, ``tests/emulator/gfx950_kernels.s`` (its
+macros expanded), ``fuzz/seeds/gfx950_*.s`` (CDNA4 MFMAs and LDS DMA fed from the input buffer)
+and the gfx950 builds of ``examples/gemm_mxfp.py`` and ``examples/gemm_mfma_f16.py`` (IR before
+the pipeline, assembly, code object); everything is assembled and checked for gfx950.
 
 A failure is an exception other than ``Diagnostic``, a run past the time bound (SIGALRM),
 a ``Diagnostic`` without a ``line`` location for text input, or (``--objdump``) a code
@@ -41,10 +50,19 @@ IR_TOKENS = ["!amdgcn.vgpr", "!amdgcn.sgpr<[? + 2]>", "!amdgcn.vgpr<[254 : 258]>
              "%v", "%0", "%missing", "^bb0", "^bb1", "^loop", "{", "}", "(", ")", "<", ">", "[", "]", ",", ":", "=",
              "\"", "amdgcn.end", "amdgcn.yield", "amdgcn.alloca", "sched = array<i64: 0, 1>", "dims [4, 4]",
              "align 3", "#amdgcn.target<gfx90a>", "\n"]
+IR_TOKENS_GFX950 = ["#amdgcn.target<gfx950>", "#amdgcn.target<gfx942>", "v_mfma_scale_f32_16x16x128_f8f6f4",
+                    "v_mfma_f32_32x32x64_f8f6f4", "v_smfmac_f32_16x16x64_f16", "ds_read_b64_tr_b8",
+                    "ds_read_b96_tr_b6", "global_load_lds_dwordx4", "cbsz = 4", "blgp = 7", "abid = 3",
+                    "!amdgcn.vgpr<[? + 8]>", "!amdgcn.vgpr<[? + 3]>", "lds_size = 163841 : i32"]
 ASM_TOKENS = ["v0", "v255", "v[0:1]", "v[1:2]", "s[0:3]", "s101", "s102", "a0", "vcc", "exec", "m0", "off",
               "lit(1)", "1.5e-50", "lds_direct", "offset:4096", "glc", "sc0", "row_shl:1", ".set x, x+1",
               ".p2align 40", ".amdhsa_kernel k", ".end_amdhsa_kernel", ".amdhsa_next_free_vgpr", "(1<<70)",
               ".globl foo", ",", "\n", "\""]
+ASM_TOKENS_GFX950 = ["v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[0:3], v20, v21",
+                     "v_mfma_f32_32x32x64_f8f6f4", "v_smfmac_f32_16x16x64_f16", "v_mfma_ld_scale_b32 v20, v21",
+                     "cbsz:4", "blgp:7", "cbsz:5", "abid:3", "op_sel:[1,1,0]", "op_sel_hi:[1,1,1]",
+                     "ds_read_b64_tr_b4", "ds_read_b96_tr_b6", "global_load_lds_dwordx3", "v[4:9]", "v[4:11]",
+                     "a[0:15]", ".amdhsa_group_segment_fixed_size 163841", "v_prng_b32", "v_permlane32_swap_b32"]
 _TOKEN = re.compile(r"\s+|[A-Za-z_.%^#!$@][\w.$@]*|-?0[xX][0-9a-fA-F]+|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|.")
 _LOCATED = re.compile(r"^\S*:\d+(:\d+)?: error: ", re.M)
 
@@ -59,17 +77,89 @@ def _alarm(signum, frame):
 
 # -- corpus ----------------------------------------------------------------------------
 CORPUS_GLOB = "*"  # --corpus: restrict the corpus files (e.g. 'interleave*')
+MCPU = "gfx942"  # --mcpu: the processor the corpus is built, assembled and checked for
 
 
 def ir_corpus() -> list[str]:
     out = []
     for p in sorted((ROOT / "test").rglob(CORPUS_GLOB + ".mlir")):
         out += [c for c in p.read_text().split("// -----") if "amdgcn" in c]
+    if MCPU == "gfx950":
+        out = [_retarget_ir(c) for c in out] + [text for text, _ in _gfx950_builds()]
     return out
 
 
+def _retarget_ir(chunk: str) -> str:
+    chunk = re.sub(r"#amdgcn\.target<gfx9\w*>", "#amdgcn.target<gfx950>", chunk)
+    return re.sub(r"(amdgcn\.module @[\w.$]+)(?! #amdgcn\.target)", r"\1 #amdgcn.target<gfx950>", chunk)
+
+
 def asm_corpus() -> list[str]:
-    return [p.read_text() for p in sorted((ROOT / "test").rglob(CORPUS_GLOB + ".s"))]
+    out = [p.read_text() for p in sorted((ROOT / "test").rglob(CORPUS_GLOB + ".s"))]
+    if MCPU == "gfx950":
+        out = [re.sub(r"--gfx9\w*", "--gfx950", t) for t in out]
+        out.append(expand_macros((ROOT / "tests/emulator/gfx950_kernels.s").read_text()))
+        out += [p.read_text() for p in sorted((ROOT / "fuzz/seeds").glob("gfx950_*.s"))]
+        out += [asm for _, asm in _gfx950_builds()]
+    return out
+
+
+def _gfx950_builds() -> list[tuple[str, str]]:
+    """(IR before the pipeline, assembly after it) of the repository's gfx950 examples."""
+    import importlib.util
+
+    from gcnforge.lift import print_module
+    from gcnforge.passes import pipeline
+    from gcnforge.target import to_assembly
+
+    out = []
+    for name, kw in (("gemm_mxfp", {}), ("gemm_mfma_f16", {"target": "gfx950"})):
+        spec = importlib.util.spec_from_file_location(f"_fuzz_{name}", ROOT / "examples" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        m = mod.build(**kw)
+        ir = print_module(m.top)
+        pipeline.run(m.top, pipeline.parse(pipeline.DEFAULT))
+        out.append((ir, to_assembly(m.top)))
+    return out
+
+
+def expand_macros(text: str) -> str:
+    """GNU-as ``.macro NAME ARG[=DEFAULT], ...`` / ``.endm`` and ``.irp`` expansion, one level
+    (the corpus' gfx950 kernels use them; the built-in assembler does not)."""
+    macros: dict[str, tuple[list[tuple[str, str]], list[str]]] = {}
+    out: list[str] = []
+    lines = iter(text.splitlines())
+    for line in lines:
+        head = line.split()
+        if head and head[0] == ".macro":
+            params = [(a.split("=")[0], a.partition("=")[2]) for a in re.split(r"[\s,]+", line.split(None, 2)[2])
+                      if a] if len(head) > 2 else []
+            body = []
+            for b in lines:
+                if b.strip() == ".endm":
+                    break
+                body.append(b)
+            macros[head[1]] = (params, body)
+        elif head and head[0] == ".irp":  # .irp SYM, V1, V2, ... / .endr
+            sym, *vals = [a.strip() for a in line.split(None, 1)[1].split(",")]
+            body = []
+            for b in lines:
+                if b.strip() == ".endr":
+                    break
+                body.append(b)
+            out += [b.replace("\\" + sym, v) for v in vals for b in body]
+        elif head and head[0] in macros:
+            params, body = macros[head[0]]
+            args = [a.strip() for a in line.strip()[len(head[0]):].split(",")]
+            vals = {p: (args[i] if i < len(args) and args[i] else d) for i, (p, d) in enumerate(params)}
+            for b in body:
+                for p, v in vals.items():
+                    b = b.replace("\\" + p, v)
+                out.append(b)
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def obj_corpus(asm: list[str]) -> list[bytes]:
@@ -80,7 +170,7 @@ def obj_corpus(asm: list[str]) -> list[bytes]:
         if ".amdhsa_kernel" not in text:
             continue
         try:
-            out.append(assemble(text))
+            out.append(assemble(text, target=MCPU))
         except Diagnostic:
             continue
     return out
@@ -188,8 +278,9 @@ def run_ir(text: str) -> bool:
             pl.run(m, pl.parse(spec), ctx=ctx)
             if spec == pl.DEFAULT:
                 from gcnforge.binary import assemble
+                from gcnforge.dialect.value_ops import input_target
 
-                check_objdump(assemble(to_assembly(m), filename="f.s"))
+                check_objdump(assemble(to_assembly(m), target=input_target(m), filename="f.s"))
                 compiled = True
         except Diagnostic as d:
             errors.append(d)
@@ -204,7 +295,8 @@ def run_asm(text: str) -> bool:
     from gcnforge.binary import assemble
 
     made = False
-    for f in (lambda: show_encoding(text, "f.s"), lambda: check_objdump(assemble(text, filename="f.s"))):
+    for f in (lambda: show_encoding(text, "f.s", target=MCPU),
+              lambda: check_objdump(assemble(text, target=MCPU, filename="f.s"))):
         try:
             f()
             made = True
@@ -235,12 +327,44 @@ def launch(data: bytes, kernels) -> None:
     import gcnforge
     from gcnforge.runtime.emulator_backend import EmulatorBackend
 
-    lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
     h = zlib.crc32(data)
-    for name in list(kernels)[:1]:
+    rng = np.random.default_rng(h)  # buffer contents and scalars: random but fixed by the input
+    grid, block, sanitize = (1 + (h >> 2) % 2, 1, 1), (64 << (h % 3), 1, 1), bool(h & 8)
+    names = list(kernels)
+    for name in names[(h >> 5) % len(names):][:1]:  # one kernel, picked by the input
+        if not _has_args_metadata(data, name):  # e.g. tests/emulator/gfx950_kernels.s: kernarg = in, out
+            launch_raw(data, name, rng, grid, block, sanitize)
+            continue
+        lib = gcnforge.load(data, device=EmulatorBackend(max_instructions=20_000))
         k = lib[name]
-        args = [np.zeros(256, np.float32) if f.kind == "ptr" else 0 for f in k.layout._explicit]
-        k(*args, grid=(1 + (h >> 2) % 2, 1, 1), block=(64 << (h % 3), 1, 1), sanitize=bool(h & 8))
+        args = [rng.integers(0, 1 << 32, 2048, np.uint32).view(np.float32) if f.kind == "ptr"
+                else int(rng.integers(0, 64)) for f in k.layout._explicit]
+        reqd = isinstance(k.metadata, dict) and ".reqd_workgroup_size" in k.metadata  # its own block
+        k(*args, grid=grid, block=None if reqd else block, sanitize=sanitize)
+
+
+def _has_args_metadata(data: bytes, name: str) -> bool:
+    from gcnforge.binary.reader import read_code_object
+
+    md = read_code_object(data).metadata or {}
+    return any(k.get(".name") == name and ".args" in k for k in md.get("amdhsa.kernels", []) or []
+               if isinstance(k, dict))
+
+
+def launch_raw(data: bytes, name: str, rng, grid, block, sanitize) -> None:
+    """A kernel without argument metadata: two 16 KiB random buffers, their addresses as the
+    kernarg (the convention of the corpus' metadata-free kernels)."""
+    import struct
+
+    from gcnforge.emulator import Device
+
+    dev = Device()
+    ptrs = []
+    for _ in range(2):
+        a = dev.memory.alloc(16384)
+        dev.memory.write(a, rng.integers(0, 256, 16384, dtype="u1").tobytes())
+        ptrs.append(a)
+    dev.run(data, name, struct.pack("<QQ", *ptrs), grid, block, sanitize=sanitize, max_instructions=20_000)
 
 
 def run_obj(data: bytes) -> bool:
@@ -251,7 +375,10 @@ def run_obj(data: bytes) -> bool:
     try:
         co = read_code_object(data)
         describe(co)
-        objdump_lines(co.text, co.text_address)
+        from gcnforge.isa import table
+
+        proc = table.processor(co.target)
+        objdump_lines(co.text, co.text_address, target=proc if proc in table.known_targets() else None)
         raise_and_compile(co)
         if LAUNCH:
             launch(data, co.kernels)
@@ -291,15 +418,19 @@ def check_objdump(data: bytes) -> None:
     with tempfile.NamedTemporaryFile(suffix=".hsaco") as f:
         f.write(data)
         f.flush()
-        r = subprocess.run([OBJDUMP, "-d", "--mcpu=gfx942", f.name], capture_output=True, text=True, timeout=60)
+        r = subprocess.run([OBJDUMP, "-d", f"--mcpu={MCPU}", f.name], capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or "error" in r.stderr or "warning" in r.stderr:
         raise ObjdumpRejects(r.stderr.strip()[:300])
 
 
 def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | None = None,
-         out=sys.stdout) -> Counter:
+         out=sys.stdout, mcpu: str = "gfx942") -> Counter:
+    global MCPU
+    MCPU = mcpu
     rng = random.Random(seed)
     ir, asm = ir_corpus(), asm_corpus()
+    ir_pool = IR_TOKENS + (IR_TOKENS_GFX950 if MCPU == "gfx950" else [])
+    asm_pool = ASM_TOKENS + (ASM_TOKENS_GFX950 if MCPU == "gfx950" else [])
     objs = obj_corpus(asm) if {"obj", "emu"} & set(targets) else []
     kernels = [o for o in objs if _regions(o)]  # emu: objects with instructions and a descriptor
     counts: Counter = Counter()
@@ -307,10 +438,10 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
     for target in targets:
         for n in range(inputs):
             if target == "ir":
-                inp: str | bytes = mutate_text(rng.choice(ir), rng, IR_TOKENS)
+                inp: str | bytes = mutate_text(rng.choice(ir), rng, ir_pool)
                 f = run_ir
             elif target == "asm":
-                inp = mutate_text(rng.choice(asm), rng, ASM_TOKENS)
+                inp = mutate_text(rng.choice(asm), rng, asm_pool)
                 f = run_asm
             elif target == "emu":
                 inp = mutate_code(rng.choice(kernels), rng)
@@ -341,7 +472,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
                 if save is not None:
                     save.mkdir(parents=True, exist_ok=True)
                     ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco"}[target]
-                    p = save / f"{target}-{seed}-{n}-{kind}{ext}"
+                    p = save / f"{target}-{MCPU}-{seed}-{n}-{kind}{ext}"
                     p.write_bytes(inp if isinstance(inp, bytes) else inp.encode())
     return counts
 
@@ -356,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-launch", action="store_true", help="obj: do not launch on the emulator")
     ap.add_argument("--corpus", default="*", help="only corpus files matching this glob (without extension)")
     ap.add_argument("--objdump", action="store_true", help="ir: check every code object with llvm-objdump")
+    ap.add_argument("--mcpu", default="gfx942", choices=("gfx942", "gfx950"), help="the corpus' processor")
     a = ap.parse_args(argv)
     global LAUNCH, OBJDUMP, CORPUS_GLOB
     LAUNCH = not a.no_launch
@@ -364,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         from gcnforge.llvm_tools import find_tool
 
         OBJDUMP = find_tool("llvm-objdump")
-    counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save)
+    counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save, mcpu=a.mcpu)
     for t in a.targets.split(","):
         print(f"{t}: " + ", ".join(f"{k} {counts[(t, k)]}" for k in ("ok", "crash", "hang", "unlocated",
                                                                          "objdump-rejects", "reached output")))
