@@ -47,3 +47,12 @@ amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.end
   }
 }
+
+// -----
+// A negative lds_size (found by fuzz/harness.py --mcpu gfx950: it used to raise UnboundLocalError)
+amdgcn.module @m #amdgcn.target<gfx950> {
+  // CHECK: gfx950-invalid.mlir:[[# @LINE + 1]]:3: error: lds_size -2147483648 is negative
+  amdgcn.kernel @k attributes {lds_size = 2147483648 : i32} {
+    amdgcn.end
+  }
+}

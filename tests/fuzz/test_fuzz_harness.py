@@ -51,3 +51,33 @@ def test_assembler_agrees_with_llvm_mc(llvm):
     assert counts["different bytes"] == 0, examples
     assert counts["LLVM rejects, gcnforge accepts"] == 0, examples
     assert counts["same bytes"] > 1000
+
+
+def test_gfx950_slice():
+    """``--mcpu gfx950``: the gfx950 corpus (lit IR, retargeted corpus, gfx950_kernels.s, the MFMA
+    seed, the gfx950 examples) mutated and run through every entry point, emulator launches
+    with random buffer contents (a few seconds here; the long runs are in fuzz/README.md)."""
+    out = io.StringIO()
+    counts = harness.fuzz(["ir", "asm", "obj", "emu"], inputs=60, seed=0, bound=20.0, out=out, mcpu="gfx950")
+    bad = {k: v for k, v in counts.items() if k[1] not in ("ok", "reached output")}
+    assert not bad, out.getvalue()[:3000]
+    assert sum(v for k, v in counts.items() if k[1] == "ok") == 240
+    assert counts[("asm", "reached output")] > 10 and counts[("emu", "reached output")] > 3
+
+
+def test_gfx950_corpus_reaches_the_new_paths():
+    """The unmutated gfx950 corpus assembles for gfx950 and its MFMA seed runs on random data:
+    an empty or gfx942-only corpus would make the slice above test nothing new."""
+    from gcnforge.binary.reader import read_code_object
+
+    harness.MCPU = "gfx950"
+    try:
+        objs = harness.obj_corpus(harness.asm_corpus())
+    finally:
+        harness.MCPU = "gfx942"
+    cos = [read_code_object(o) for o in objs]
+    assert all(co.target.startswith("gfx950") for co in cos)
+    names = {n for co in cos for n in co.kernels}
+    assert {"mx", "valu", "mem", "tr_bad", "gemm_mxfp4_16x16x128"} <= names
+    mx = next(o for o, co in zip(objs, cos) if "mx" in co.kernels)
+    harness.launch(mx, ["mx"])  # v_mfma_scale_*, SMFMAC, LDS DMA x3/x4, transposing reads

@@ -246,7 +246,9 @@ class KernelOp(IRDLOperation):
             n = sum(USER_SGPRS[s.data] for s in self.user_sgprs.data)  # type: ignore[union-attr]
             if n > 16:
                 raise VerifyException(f"user SGPRs need {n} registers; at most 16 can be preloaded")
-        if self.lds_size is not None and not 0 <= self.lds_size.value.data <= (limit := lds_bytes(self)):
+        if self.lds_size is not None and self.lds_size.value.data < 0:
+            raise VerifyException(f"lds_size {self.lds_size.value.data} is negative")
+        if self.lds_size is not None and self.lds_size.value.data > (limit := lds_bytes(self)):
             raise VerifyException(f"lds_size {self.lds_size.value.data} exceeds the {limit} bytes of LDS "
                                   f"of {module_target(self)}")
         if self.workgroup_size is not None:
