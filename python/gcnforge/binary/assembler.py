@@ -191,6 +191,7 @@ class Assembler:
         repeats: dict[str, tuple[object, int]] = {}
         branches: dict[str, object] = {}  # instruction text before a trailing local label -> a parse of it
         literals = LiteralShapes()  # s_add_u32 s4, s4, 0x1a2b / 0x1a2c / ...: one parse
+        plain = _PLAIN_INSTRUCTION.fullmatch
         i = 0
         while i < n:
             raw = lines[i]
@@ -204,53 +205,66 @@ class Assembler:
                 if cur.size > MAX_SECTION:
                     raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", SourceLoc(filename, i, hit[1]))
                 continue
-            st, i = statement_at(lines, i, filename)
-            for label, lloc in st.labels:
-                self._define_label(label, lloc)
-            kind = st.kind
-            if kind == "empty":
-                continue
-            if kind == "instruction":
-                parsed = cache.get(st.text)
-                if parsed is None:
-                    text = st.text
-                    # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
-                    # parse alike (the label is a fixup), so one parse serves all of them
-                    k = max(text.rfind(" "), text.rfind(","))
-                    label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
-                    shape = branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
-                    if shape is not None:
-                        fld = shape.fixups[0][0]
-                        parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), st.loc,
-                                            shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
-                    else:
-                        parsed = literals.reuse(text, st.loc)
-                        if parsed is None:
-                            parsed = parse_instruction(text, st.loc)
-                            if not parsed.label_refs:
-                                literals.remember(text, parsed)
-                        if not parsed.label_refs:  # position-independent: same text, same bytes
-                            cache[text] = parsed
-                        elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
-                            branches[text[:k + 1]] = parsed
-                if not st.labels and not parsed.label_refs:
-                    repeats[raw] = (parsed, st.loc.col)
-                self._emit("inst", parsed.size, parsed, st.loc)
-                continue
-            if kind == "assign":
-                self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
-                continue
-            d = st.name
-            if d == ".amdhsa_kernel":
-                i = self._kernel_block(lines, i, st)
-            elif d == ".amdgpu_metadata":
-                if self.metadata is not None:
-                    raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
-                from gcnforge.binary.metadata import parse_metadata_yaml  # (PyYAML: only when there is a block)
-
-                self.metadata = parse_metadata_yaml(st.block, st.loc)
+            m = plain(raw)
+            if m is not None:  # a bare instruction line (most lines): no statement_at, no Statement
+                i += 1
+                text = m.group(2)
+                loc = SourceLoc(filename, i, m.end(1) + 1)
+                labelled = False
             else:
-                self._directive(st)
+                st, i = statement_at(lines, i, filename)
+                for label, lloc in st.labels:
+                    self._define_label(label, lloc)
+                kind = st.kind
+                if kind == "empty":
+                    continue
+                if kind != "instruction":
+                    if kind == "assign":
+                        self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
+                        continue
+                    d = st.name
+                    if d == ".amdhsa_kernel":
+                        i = self._kernel_block(lines, i, st)
+                    elif d == ".amdgpu_metadata":
+                        if self.metadata is not None:
+                            raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
+                        from gcnforge.binary.metadata import parse_metadata_yaml  # (PyYAML: only when there is a block)
+
+                        self.metadata = parse_metadata_yaml(st.block, st.loc)
+                    else:
+                        self._directive(st)
+                    continue
+                text, loc, labelled = st.text, st.loc, bool(st.labels)
+            parsed = cache.get(text)
+            if parsed is None:
+                # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
+                # parse alike (the label is a fixup), so one parse serves all of them
+                k = max(text.rfind(" "), text.rfind(","))
+                label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
+                shape = branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
+                if shape is not None:
+                    fld = shape.fixups[0][0]
+                    parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), loc,
+                                        shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
+                else:
+                    parsed = literals.reuse(text, loc)
+                    if parsed is None:
+                        parsed = parse_instruction(text, loc)
+                        if not parsed.label_refs:
+                            literals.remember(text, parsed)
+                    if not parsed.label_refs:  # position-independent: same text, same bytes
+                        cache[text] = parsed
+                    elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
+                        branches[text[:k + 1]] = parsed
+            cur = self.cur
+            if not labelled and not parsed.label_refs:
+                repeats[raw] = (parsed, loc.col)
+                cur.items.append((cur.size, "inst", parsed, (i, loc.col)))
+            else:
+                cur.items.append((cur.size, "inst", parsed, loc))
+            cur.size += parsed.size
+            if cur.size > MAX_SECTION:
+                raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", loc)
         return self._finish()
 
     def item_loc(self, loc: SourceLoc | tuple[int, int] | None) -> SourceLoc | None:
@@ -620,6 +634,9 @@ def _align_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
+# A line statement_at would read as a bare instruction with nothing to strip: blanks, then a
+# mnemonic (no ':'), operands separated by blanks, no comment, string, '=' or other white space.
+_PLAIN_INSTRUCTION = re.compile(r"([ \t]*)([A-Za-z_][^\s:;\"/=]*(?:[ \t]+[^\s;\"/=]+)*)[ \t]*")
 _LOCAL_LABEL = re.compile(r"\.[A-Za-z_][\w.]*")  # .LBB0_7, .Lblk12: no register, number or modifier
 
 
