@@ -431,18 +431,18 @@ class Codec:
 
     def encode(self, pi: ParsedInst, pc: int = 0, resolve: Callable[[str], int] | None = None) -> bytes:
         fields, literal = self.resolve_fixups(pi, pc, resolve) if pi.fixups else (pi.fields, pi.literal)
-        enc = ENCODINGS[pi.inst.encoding]
-        word = enc.match_value
-        layout = _field_layout(pi.inst.encoding)
+        plan = _ENCODE_PLANS.get(pi.inst.encoding)
+        if plan is None:
+            plan = _encode_plan(pi.inst.encoding)
+        word, size, layout = plan
         for name, v in fields.items():
             if v:  # (most modifier fields are 0: nothing to place)
                 f = layout.get(name)
                 if f is not None:
                     word |= (v & f[1]) << f[0]
-        out = word.to_bytes(enc.size, "little")
-        if pi.size > enc.size:
-            out += ((literal or 0) & 0xFFFFFFFF).to_bytes(4, "little")
-        return out
+        if pi.size > size:  # the literal dword follows the instruction's words
+            return (word | ((literal or 0) & 0xFFFFFFFF) << 8 * size).to_bytes(size + 4, "little")
+        return word.to_bytes(size, "little")
 
     # -- decoding ---------------------------------------------------------------------
     def decode(self, inst: Instruction, enc: Encoding, raw: int, code: bytes, offset: int) -> DecodedInst:
@@ -507,6 +507,16 @@ def _field_layout(enc_name: str) -> dict[str, tuple[int, int]]:
     if lay is None:
         lay = _FIELD_LAYOUTS[enc_name] = {n: (f.lo, (1 << f.width) - 1) for n, f in ENCODINGS[enc_name].fields.items()}
     return lay
+
+
+_ENCODE_PLANS: dict[str, tuple[int, int, dict[str, tuple[int, int]]]] = {}
+
+
+def _encode_plan(enc_name: str) -> tuple[int, int, dict[str, tuple[int, int]]]:
+    """(fixed bits, size in bytes, field layout) of an encoding: one look-up per encoded instruction."""
+    enc = ENCODINGS[enc_name]
+    plan = _ENCODE_PLANS[enc_name] = (enc.match_value, enc.size, _field_layout(enc_name))
+    return plan
 
 
 def _field_plan(enc_name: str) -> tuple[tuple[str, int, int], ...]:

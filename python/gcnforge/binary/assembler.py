@@ -448,7 +448,7 @@ class Assembler:
                     # shares one ParsedInst among all lines with the same text
                     enc = encoded.get(id(payload))
                     if enc is None:
-                        enc = encoded[id(payload)] = payload.encode(base + off)
+                        enc = encoded[id(payload)] = payload.codec.encode(payload, base + off)
                         if len(enc) != payload.size:
                             raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected "
                                              f"{payload.size}", self.item_loc(loc))
