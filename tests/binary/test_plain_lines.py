@@ -53,6 +53,7 @@ def test_plain_instruction_lines_read_as_statement_at_reads_them():
         matched += 1
         st, nxt = statement_at([raw], 0, "f.s")
         assert (st.kind, st.labels, st.text, st.loc.col, nxt) == ("instruction", [], m.group(2), m.end(1) + 1, 1), raw
+        assert m.group(3) == st.text.split(None, 1)[0], raw  # the mnemonic, as LiteralShapes.reuse splits it
     assert matched > 1000
 
 

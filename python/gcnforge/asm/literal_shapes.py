@@ -68,9 +68,11 @@ class LiteralShapes:
         # (text before an e32 line's literal, text after it) -> (parse, literal operand, _VopShape)
         self._vop_literals: dict[tuple[str, str], tuple] = {}
 
-    def reuse(self, text: str, loc: SourceLoc) -> ParsedInst | None:
-        """The parse of ``text`` from a remembered shape, or None (then parse it fully)."""
-        head = text.split(None, 1)[0]
+    def reuse(self, text: str, loc: SourceLoc, head: str | None = None) -> ParsedInst | None:
+        """The parse of ``text`` from a remembered shape, or None (then parse it fully).
+        ``head``: the text's first word, when the caller has it already."""
+        if head is None:
+            head = text.split(None, 1)[0]
         if head not in self._mnemonics:
             return None
         if head in self._vop_mnemonics:
@@ -361,9 +363,8 @@ def _at(starts: list[int], pos: int) -> tuple[int, int]:
 
 
 def _only_offset(text: str):
-    it = _OFFSET_MOD.finditer(text)
-    m = next(it, None)
-    if m is None or next(it, None) is not None:
+    m = _offset_search(text)
+    if m is None or _offset_search(text, m.end()) is not None:  # (a second one: no slot)
         return None
     return m
 
@@ -383,11 +384,14 @@ def _place_offset(parsed: ParsedInst, spec, m, loc: SourceLoc) -> dict | None:
 
 
 def _only_int(text: str):
-    it = _INT_TOKEN.finditer(text)
-    m = next(it, None)
-    if m is None or next(it, None) is not None:
+    m = _int_search(text)
+    if m is None or _int_search(text, m.end()) is not None:  # (a second one: no slot)
         return None
     return m
+
+
+_int_search = _INT_TOKEN.search  # (the look-behinds see the text before ``pos`` too)
+_offset_search = _OFFSET_MOD.search
 
 
 def _literal(token: str, col: int, loc: SourceLoc, op, vgpr: bool) -> int | None:

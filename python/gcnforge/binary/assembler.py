@@ -209,6 +209,7 @@ class Assembler:
             if m is not None:  # a bare instruction line (most lines): no statement_at, no Statement
                 i += 1
                 text = m.group(2)
+                head = m.group(3)
                 loc = SourceLoc(filename, i, m.end(1) + 1)
                 labelled = False
             else:
@@ -235,19 +236,23 @@ class Assembler:
                         self._directive(st)
                     continue
                 text, loc, labelled = st.text, st.loc, bool(st.labels)
+                head = None
             parsed = cache.get(text)
             if parsed is None:
                 # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
                 # parse alike (the label is a fixup), so one parse serves all of them
-                k = max(text.rfind(" "), text.rfind(","))
-                label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
+                if "." in text:
+                    k = max(text.rfind(" "), text.rfind(","))
+                    label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
+                else:
+                    k, label = -1, ""  # no label can end the line
                 shape = branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
                 if shape is not None:
                     fld = shape.fixups[0][0]
                     parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), loc,
                                         shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
                 else:
-                    parsed = literals.reuse(text, loc)
+                    parsed = literals.reuse(text, loc, head)
                     if parsed is None:
                         parsed = parse_instruction(text, loc)
                         if not parsed.label_refs:
@@ -636,7 +641,8 @@ def _align_up(x: int, a: int) -> int:
 
 # A line statement_at would read as a bare instruction with nothing to strip: blanks, then a
 # mnemonic (no ':'), operands separated by blanks, no comment, string, '=' or other white space.
-_PLAIN_INSTRUCTION = re.compile(r"([ \t]*)([A-Za-z_][^\s:;\"/=]*(?:[ \t]+[^\s;\"/=]+)*)[ \t]*")
+# Groups: the indent, the instruction text, its mnemonic.
+_PLAIN_INSTRUCTION = re.compile(r"([ \t]*)(([A-Za-z_][^\s:;\"/=]*)(?:[ \t]+[^\s;\"/=]+)*)[ \t]*")
 _LOCAL_LABEL = re.compile(r"\.[A-Za-z_][\w.]*")  # .LBB0_7, .Lblk12: no register, number or modifier
 
 
