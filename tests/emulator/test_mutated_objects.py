@@ -174,3 +174,20 @@ def test_huge_kernarg_size_through_the_runtime_is_a_diagnostic(tmp_path):
     assert "kernarg segment of 4294967295 bytes" in e.value.message and str(e.value.loc) == "k.kd+0x8 (kernarg_size)"
     ok = gcnforge.load(build(tmp_path, "", ".amdhsa_kernarg_size 64"), device="emulator")["k"]
     ok.with_layout(layout)(1, grid=(1, 1, 1), block=(64, 1, 1))
+
+
+def test_exec_hi_source_under_the_sanitizer(tmp_path):
+    # fuzz --mcpu gfx950 emu seed 2 #4132: s_mov_b32 with exec_hi (the last row of the SGPR file)
+    # as its source made the sanitizer read a 64-bit pair past the file (IndexError); exec_hi of a
+    # full wave64 is 0xffffffff (CDNA3 ISA, "EXEC")
+    body = """s_load_dwordx2 s[0:1], s[0:1], 0x0
+  s_mov_b32 s3, exec_hi
+  v_mov_b32 v2, s3
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v0, v2, s[0:1]
+  s_waitcnt vmcnt(0)"""
+    dev = Device()
+    buf = dev.memory.alloc(4)
+    dev.memory.write(buf, bytes(4))
+    dev.run(build(tmp_path, body), "k", struct.pack("<Q", buf), (1, 1, 1), (64, 1, 1), sanitize=True)
+    assert dev.memory.read(buf, 4) == b"\xff" * 4

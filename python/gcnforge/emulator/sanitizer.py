@@ -155,7 +155,10 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             self._pre_exec_def = self.sdef[w, EXEC].astype(U64) | (self.sdef[w, EXEC + 1].astype(U64) << U64(32))
             self._pre_exec = ex.exec_mask(w)
             if len(ins.ops) == 2 and ins.ops[1].kind in ("s", "imm"):
-                self._pre_src = ex.sread(ins.ops[1], w, 2).astype(U64)
+                # 64 bits for the saveexec/wrexec rules; one dword for the last SGPR (s_mov_b32 s1, exec_hi)
+                src = ins.ops[1]
+                n = 2 if src.kind == "imm" or src.index + 2 <= ex.S.shape[1] else 1
+                self._pre_src = ex.sread(src, w, n).astype(U64)
             if len(ins.ops) == 3:
                 n = 2 if ins.base.endswith("64") else 1
                 try:
