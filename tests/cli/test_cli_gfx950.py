@@ -57,3 +57,13 @@ def test_code_object_round_trip(tmp_path):
     assert w == [ln.split() for ln in got.stdout.splitlines() if ln.startswith("\t")]
     info = _cli("info", str(tmp_path / "ours.hsaco"))
     assert info.returncode == 0 and "gfx950" in info.stdout, info.stderr
+
+
+def test_raise_of_a_bad_amdgcn_target_is_located(tmp_path):
+    """fuzz --mcpu gfx950 (CLI slice): ``gcnforge raise FILE.s`` read the ``.amdgcn_target``
+    directive without a location, so a damaged target id was reported at no line."""
+    s = tmp_path / "k.s"
+    s.write_text(SRC.replace("amdgcn-amd-amdhsa--gfx950", "amdgcn-amd-amdhsa--gfx950:xnack?"))
+    line = next(i for i, ln in enumerate(SRC.splitlines(), 1) if ".amdgcn_target" in ln)
+    r = _cli("raise", str(s), "--target", "gfx950", "-o", str(tmp_path / "k.mlir"))
+    assert r.returncode == 1 and f"k.s:{line}:" in r.stderr and "invalid target feature 'xnack?'" in r.stderr, r.stderr

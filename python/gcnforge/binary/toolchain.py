@@ -15,6 +15,17 @@ TOOLCHAINS = ("builtin", "llvm")
 _TARGET_DIRECTIVE = re.compile(r'^\s*\.amdgcn_target\s+"([^"]*)"', re.M)
 
 
+def directive_target(text: str, filename: str) -> TargetId | None:
+    """The target id of the text's ``.amdgcn_target`` directive (a bad one is a Diagnostic at it)."""
+    m = _TARGET_DIRECTIVE.search(text)
+    if m is None:
+        return None
+    from gcnforge.diagnostics import SourceLoc
+
+    line = text.count("\n", 0, m.start(1)) + 1
+    return parse_target_id(m.group(1), SourceLoc(filename, line, m.start(1) - text.rfind("\n", 0, m.start(1))))
+
+
 def assemble(text: str, target: str = "gfx942", toolchain: str = "builtin", filename: str = "<asm>",
              metadata: dict | None = None) -> bytes:
     if toolchain == "builtin":
@@ -36,11 +47,11 @@ def llvm_mc_args(tid: TargetId) -> list[str]:
 def assemble_llvm(text: str, target: str = "gfx942", filename: str = "<asm>") -> bytes:
     """llvm-mc -filetype=obj, then ld.lld -shared (the reference toolchain)."""
     tid = parse_target_id(target)
-    m = _TARGET_DIRECTIVE.search(text)
-    if m:  # the file's own target id (features included) wins, as in the built-in assembler
-        file_tid = parse_target_id(m.group(1))
+    file_tid = directive_target(text, filename)
+    if file_tid:  # the file's own target id (features included) wins, as in the built-in assembler
         if file_tid.processor != tid.processor:
-            raise Diagnostic(f".amdgcn_target directive's target id {m.group(1)} does not match the specified "
+            raise Diagnostic(f".amdgcn_target directive's target id {_TARGET_DIRECTIVE.search(text).group(1)} "
+                             "does not match the specified "
                              f"target {tid}", filename)
         tid = file_tid
     mc, lld = require_tool("llvm-mc"), require_tool("ld.lld")

@@ -30,7 +30,7 @@ from gcnforge.binary import CodeObject, KernelInfo, read_code_object
 from gcnforge.binary.descriptor import CLANG_ORDER
 from gcnforge.binary.metadata import format_metadata_yaml
 from gcnforge.binary.target_id import parse_target_id
-from gcnforge.binary.toolchain import _TARGET_DIRECTIVE
+from gcnforge.binary.toolchain import directive_target
 from gcnforge.isa import table
 from gcnforge.binary.to_asm import _attrs, _data_sections
 from gcnforge.diagnostics import Diagnostic
@@ -279,9 +279,8 @@ def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
     binary = data[:4] == b"\x7fELF" or data.startswith(b"__CLANG_OFFLOAD_BUNDLE__")
     if not binary:
         text = data.decode("utf-8", errors="replace")
-        m = _TARGET_DIRECTIVE.search(text)
-        data, lines = _assemble_with_lines(text, str(p), parse_target_id(m.group(1)).processor if m else
-                                           (target or table.TARGET))
+        tid = directive_target(text, str(p))
+        data, lines = _assemble_with_lines(text, str(p), tid.processor if tid else (target or table.TARGET))
     name = p.stem.replace("-", "_").replace(".", "_") or "raised"
     if not (name[0].isalpha() or name[0] == "_"):
         name = "m_" + name
