@@ -1,6 +1,7 @@
-// A jump to a computed address cannot be raised: a located diagnostic naming the pc.
+// A jump to a computed address cannot be raised: a located diagnostic naming the pc, at the
+// .s line of the instruction (a code object input is located by the pc alone).
 // RUN: not gcnforge raise %s 2>&1 | filecheck %s
-// CHECK: pc 0x{{[0-9a-f]+}}: error: indirect branch 's_setpc_b64 s[4:5]' at pc 0x{{[0-9a-f]+}} in kernel k: its target is computed at run time
+// CHECK: indirect-branch.s:14:1: error: indirect branch 's_setpc_b64 s[4:5]' at pc 0x{{[0-9a-f]+}} in kernel k: its target is computed at run time
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 	.text
 	.globl k

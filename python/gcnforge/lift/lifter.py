@@ -18,6 +18,7 @@ YAML).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from xdsl.dialects.builtin import (
@@ -33,7 +34,7 @@ from gcnforge.binary.target_id import parse_target_id
 from gcnforge.binary.toolchain import directive_target
 from gcnforge.isa import table
 from gcnforge.binary.to_asm import _attrs, _data_sections
-from gcnforge.diagnostics import Diagnostic
+from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import ARG_KINDS, ADDRESS_SPACES, ACCESS, FloatModeAttr, KernelArgAttr
 from gcnforge.dialect.structure_ops import BranchOp, EndOp, KernelOp, ModuleOp
@@ -287,7 +288,15 @@ def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
     co = read_code_object(p if binary else data)  # a file's problems are reported at the file
     if target is not None and parse_target_id(co.target).processor != target:
         raise Diagnostic(f"--target {target}: the code object is for {co.target}", str(p))
-    module = raise_code_object(co, name)
+    try:
+        module = raise_code_object(co, name)
+    except Diagnostic as d:  # at an address: for a .s input, at the line that made it
+        m = re.fullmatch(r"(?:pc )?0x([0-9a-f]+)", str(d.loc))
+        src = lines.get(int(m.group(1), 16) - co.text_address) if m else None
+        if src is None:
+            raise
+        file, line = src.rsplit(":", 1)
+        raise Diagnostic(d.message, SourceLoc(file, int(line), 1), d.notes) from None
     if lines:
         for op in module.walk():
             pc = op.attributes.get("pc")
