@@ -9,7 +9,8 @@ bytes (flip, overwrite with boundary values, truncate, splice).
 Targets: ``ir`` (parse + verify, each gcnforge pass alone, the default pipeline, assembly
 text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (reader,
 disassembly, ``info`` description, raise -> compile, emulator launch with a small instruction
-budget), ``emu`` (mutations confined to ``.text`` and the kernel descriptors, so the ELF stays
+budget), ``cli`` (the ``gcnforge`` / ``gcnforge-opt`` command lines with ``--target``
+on mutated text and objects: no traceback, no error without a location), ``emu`` (mutations confined to ``.text`` and the kernel descriptors, so the ELF stays
 readable: reader and emulator launch, with or without the sanitizer, 1-2 work-groups of 64-256).
 Emulator launches get seeded random buffer contents (8 KiB per pointer argument: random bit
 patterns, so NaN/Inf/denormal fp8/fp4 codes and wild indices reach the numerics) and small
@@ -398,6 +399,49 @@ def run_emu(data: bytes) -> bool:
         return False
 
 
+_CLI_DIR: Path | None = None
+
+
+def run_cli(inp: tuple[str, bytes]) -> bool:
+    """``cli``: the command lines with ``--target MCPU`` on a mutated ``.s`` (as, as -o, stats,
+    raise), ``.mlir`` (stats, compile, gcnforge-opt) or code object (info, dis, stats, raise).
+    A failure: an exception out of ``main``, an internal error, or an error printed without a
+    location (no ``file:`` / ``file:line:`` before ``error:``)."""
+    import contextlib
+    import io
+    import tempfile
+
+    from gcnforge.cli.main import main
+    from gcnforge.cli.opt import main as opt_main
+
+    global _CLI_DIR
+    if _CLI_DIR is None:
+        _CLI_DIR = Path(tempfile.mkdtemp(prefix="gcnforge-fuzz-"))
+    kind, data = inp
+    f = _CLI_DIR / f"in.{kind}"
+    f.write_bytes(data)
+    out = str(_CLI_DIR / "out")
+    cmds = {"s": [["as"], ["as", "-o", out], ["stats"], ["raise", "-o", out]],
+            "mlir": [["stats"], ["compile", "-o", out], ["opt"]],
+            "hsaco": [["info"], ["dis"], ["stats"], ["raise", "-o", out]]}[kind]
+    ok = True
+    for c in cmds:
+        argv = [str(f), "--mcpu", MCPU] if c[0] == "opt" else [c[0], str(f), "--target", MCPU, *c[1:]]
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            try:
+                rc = (opt_main if c[0] == "opt" else main)(argv)
+            except SystemExit as e:  # argparse
+                rc = e.code
+        e = err.getvalue()
+        if "internal error" in e or "Traceback" in e:
+            raise RuntimeError(f"{c[0]}: {e[-300:]}")
+        if rc and re.search(r"^error: ", e, re.M):
+            raise Unlocated(f"{c[0]}: {e[:300]}")
+        ok = ok and not rc
+    return ok
+
+
 class Unlocated(Exception):
     pass
 
@@ -431,7 +475,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
     ir, asm = ir_corpus(), asm_corpus()
     ir_pool = IR_TOKENS + (IR_TOKENS_GFX950 if MCPU == "gfx950" else [])
     asm_pool = ASM_TOKENS + (ASM_TOKENS_GFX950 if MCPU == "gfx950" else [])
-    objs = obj_corpus(asm) if {"obj", "emu"} & set(targets) else []
+    objs = obj_corpus(asm) if {"obj", "emu", "cli"} & set(targets) else []
     kernels = [o for o in objs if _regions(o)]  # emu: objects with instructions and a descriptor
     counts: Counter = Counter()
     signal.signal(signal.SIGALRM, _alarm)
@@ -443,6 +487,17 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
             elif target == "asm":
                 inp = mutate_text(rng.choice(asm), rng, asm_pool)
                 f = run_asm
+            elif target == "cli":
+                kind = rng.choice(["s", "mlir", "hsaco"])
+                if kind == "s":
+                    data = mutate_text(rng.choice(asm), rng, asm_pool).encode()
+                elif kind == "mlir":
+                    data = mutate_text(rng.choice(ir), rng, ir_pool).encode()
+                else:
+                    data = mutate_code(rng.choice(kernels), rng) if rng.random() < 0.5 else \
+                        mutate_bytes(rng.choice(objs), rng)
+                inp = (kind, data)
+                f = run_cli
             elif target == "emu":
                 inp = mutate_code(rng.choice(kernels), rng)
                 f = run_emu
@@ -471,7 +526,10 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
                       + (f": {detail[:200]}" if kind != "hang" else ""), file=out)
                 if save is not None:
                     save.mkdir(parents=True, exist_ok=True)
-                    ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco"}[target]
+                    if target == "cli":
+                        ext, inp = "." + inp[0], inp[1]
+                    else:
+                        ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco"}[target]
                     p = save / f"{target}-{MCPU}-{seed}-{n}-{kind}{ext}"
                     p.write_bytes(inp if isinstance(inp, bytes) else inp.encode())
     return counts
@@ -479,7 +537,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.harness", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--targets", default="ir,asm,obj,emu")
+    ap.add_argument("--targets", default="ir,asm,obj,emu", help="of ir, asm, obj, emu, cli")
     ap.add_argument("--inputs", type=int, default=100, help="mutated inputs per target")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")

@@ -55,13 +55,14 @@ def test_assembler_agrees_with_llvm_mc(llvm):
 
 def test_gfx950_slice():
     """``--mcpu gfx950``: the gfx950 corpus (lit IR, retargeted corpus, gfx950_kernels.s, the MFMA
-    seed, the gfx950 examples) mutated and run through every entry point, emulator launches
-    with random buffer contents (a few seconds here; the long runs are in fuzz/README.md)."""
+    seed, the gfx950 examples) mutated and run through every entry point and the command lines
+    with ``--target gfx950``, emulator launches with random buffer contents (a few seconds here;
+    the long runs are in fuzz/README.md)."""
     out = io.StringIO()
-    counts = harness.fuzz(["ir", "asm", "obj", "emu"], inputs=60, seed=0, bound=20.0, out=out, mcpu="gfx950")
+    counts = harness.fuzz(["ir", "asm", "obj", "emu", "cli"], inputs=60, seed=0, bound=20.0, out=out, mcpu="gfx950")
     bad = {k: v for k, v in counts.items() if k[1] not in ("ok", "reached output")}
     assert not bad, out.getvalue()[:3000]
-    assert sum(v for k, v in counts.items() if k[1] == "ok") == 240
+    assert sum(v for k, v in counts.items() if k[1] == "ok") == 300
     assert counts[("asm", "reached output")] > 10 and counts[("emu", "reached output")] > 3
 
 

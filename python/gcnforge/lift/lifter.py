@@ -294,6 +294,8 @@ def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
         m = re.fullmatch(r"(?:pc )?0x([0-9a-f]+)", str(d.loc))
         src = lines.get(int(m.group(1), 16) - co.text_address) if m else None
         if src is None:
+            if d.loc == name:  # about the whole object (no kernels): at the file
+                raise Diagnostic(d.message, str(p), d.notes) from None
             raise
         file, line = src.rsplit(":", 1)
         raise Diagnostic(d.message, SourceLoc(file, int(line), 1), d.notes) from None
