@@ -224,12 +224,13 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
     return bytes(b)
 
 
-_REGIONS: dict = {}  # id of a corpus object -> [(start, end)] file ranges of .text and the descriptors
+_REGIONS: dict = {}  # id of a corpus object -> (the object, [(start, end)] file ranges of .text and the descriptors)
 
 
 def _regions(data: bytes) -> list[tuple[int, int]]:
-    found = _REGIONS.get(id(data))
-    if found is None:
+    # the object is kept with its ranges: an id is reused once its object is freed (another run's corpus)
+    obj, found = _REGIONS.get(id(data), (None, None))
+    if obj is not data:
         import io
 
         from elftools.elf.elffile import ELFFile
@@ -237,7 +238,7 @@ def _regions(data: bytes) -> list[tuple[int, int]]:
         elf = ELFFile(io.BytesIO(data))
         found = [(s["sh_offset"], s["sh_offset"] + s["sh_size"]) for s in elf.iter_sections()
                  if s.name in (".text", ".rodata") and s["sh_type"] == "SHT_PROGBITS" and s["sh_size"]]
-        _REGIONS[id(data)] = found
+        _REGIONS[id(data)] = (data, found)
     return found
 
 
