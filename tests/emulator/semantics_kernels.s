@@ -237,6 +237,36 @@ KERNEL trap
   s_trap 2
   s_endpgm
 
+// packed f32 with SGPR-pair and inline-constant sources under a partial EXEC
+KERNEL pk_f32
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_cvt_f32_u32_e32 v2, v0
+  v_add_f32_e32 v3, 0.5, v2
+  v_mov_b32_e32 v4, 0
+  v_mov_b32_e32 v5, 0
+  v_mov_b32_e32 v6, 0
+  v_mov_b32_e32 v7, 0
+  v_mov_b32_e32 v8, 0
+  v_mov_b32_e32 v9, 0
+  s_mov_b32 s8, 0x40400000
+  s_mov_b32 s9, 0xc0000000
+  s_mov_b64 s[10:11], exec
+  s_mov_b32 exec_lo, 0xffff0fff
+  s_mov_b32 exec_hi, 0x0000ffff
+  v_pk_fma_f32 v[4:5], v[2:3], s[8:9], 1.0 op_sel_hi:[1,1,0]
+  v_pk_mul_f32 v[6:7], s[8:9], v[2:3] op_sel_hi:[0,1]
+  v_pk_add_f32 v[8:9], v[2:3], 1.0 op_sel_hi:[1,0] neg_hi:[1,0]
+  s_mov_b64 exec, s[10:11]
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v4, s[4:5]
+  global_store_dword v20, v5, s[4:5] offset:256
+  global_store_dword v20, v6, s[4:5] offset:512
+  global_store_dword v20, v7, s[4:5] offset:768
+  global_store_dword v20, v8, s[4:5] offset:1024
+  global_store_dword v20, v9, s[4:5] offset:1280
+  s_endpgm
+
 .rodata
 .p2align 6
 .macro KD name, lds=0
@@ -267,3 +297,4 @@ KD spin_wait, 64
 KD half_dst
 KD vskip, 256
 KD trap
+KD pk_f32

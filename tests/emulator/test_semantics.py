@@ -141,3 +141,16 @@ def test_16bit_destinations(code):
     np.testing.assert_array_equal(o[0], 0x4000)  # 1+1 = 2.0, high half zeroed
     np.testing.assert_array_equal(o[1], 0xBEEF4000)  # fma 1*1+1 = 2.0, high half kept
     np.testing.assert_array_equal(o[2], 0x40000000)  # op_sel dst bit: result in the high half, low kept (0)
+
+
+def test_packed_f32_scalar_and_constant_sources(code):
+    """v_pk_fma/mul/add_f32 reading an SGPR pair and an inline constant (op_sel_hi picks the
+    dword each half reads, neg_hi negates the high half's source), under a partial EXEC:
+    lanes off keep their old zeros. Expected values from the ISA guide's VOP3P rules in NumPy."""
+    o, _ = run(code, "pk_f32", 6)
+    f = o.view(np.float32)
+    on = np.array([(0xFFFF0FFF >> i) & 1 if i < 32 else (0x0000FFFF >> (i - 32)) & 1 for i in L], bool)
+    lo, hi = L.astype(np.float32), L.astype(np.float32) + np.float32(0.5)
+    want = [lo * 3 + 1, hi * -2 + 1, lo * 3, hi * 3, lo + 1, -hi + 1]
+    for got, w in zip(f, want):
+        np.testing.assert_array_equal(got, np.where(on, w, np.float32(0)))

@@ -107,10 +107,15 @@ def _dword(x, op, w, sel, view=False):
     """Dword ``sel`` (0/1) of a 64-bit packed-f32 source; constants repeat in both dwords.
     ``view``: VGPRs may come back as a view of the register file (sources consumed before
     the destination is written)."""
-    if op.kind in ("v", "a", "s"):
+    if op.kind in ("v", "a"):
         one = op.__class__(op.kind, op.index + sel, 1)
         return x.vview(one, w) if view else x.vread(one, w, 1)
-    return x.vread(op.__class__("imm", 0, 1, op.value & 0xFFFFFFFF), w, 1)
+    if op.kind == "s":
+        one = op.__class__(op.kind, op.index + sel, 1)
+    else:
+        one = op.__class__("imm", 0, 1, op.value & 0xFFFFFFFF)
+    s = x.sread(one, w, 1)[:, None]  # (n, 1): the same value in every lane
+    return s if view else np.repeat(s, 64, axis=1)
 
 
 def pk32(fn, nsrc):
