@@ -14,7 +14,8 @@ from __future__ import annotations
 from gcnforge.asm.kinds import VRegHandler
 from gcnforge.asm.core import Codec, KindHandler, ModSpec, OperandValue, flag_mod, int_mod, register_codec
 from gcnforge.asm.families.swizzle import swizzle_parse, swizzle_text
-from gcnforge.asm.operands import src_code_valid, sreg_valid, encode_vreg, format_reg, format_sreg, parse_reg, sreg_code
+from gcnforge.asm.operands import (encode_vreg, format_reg, format_sreg, parse_int, parse_reg, sreg_code, sreg_valid,
+                                   src_code_valid)
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import OperandKind
 
@@ -105,8 +106,6 @@ _OFF = {OperandKind.OFF: OffHandler()}
 
 # -- DS -----------------------------------------------------------------------------------
 def _ds_offset_parse(st, v, tok):
-    from gcnforge.asm.operands import parse_int
-
     iv = parse_int(v) if v is not None else None
     if iv is None and v is not None and st.inst.mnemonic == "ds_swizzle_b32" and v.lower().startswith("swizzle("):
         iv = swizzle_parse(v)
@@ -303,8 +302,6 @@ def _format_text(di) -> str | None:
 
 
 def _format_parse(st, v, tok):
-    from gcnforge.asm.operands import parse_int
-
     if v is None:
         raise Diagnostic("format expects a value: format:[BUF_DATA_FORMAT_x,BUF_NUM_FORMAT_y] or format:N",
                          tok.loc(st.loc))
