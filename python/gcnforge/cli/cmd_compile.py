@@ -113,16 +113,16 @@ def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain
 
 def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
              print_after: set[str] | None, print_all: bool, target: str | None = None) -> bytes | str:
-    from gcnforge.dialect.value_ops import input_target
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly
-    from gcnforge.binary import assemble
+    from gcnforge.target import to_assembly, to_code_object
 
     mod = load(path, target)
     pl.run(mod, pl.parse(pipeline), print_after, print_all)
     if _raised(mod):
         # raised code (gcnforge raise) keeps its descriptors, metadata and the bytes between
         # kernels: its own emitter gives the original code object back when nothing changed
+        from gcnforge.binary import assemble
+        from gcnforge.dialect.value_ops import input_target
         from gcnforge.lift import module_asm
         from gcnforge.lift.emit import recount_grown
 
@@ -130,16 +130,11 @@ def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: st
             raise Diagnostic("--kernel does not apply to a raised module (it is emitted whole)", str(path))
         recount_grown(mod)  # an edit that needs more registers than the descriptor gives
         text = module_asm(mod)
-    elif asm_only or toolchain != "builtin":
-        text = to_assembly(mod, kernels)
-    else:  # the metadata map goes to the code-object writer as is, not through YAML text
-        from gcnforge.target.asm import module_code
-
-        text, md = module_code(mod, kernels)
-        return assemble(text, target=input_target(mod), filename=str(path), metadata=md)
+        return text if asm_only else assemble(text, target=input_target(mod), toolchain=toolchain,
+                                               filename=str(path))
     if asm_only:
-        return text
-    return assemble(text, target=input_target(mod), toolchain=toolchain, filename=str(path))
+        return to_assembly(mod, kernels)
+    return to_code_object(mod, toolchain, kernels, filename=str(path))
 
 
 def _raised(module) -> bool:

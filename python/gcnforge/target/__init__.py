@@ -9,14 +9,17 @@ def to_assembly(module, kernels: list[str] | None = None) -> str:
     return module_text(module, kernels)
 
 
-def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None = None) -> bytes:
+def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None = None,
+                   filename: str = "<gcnforge>") -> bytes:
+    """The code object for the module's own ``#amdgcn.target``. The built-in toolchain takes the
+    metadata map as is (no YAML printed and parsed back); LLVM's reads the assembly text."""
     from gcnforge.binary import assemble
     from gcnforge.dialect.value_ops import input_target
 
-    target = input_target(module)  # the module's #amdgcn.target, as `gcnforge compile` does
+    target = input_target(module)
     if toolchain != "builtin":
-        return assemble(to_assembly(module, kernels), target=target, toolchain=toolchain, filename="<gcnforge>")
+        return assemble(to_assembly(module, kernels), target=target, toolchain=toolchain, filename=filename)
     from gcnforge.target.asm import module_code
 
     text, md = module_code(module, kernels)
-    return assemble(text, target=target, filename="<gcnforge>", metadata=md)
+    return assemble(text, target=target, filename=filename, metadata=md)
