@@ -173,7 +173,7 @@ def bench_main_job(_code, N=1024, **kw):
 
     from gcnforge.binary import assemble, read_code_object
     from gcnforge.passes import pipeline
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     import gcnforge.runtime as rt
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gcnforge.binary import assemble, read_code_object  # noqa: E402
 from gcnforge.binary.to_asm import code_object_to_asm  # noqa: E402
-from gcnforge.lift import module_code_object, raise_code_object  # noqa: E402
+from gcnforge.raising import module_code_object, raise_code_object  # noqa: E402
 
 
 def best(fn, n: int) -> float:

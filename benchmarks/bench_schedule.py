@@ -127,7 +127,7 @@ def bench_gemm(k_dim: int) -> None:
               f"{100 * r.mfma_utilization:5.1f}%, busiest pipe {r.busiest}")
         try:
             from gcnforge.passes import pipeline as pl
-            from gcnforge.target import to_assembly
+            from gcnforge.translate import to_assembly
 
             pl.run(m.top, pl.parse(pl.DEFAULT))
             texts[name] = to_assembly(m.top)
@@ -161,7 +161,7 @@ def bench_pipelined_loop(k_dim: int) -> None:
     try:
         from gcnforge.passes import pipeline as pl
         from gcnforge.cli.model_input import analyze_asm
-        from gcnforge.target import to_assembly
+        from gcnforge.translate import to_assembly
     except Exception as e:
         print(f"  (compile pipeline unavailable: {e})")
         return

@@ -96,7 +96,7 @@ def code_object(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256, toolchain: s
 def assembly(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256) -> str:
     """The compiled kernel's assembly text (the default pass pipeline on ``build``)."""
     from gcnforge.passes import pipeline
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     module = build(m_dim, n_dim, k_dim)
     pipeline.run(module.top, pipeline.parse(pipeline.DEFAULT))

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from gcnforge.binary import assemble, read_code_object
     from gcnforge.passes import pipeline
     from gcnforge.cli.model_input import analyze_asm
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
     import gemm_lds
     import gemm_mfma_f16
 

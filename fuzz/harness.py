@@ -109,9 +109,9 @@ def _gfx950_builds() -> list[tuple[str, str]]:
     """(IR before the pipeline, assembly after it) of the repository's gfx950 examples."""
     import importlib.util
 
-    from gcnforge.lift import print_module
+    from gcnforge.raising import print_module
     from gcnforge.passes import pipeline
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     out = []
     for name, kw in (("gemm_mxfp", {}), ("gemm_mfma_f16", {"target": "gfx950"})):
@@ -265,7 +265,7 @@ def run_ir(text: str) -> bool:
     from gcnforge.passes import pipeline as pl
     from gcnforge.passes.registry import PASSES
     from gcnforge.schedule.dialect import context
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     ctx = context()
     errors = []
@@ -313,11 +313,11 @@ LAUNCH = True  # --no-launch: reader, dis, info, raise and raise -> compile only
 
 def raise_and_compile(co) -> None:
     """``gcnforge raise`` (code object -> IR text -> parsed again) and raise -> compile."""
-    from gcnforge import lift
+    from gcnforge import raising
 
-    module = lift.raise_code_object(co)
-    module = lift.parse_module(lift.print_module(module), "raised.mlir")
-    lift.module_code_object(module)
+    module = raising.raise_code_object(co)
+    module = raising.parse_module(raising.print_module(module), "raised.mlir")
+    raising.module_code_object(module)
 
 
 def launch(data: bytes, kernels) -> None:

@@ -31,7 +31,7 @@ def compile_module(module, schedule: bool = False) -> Compiled:
     from gcnforge.binary import assemble
     from gcnforge.dialect.structure_ops import KernelOp
     from gcnforge.passes import pipeline
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     top = module.top if hasattr(module, "top") else module
     if schedule:

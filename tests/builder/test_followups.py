@@ -18,7 +18,7 @@ WAVE = 64
 def _run(m: Module, *arrays, grid=(1, 1, 1)):
     from gcnforge.binary import assemble
     from gcnforge.passes import pipeline
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m.verify()
     pipeline.run(m.top, pipeline.parse(pipeline.DEFAULT))

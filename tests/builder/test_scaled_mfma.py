@@ -14,7 +14,7 @@ from gcnforge.builder import Module
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.isa import table
-from gcnforge.target.inst_text import inst_text
+from gcnforge.translate.inst_text import inst_text
 from gcnforge.testing import require_llvm
 
 WIDTH = {0: 8, 1: 8, 2: 6, 3: 6, 4: 4}  # A/B VGPRs by format (LLVM's VReg_256/192/128 operands)

@@ -183,7 +183,7 @@ def test_i64_literal_out_of_range_is_located():
 
 
 def test_nothing_to_compile_is_located():
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = parse_module("amdgcn.module @m #amdgcn.target<gfx942> {\n}\n", "n.mlir")
     with pytest.raises(Diagnostic, match="no amdgcn.kernel to compile") as e:

@@ -19,8 +19,8 @@ import pytest
 
 from gcnforge.binary import assemble, read_code_object
 from gcnforge.isa import waitcnt
-from gcnforge.lift import raise_code_object
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import raise_code_object
+from gcnforge.raising.verify import verify_module
 from gcnforge.testing import require_llvm
 
 SRC = Path(__file__).with_name("counter_kernels.cl")

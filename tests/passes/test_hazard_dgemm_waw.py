@@ -16,8 +16,8 @@ import pytest
 
 from gcnforge.binary import assemble, read_code_object
 from gcnforge.isa import hazards as hz
-from gcnforge.lift import raise_code_object
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import raise_code_object
+from gcnforge.raising.verify import verify_module
 from gcnforge.testing import require_llvm
 
 sys.path.insert(0, str(Path(__file__).parent))

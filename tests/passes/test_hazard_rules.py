@@ -28,8 +28,8 @@ from gcnforge.binary import assemble, read_code_object
 from gcnforge.emulator import Device
 from gcnforge.isa import hazards as hz
 from gcnforge.isa import table
-from gcnforge.lift import raise_code_object
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import raise_code_object
+from gcnforge.raising.verify import verify_module
 from gcnforge.testing import require_llvm
 
 # mnemonic -> (builtin, A/B element type, accumulator type)
@@ -158,7 +158,7 @@ def clang(tmp_path_factory):
 
 def _hazard_findings(text: str, kernel: str) -> list[str] | None:
     """The pass's findings on the raised kernel; None when the raiser keeps the MFMA opaque
-    (a ``lift.inst``, which no pass looks into: a gap of ``gcnforge.lift``, not of the table)."""
+    (a ``lift.inst``, which no pass looks into: a gap of ``gcnforge.raising``, not of the table)."""
     m = raise_code_object(read_code_object(assemble(text)))
     if any(op.name == "lift.inst" and "v_mfma" in str(op) for op in m.walk()):
         return None

@@ -11,7 +11,7 @@ from gcnforge.binary import assemble
 from gcnforge.builder import Arg, Module
 from gcnforge.passes import pipeline as pl
 from gcnforge.passes.regalloc.bind import copies
-from gcnforge.target import to_assembly
+from gcnforge.translate import to_assembly
 
 
 def _run(build, n_out: int, src: np.ndarray) -> tuple[np.ndarray, str]:

@@ -18,7 +18,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.structure_ops import KernelOp
 from gcnforge.passes import pipeline as pl
 from gcnforge.passes.regalloc.verify_ssa import check_ssa
-from gcnforge.target import to_assembly
+from gcnforge.translate import to_assembly
 
 M32 = 0xFFFF_FFFF
 OPS = {

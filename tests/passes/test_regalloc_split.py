@@ -14,7 +14,7 @@ import pytest
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, KernelOp
-from gcnforge.lift import parse_module
+from gcnforge.raising import parse_module
 from gcnforge.passes.regalloc.kernel import allocate_region_op
 from gcnforge.passes.regalloc.model import Program
 

@@ -11,8 +11,8 @@ import subprocess
 
 from gcnforge.binary import assemble, read_code_object
 from gcnforge.isa import counters, table
-from gcnforge.lift import raise_code_object
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import raise_code_object
+from gcnforge.raising.verify import verify_module
 from gcnforge.testing import require_llvm
 
 SRC = """typedef short v4s __attribute__((ext_vector_type(4)));

@@ -154,7 +154,7 @@ def test_code_object_and_text_agree(tmp_path):
     from gcnforge.passes import pipeline as pl
     from gemm_scheduled import SCHEDULED, build
     from gcnforge.schedule.passes import schedule_loops
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = build(64, 64, SCHEDULED)
     schedule_loops(m.top)
@@ -178,7 +178,7 @@ def test_code_object_loop_detected_like_text(tmp_path):
     from gemm_scheduled import build
     from gcnforge.schedule.lower_loops import lower_loops
     from gcnforge.schedule.passes import schedule_loops
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = build(128, 64, stages=(0, 1, 2))
     schedule_loops(m.top)

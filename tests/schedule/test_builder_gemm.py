@@ -82,7 +82,7 @@ def _run(m, k_dim: int) -> str:
     from gcnforge.binary import assemble
     from gcnforge.passes import pipeline as pl
     from gcnforge.schedule.lower_loops import lower_loops
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     schedule_loops(m.top)
     lower_loops(m.top)

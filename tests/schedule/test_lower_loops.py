@@ -42,7 +42,7 @@ def test_pipelined_reduction_runs(n, stages, ku):
     import gcnforge.runtime as rt
     from gcnforge.binary import assemble
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = column_sum(n, stages, ku)
     schedule_loops(m.top)

@@ -73,7 +73,7 @@ class GcnforgeOptMain(xDSLOptMain):
             self._apply_passes(prog)
 
     def _mcpu(self) -> str | None:
-        from gcnforge.cli._target import processor
+        from gcnforge.cli._mcpu import processor
 
         return processor(getattr(self.args, "mcpu", None))
 
@@ -195,7 +195,7 @@ class GcnforgeOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
-        from gcnforge.cli._target import known
+        from gcnforge.cli._mcpu import known
 
         arg_parser.add_argument(
             "--mcpu", "-mcpu", dest="mcpu", default=None, metavar="PROC",

@@ -40,7 +40,7 @@ def register(sub) -> None:
     p = sub.add_parser("as", help="assemble gfx942/gfx950 assembly (print encodings, or -o a code object)")
     p.add_argument("file", help="assembly file ('-' for stdin)")
     p.add_argument("-o", "--output", help="write a code object (HSACO) here instead of printing encodings")
-    from gcnforge.cli._target import known
+    from gcnforge.cli._mcpu import known
 
     p.add_argument("--mcpu", "--target", "-mcpu", dest="mcpu", default="gfx942",
                    help=f"target processor or id ({known()}; default gfx942)")

@@ -17,7 +17,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from gcnforge.cli import _target as target_option
+from gcnforge.cli import _mcpu as target_option
 from gcnforge.diagnostics import Diagnostic
 
 
@@ -114,7 +114,7 @@ def compile_file(path: Path, pipeline: str, kernels: list[str] | None, toolchain
 def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: str, asm_only: bool,
              print_after: set[str] | None, print_all: bool, target: str | None = None) -> bytes | str:
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly, to_code_object
+    from gcnforge.translate import to_assembly, to_code_object
 
     mod = load(path, target)
     pl.run(mod, pl.parse(pipeline), print_after, print_all)
@@ -123,8 +123,8 @@ def _compile(path: Path, pipeline: str, kernels: list[str] | None, toolchain: st
         # kernels: its own emitter gives the original code object back when nothing changed
         from gcnforge.binary import assemble
         from gcnforge.dialect.value_ops import input_target
-        from gcnforge.lift import module_asm
-        from gcnforge.lift.emit import recount_grown
+        from gcnforge.raising import module_asm
+        from gcnforge.raising.emit import recount_grown
 
         if kernels:
             raise Diagnostic("--kernel does not apply to a raised module (it is emitted whole)", str(path))

@@ -66,7 +66,7 @@ _address.__name__ = "address"  # argparse names the type in its message: "invali
 def register(sub) -> None:
     p = sub.add_parser("dis", help="disassemble a gfx942/gfx950 code object (HSACO) or raw code blob")
     p.add_argument("file")
-    from gcnforge.cli._target import known
+    from gcnforge.cli._mcpu import known
 
     p.add_argument("--target", "--mcpu", "-mcpu", dest="target", default="gfx942",
                    help=f"instruction set of a raw blob: {known()} (default gfx942; a code object names its own)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gcnforge.cli import _target as target_option
+from gcnforge.cli import _mcpu as target_option
 from gcnforge.diagnostics import Diagnostic
 
 
@@ -46,7 +46,7 @@ def _write(out: str | None, data: str | bytes) -> None:
 
 
 def run(args) -> int:
-    from gcnforge import lift
+    from gcnforge import raising
 
     try:
         path = Path(args.input)
@@ -55,7 +55,7 @@ def run(args) -> int:
 
             text, name = read_text(str(path))
             try:
-                module = lift.parse_module(text, name)
+                module = raising.parse_module(text, name)
             except RecursionError:  # xDSL's parser recurses per nesting level
                 raise Diagnostic("input nested too deeply to parse", name) from None
             want = target_option.processor(args.target)
@@ -65,13 +65,13 @@ def run(args) -> int:
                 if input_target(module) != want:
                     raise Diagnostic(f"--target {want}: the input is for {input_target(module)}", name)
             if args.asm:
-                _write(args.output, lift.module_asm(module))
+                _write(args.output, raising.module_asm(module))
             else:
                 if not args.output:
                     raise Diagnostic("a code object needs -o FILE (or -S for the assembly)")
-                _write(args.output, lift.module_code_object(module, args.toolchain, str(path)))
+                _write(args.output, raising.module_code_object(module, args.toolchain, str(path)))
             return 0
-        module = lift.raise_file(path, target_option.processor(args.target))
+        module = raising.raise_file(path, target_option.processor(args.target))
         from gcnforge.dialect.value_ops import input_target
         from gcnforge.isa import table
 
@@ -83,12 +83,12 @@ def run(args) -> int:
 
 
 def _after_raise(args, path: Path, module) -> int:
-    from gcnforge import lift
+    from gcnforge import raising
 
     try:
         status = 0
         if args.check_roundtrip:
-            from gcnforge.lift.roundtrip import compare_file
+            from gcnforge.raising.roundtrip import compare_file
 
             problems = compare_file(path, module)
             for p in problems:
@@ -97,7 +97,7 @@ def _after_raise(args, path: Path, module) -> int:
             status = 1 if problems else 0
         checks = [c.strip() for c in args.verify.split(",") if c.strip()]
         if checks:
-            from gcnforge.lift.verify import verify_module
+            from gcnforge.raising.verify import verify_module
 
             findings = verify_module(module, checks)
             for f in findings:
@@ -105,14 +105,14 @@ def _after_raise(args, path: Path, module) -> int:
             if findings:
                 status = 1
         if args.ssa:
-            from gcnforge.lift.ssa import lift_to_ssa, reallocate
+            from gcnforge.raising.ssa import lift_to_ssa, reallocate
 
             if args.realloc:
                 for line in reallocate(module):
                     print(line, file=sys.stderr)
             else:
                 lift_to_ssa(module)
-        _write(args.output, lift.print_module(module))
+        _write(args.output, raising.print_module(module))
         return status
     except Diagnostic as d:
         print(d, file=sys.stderr)

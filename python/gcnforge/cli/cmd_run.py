@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gcnforge.cli import _target as target_option
+from gcnforge.cli import _mcpu as target_option
 from gcnforge.diagnostics import Diagnostic
 
 _GEN = re.compile(r"^(zeros|ones|arange|rand):([0-9x]+):([A-Za-z0-9_]+)$")

@@ -15,7 +15,7 @@ addresses, caches and other waves run it: ``gcnforge run ... --timing mi300x``.
 
 from __future__ import annotations
 
-from gcnforge.cli import _target as target_option
+from gcnforge.cli import _mcpu as target_option
 
 
 def register(subparsers) -> None:

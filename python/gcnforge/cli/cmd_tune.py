@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from gcnforge.cli import _target as target_option
+from gcnforge.cli import _mcpu as target_option
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 

@@ -19,7 +19,7 @@ from gcnforge.diagnostics import Diagnostic
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with just ``only`` when it names one: a command
     imports only its own module (``gcnforge compile`` never loads the runtime's NumPy)."""
-    from gcnforge.cli._target import known
+    from gcnforge.cli._mcpu import known
 
     parser = argparse.ArgumentParser(prog="gcnforge", description=f"AMD GPU kernels at the assembly level ({known()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -1,6 +1,6 @@
 """``lift.inst``: an instruction kept as its LLVM text (what raising cannot describe).
 
-Raising (``gcnforge.lift``) turns every instruction it can describe exactly into an
+Raising (``gcnforge.raising``) turns every instruction it can describe exactly into an
 ``amdgcn`` instruction op. An instruction the dialect has no faithful form for (an operand
 such as ``src_shared_base``, a forced literal ``lit(0x0)``) stays a ``lift.inst`` carrying
 its text, its pc and, as operands, the pinned registers it reads and writes, so the

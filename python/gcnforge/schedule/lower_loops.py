@@ -3,7 +3,7 @@
 Pre: every loop is plain (no ``dims``, no ``sched``: run ``amdgcn-schedule`` first) and sits
 directly in a kernel's or function's block. Post: no ``amdgcn.loop`` / ``amdgcn.yield``.
 Each loop becomes, in the style the register allocator already handles (storage registers
-written in place across blocks, like ``tests/target/kernels/loop_sum.py``)::
+written in place across blocks, like ``tests/translate/kernels/loop_sum.py``)::
 
     preheader:  S_k = alloca <storage of iteration value k>; S_k <- init_k
                 cnt = alloca sgpr; s_mov_b32 cnt, 0; s_branch body

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def to_assembly(module, kernels: list[str] | None = None) -> str:
-    from gcnforge.target.asm import module_text
+    from gcnforge.translate.asm import module_text
 
     return module_text(module, kernels)
 
@@ -19,7 +19,7 @@ def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None
     target = input_target(module)
     if toolchain != "builtin":
         return assemble(to_assembly(module, kernels), target=target, toolchain=toolchain, filename=filename)
-    from gcnforge.target.asm import module_code
+    from gcnforge.translate.asm import module_code
 
     text, md = module_code(module, kernels)
     return assemble(text, target=target, filename=filename, metadata=md)

@@ -35,7 +35,7 @@ from gcnforge.dialect.structure_ops import (
 from gcnforge.dialect.types import RegisterType
 from gcnforge.dialect.value_ops import input_target
 from gcnforge.isa import table
-from gcnforge.target.inst_text import inst_text
+from gcnforge.translate.inst_text import inst_text
 
 PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
 USER_SGPR_DIRECTIVE = {

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from gcnforge.binary import assemble, read_code_object
-from gcnforge.lift import raise_code_object
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import raise_code_object
+from gcnforge.raising.verify import verify_module
 
 from .conftest import CLANG_NAMES
 

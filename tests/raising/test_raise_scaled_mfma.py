@@ -12,9 +12,9 @@ import pytest
 from gcnforge.binary import read_code_object
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.raw_ops import RawInstOp
-from gcnforge.lift import module_code_object, parse_module, print_module, raise_code_object
-from gcnforge.lift.roundtrip import differences
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import module_code_object, parse_module, print_module, raise_code_object
+from gcnforge.raising.roundtrip import differences
+from gcnforge.raising.verify import verify_module
 from gcnforge.testing import require_llvm
 
 # kernel -> (shape, cbsz (A format), blgp (B format), A scale byte, B scale byte); formats:

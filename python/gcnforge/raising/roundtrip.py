@@ -34,7 +34,7 @@ def differences(a: CodeObject, b: CodeObject) -> list[str]:
 
 
 def compare_file(path: str | Path, module=None) -> list[str]:
-    from gcnforge.lift import module_code_object, raise_file
+    from gcnforge.raising import module_code_object, raise_file
 
     if module is None:
         module = raise_file(path)

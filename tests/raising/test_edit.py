@@ -7,7 +7,7 @@ import numpy as np
 
 import gcnforge.runtime as rt
 from gcnforge.binary import read_code_object
-from gcnforge.lift import module_code_object, parse_module, print_module, raise_code_object
+from gcnforge.raising import module_code_object, parse_module, print_module, raise_code_object
 
 
 def _vadd(blob: bytes, n: int = 300):
@@ -49,7 +49,7 @@ def test_insert_an_instruction(clang_objects):
 def test_non_ascii_data_text_survives_the_parser(clang_objects):
     """xDSL parses a string literal with escaped non-ASCII bytes as ``bytes`` (the printer
     escapes a raised kernel named with such bytes that way; fuzz seed 1 #772 was a TypeError)."""
-    from gcnforge.lift import module_asm
+    from gcnforge.raising import module_asm
 
     text = print_module(raise_code_object(read_code_object(clang_objects["bin_vadd"])))
     assert 'lift.data = "' in text

@@ -7,9 +7,9 @@ import pytest
 
 from gcnforge.binary import assemble, read_code_object
 from gcnforge.dialect.inst_ops import InstOp
-from gcnforge.lift import module_code_object, parse_module, print_module, raise_code_object
+from gcnforge.raising import module_code_object, parse_module, print_module, raise_code_object
 from gcnforge.dialect.raw_ops import RawInstOp
-from gcnforge.lift.roundtrip import differences
+from gcnforge.raising.roundtrip import differences
 
 from .conftest import CLANG_NAMES, EXAMPLES, compile_example
 
@@ -42,8 +42,8 @@ def test_examples_roundtrip(path):
 
 def test_clang_asm_input(clang_asm, tmp_path):
     """A .s file raises through the built-in assembler; the re-emitted object matches it."""
-    from gcnforge.lift import raise_file
-    from gcnforge.lift.roundtrip import compare_file
+    from gcnforge.raising import raise_file
+    from gcnforge.raising.roundtrip import compare_file
 
     for name, text in clang_asm.items():
         p = tmp_path / f"{name}.s"

@@ -2,7 +2,7 @@
 ``harness.build_cl``) is replaced by its raised, SSA-lifted, re-allocated and re-emitted
 version, so the whole suite checks re-allocated code against NumPy.
 
-    python -m pytest -p tests.lift.realloc_plugin integration_test/emulator/test_kernels.py
+    python -m pytest -p tests.raising.realloc_plugin integration_test/emulator/test_kernels.py
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ def pytest_configure(config) -> None:
     import harness
 
     from gcnforge.binary import read_code_object
-    from gcnforge.lift import module_code_object, raise_code_object
-    from gcnforge.lift.ssa import reallocate
+    from gcnforge.raising import module_code_object, raise_code_object
+    from gcnforge.raising.ssa import reallocate
 
     original = harness.build_cl
     done: dict[bytes, bytes] = {}

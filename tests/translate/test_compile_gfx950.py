@@ -32,7 +32,7 @@ def test_gemm_builds_for_gfx950_like_llvm(dtype, tmp_path):
     finally:
         sys.path.remove(str(ROOT / "examples"))
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = build(64, 32, target="gfx950", dtype=dtype)
     pl.run(m.top, pl.parse(DEFAULT))
@@ -94,7 +94,7 @@ def test_gemm_gfx950_runs_on_emulator_like_numpy(dtype):
     finally:
         sys.path.remove(str(ROOT / "examples"))
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     M, N, K = 32, 48, 64
     m = build(K, N, target="gfx950", dtype=dtype)
@@ -115,7 +115,7 @@ def test_gemm_gfx950_runs_on_emulator_like_numpy(dtype):
 
 
 def test_to_code_object_uses_the_modules_target():
-    """``gcnforge.target.to_code_object`` on a gfx950 module writes a gfx950 code object (it used
+    """``gcnforge.translate.to_code_object`` on a gfx950 module writes a gfx950 code object (it used
     to assemble for gfx942 and stop at the module's own ``.amdgcn_target``), the same bytes as
     assembling its text for gfx950."""
     sys.path.insert(0, str(ROOT / "examples"))
@@ -124,7 +124,7 @@ def test_to_code_object_uses_the_modules_target():
     finally:
         sys.path.remove(str(ROOT / "examples"))
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly, to_code_object
+    from gcnforge.translate import to_assembly, to_code_object
 
     m = build(64, 32, target="gfx950", dtype="f16")
     pl.run(m.top, pl.parse(DEFAULT))

@@ -46,7 +46,7 @@ def test_mfma_gemm_accumulates_in_place_and_runs():
         sys.path.remove(str(ROOT / "examples"))
     from gcnforge.binary import assemble
     from gcnforge.passes import pipeline as pl
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = build(k_dim=32, n_dim=64)
     pl.run(m.top, pl.parse(DEFAULT))

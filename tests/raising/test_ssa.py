@@ -10,9 +10,9 @@ import gcnforge.runtime as rt
 from gcnforge.binary import read_code_object
 from gcnforge.dialect.structure_ops import KernelOp
 from gcnforge.dialect.types import RegisterType
-from gcnforge.lift import module_code_object, raise_code_object
-from gcnforge.lift.ssa import lift_to_ssa, reallocate
-from gcnforge.lift.verify import verify_module
+from gcnforge.raising import module_code_object, raise_code_object
+from gcnforge.raising.ssa import lift_to_ssa, reallocate
+from gcnforge.raising.verify import verify_module
 
 
 def _args_control(name, rng):
@@ -135,7 +135,7 @@ def test_emulator_suite_on_reallocated_code():
 
     require_llvm("clang", "ld.lld")
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                        "tests.lift.realloc_plugin", "integration_test/emulator/test_kernels.py"],
+                        "tests.raising.realloc_plugin", "integration_test/emulator/test_kernels.py"],
                        cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and "failed" not in r.stdout

@@ -22,8 +22,8 @@ import io
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.printer import Printer
 
-from gcnforge.lift.emit import module_asm, module_code_object
-from gcnforge.lift.lifter import raise_code_object, raise_file
+from gcnforge.raising.emit import module_asm, module_code_object
+from gcnforge.raising.lifter import raise_code_object, raise_file
 from gcnforge.dialect import context
 
 

@@ -137,7 +137,7 @@ def test_descriptor_fields_from_abi_and_allocation():
     allocation (VGPR/AGPR split at accum_offset), read back from the code object."""
     from gcnforge.binary import read_code_object
     from gcnforge.builder import Arg, Module
-    from gcnforge.target import to_assembly
+    from gcnforge.translate import to_assembly
 
     m = Module("d")
     with m.kernel("d", [Arg.ptr("p")], workgroup_size=(64, 2, 1), lds_size=1024,

@@ -38,7 +38,7 @@ from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.attrs import ARG_KINDS, ADDRESS_SPACES, ACCESS, FloatModeAttr, KernelArgAttr
 from gcnforge.dialect.structure_ops import BranchOp, EndOp, KernelOp, ModuleOp
-from gcnforge.lift.convert import Pins, encodes_back, instruction_op, raw_op
+from gcnforge.raising.convert import Pins, encodes_back, instruction_op, raw_op
 
 INDIRECT = ("s_setpc_b64", "s_cbranch_g_fork", "s_cbranch_join", "s_call_b64", "s_rfe_b64")
 DESCRIPTOR_MARK = "\t# lift.descriptor "

@@ -28,7 +28,7 @@ from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import FILE_LIMIT, REGISTER_TYPES, SPECIAL_WIDTH, SpecialRegType
 from gcnforge.dialect.raw_ops import RawInstOp
-from gcnforge.target.inst_text import inst_text
+from gcnforge.translate.inst_text import inst_text
 
 # SDWA selects (ISA guide 12.x "SDWA"): SEL and DST_UNUSED enumerations, LLVM's names.
 _SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")

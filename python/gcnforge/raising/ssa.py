@@ -409,7 +409,7 @@ def original_counts(k: KernelOp) -> dict[str, int]:
 
 def reallocate(module: BuiltinModule) -> list[str]:
     """Lift to SSA, run ``amdgcn-regalloc``, mark kernels for recounting; report lines."""
-    from gcnforge.target.asm import register_counts
+    from gcnforge.translate.asm import register_counts
 
     before = {k.sym_name.data: (original_counts(k), register_counts(k))
               for k in module.walk() if isinstance(k, KernelOp)}

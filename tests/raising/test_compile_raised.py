@@ -9,8 +9,8 @@ import pytest
 from gcnforge.binary import read_code_object
 from gcnforge.cli.main import main
 from gcnforge.dialect.raw_ops import RawInstOp
-from gcnforge.lift import parse_module
-from gcnforge.lift.roundtrip import differences
+from gcnforge.raising import parse_module
+from gcnforge.raising.roundtrip import differences
 
 from .conftest import CLANG_NAMES
 
@@ -29,7 +29,7 @@ def test_raised_clang_kernel_compiles_back(name, clang_objects, tmp_path, capsys
 
 def test_non_returning_atomic_is_an_instruction_op(clang_objects):
     from gcnforge.dialect.inst_ops import InstOp
-    from gcnforge.lift import raise_code_object
+    from gcnforge.raising import raise_code_object
 
     m = raise_code_object(read_code_object(clang_objects["bin_loops_atomics"]))
     atomics = [op for op in m.walk() if isinstance(op, InstOp) and "atomic" in op.mnemonic]

@@ -1,7 +1,7 @@
 """Raised (allocated) ``amdgcn`` IR -> assembly text -> code object, exactly.
 
-The per-instruction text is ``gcnforge.target.inst_text`` (the same printer the compiler
-uses); what differs from ``gcnforge.target.asm`` is the frame: the kernel descriptor comes
+The per-instruction text is ``gcnforge.translate.inst_text`` (the same printer the compiler
+uses); what differs from ``gcnforge.translate.asm`` is the frame: the kernel descriptor comes
 from the kernel's ``lift.amdhsa`` values verbatim (not recomputed from the allocation),
 ``amdgcn.branch ... {lift.fallthrough}`` emits nothing when its block is next, the code
 between kernels and the data sections come back from the module's ``lift.text`` /
@@ -21,11 +21,11 @@ from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
-from gcnforge.lift.lifter import DESCRIPTOR_MARK
+from gcnforge.raising.lifter import DESCRIPTOR_MARK
 from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.isa import table
-from gcnforge.target.asm import descriptor_text, register_counts
-from gcnforge.target.inst_text import inst_text
+from gcnforge.translate.asm import descriptor_text, register_counts
+from gcnforge.translate.inst_text import inst_text
 
 PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
 
