@@ -10,8 +10,9 @@
 // CHECK-NEXT: v_add_f32_e32 %{{.*}}, %{{.*}}, %{{.*}} : !amdgcn.vgpr<3>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
 // CHECK-NEXT: amdgcn.sopp s_waitcnt 3952
 // CHECK-NEXT: v_add_f32_e32
-// VERIFY: waits.mlir:{{[0-9]+}}:{{[0-9]+}}: error: @inorder: 2 read(s) of registers whose load may still be in flight
-// VERIFY: note: 'v_add_f32_e32' uses v1 while a load writing it may be in flight (needs vmcnt(1))
+// The error is at the first read (the author's line), each note at its own.
+// VERIFY: waits.mlir:[[# @LINE + 12]]:7: error: @inorder: 2 read(s) of registers whose load may still be in flight
+// VERIFY: note: {{.*}}waits.mlir:[[# @LINE + 11]]:7: 'v_add_f32_e32' uses v1 while a load writing it may be in flight (needs vmcnt(1))
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.kernel @inorder {

@@ -9,16 +9,14 @@ what is reported is located at the author's Python line (``user_location``).
 
 from __future__ import annotations
 
-import os
 import struct
-import sys
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, i32, i64
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from gcnforge.builder import modifiers
+from gcnforge.builder import modifiers, where
 from gcnforge.builder.values import unwrap
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
@@ -27,7 +25,6 @@ from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import REGISTER_TYPES
 from gcnforge.isa import scaled_mfma, table
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # gfx940+ renamed the cache-policy bits (ISA guide 9.1.10): glc -> sc0, slc -> sc1.
 _MOD_ALIASES = {"glc": "sc0", "slc": "sc1"}
 _DPP_MODS = frozenset({"dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"})
@@ -37,32 +34,13 @@ _ENC_RANK = {"VOP1": 0, "VOP2": 0, "VOPC": 0, "VOP3A": 1, "VOP3B": 1, "VOP3P": 1
 _FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "f64": Float64Type()}
 
 
-_IN_PKG: dict[str, bool] = {}  # code file name -> inside the gcnforge package (abspath is slow)
-
-
-def _in_pkg(filename: str) -> bool:
-    r = _IN_PKG.get(filename)
-    if r is None:
-        r = _IN_PKG[filename] = os.path.abspath(filename).startswith(_PKG_DIR)
-    return r
-
-
-def _user_frame():
-    f = sys._getframe(2)
-    while f is not None and _in_pkg(f.f_code.co_filename):
-        f = f.f_back  # type: ignore[assignment]
-    return f
-
-
 def user_location() -> SourceLoc:
-    """The innermost stack frame outside the gcnforge package: the author's line."""
-    f = _user_frame()
-    if f is None:
-        return SourceLoc("<unknown>", 0)
-    return SourceLoc(f.f_code.co_filename, f.f_lineno)
+    """The innermost stack frame outside gcnforge and the standard library: the author's
+    ``file:line:col`` (``gcnforge.builder.where``)."""
+    return where.user_location(3)
 
 
-_LOCS: dict[tuple[str, int], object] = {}  # (file, line) -> its FileLineColLoc (an immutable attribute)
+_LOCS: dict[tuple[str, int, int], object] = {}  # (file, line, col) -> its FileLineColLoc (an immutable attribute)
 
 
 def stamp(op):
@@ -73,13 +51,13 @@ def stamp(op):
     from gcnforge.dialect.source import make_loc
 
     if not isinstance(op.location, FileLineColLoc):
-        f = _user_frame()
-        key = ("<unknown>", 0) if f is None else (f.f_code.co_filename, f.f_lineno)
+        f = where.user_frame(2)
+        key = ("<unknown>", 0, 1) if f is None else where.frame_place(f)
         loc = _LOCS.get(key)
         if loc is None:
             if len(_LOCS) >= 1 << 16:
                 _LOCS.clear()
-            loc = _LOCS[key] = make_loc(key[0], key[1], 1)
+            loc = _LOCS[key] = make_loc(*key)
         op.location = loc
     return op
 

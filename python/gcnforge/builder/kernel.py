@@ -276,7 +276,8 @@ class Builder(InstructionEmitter):
             op.verify_()
         except VerifyException as e:
             op.detach()
-            raise _fail(str(e)) from None
+            y = op.block.last_op  # a mismatch of the next values is the author's body.next(...) line
+            raise (Diagnostic(str(e), y) if isinstance(y, YieldOp) and "yield" in str(e) else _fail(str(e))) from None
         body.results = [self._wrap(r) for r in op.results]
 
     def new_block(self) -> Block:

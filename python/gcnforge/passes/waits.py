@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from gcnforge.diagnostics import Diagnostic
+from gcnforge.diagnostics import Diagnostic, op_place
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
 from gcnforge.passes.machine import MInstCache
@@ -129,6 +129,7 @@ class _Kernel(MInstCache):
         self.tokens = mode in ("auto", "tokens")
         self.deps = mode in ("auto", "deps", "verify")
         self.findings: list[str] = []
+        self.first_finding: Operation | None = None  # the diagnostic points at the author's line of the first
 
     def run(self) -> None:
         index = {id(b): i for i, b in enumerate(self.blocks)}
@@ -157,7 +158,7 @@ class _Kernel(MInstCache):
             self._block(b, ins[i] or {}, modify=True if self.mode != "verify" else None)
         if self.mode == "verify" and self.findings:
             raise Diagnostic(f"@{self._name()}: {len(self.findings)} read(s) of registers whose load may still be in "
-                             "flight", self.op, tuple(self.findings))
+                             "flight", self.first_finding or self.op, tuple(self.findings))
 
     def _name(self) -> str:
         return self.op.sym_name.data if hasattr(self.op, "sym_name") else "?"
@@ -196,7 +197,9 @@ class _Kernel(MInstCache):
                     if self.mode == "verify" and modify is None:
                         regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched
                                        if f != "x"})
-                        self.findings.append(f"'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
+                        if self.first_finding is None:
+                            self.first_finding = op
+                        self.findings.append(f"{op_place(op)}: '{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
                                              f"while a load writing it may be in flight (needs "
                                              f"{' '.join(f'{c}({v})' for c, v in need.items())})")
                     elif modify:
