@@ -1,6 +1,6 @@
 """Emulator throughput: wave-instructions per second for a straight-line ALU kernel, an
 LDS-heavy kernel, an MFMA GEMM (256x256x256 f16 -> f32) and the GEMM of
-``examples/main_job.py --m 1024 --n 1024 --k 1024``; the time to decode kernels into the
+``examples/drivers/main_job.py --m 1024 --n 1024 --k 1024``; the time to decode kernels into the
 emulator's records; and the speedup of executing waves that share a PC together (lockstep,
 arrays shaped waves x lanes) over one wave at a time, measured in the same run.
 
@@ -166,7 +166,7 @@ def bench_gemm(code, N=256, **kw):
 
 
 def bench_main_job(_code, N=1024, **kw):
-    """The GEMM of ``examples/main_job.py --m N --n N --k N`` (examples/gemm_lds.py, 64x64
+    """The GEMM of ``examples/drivers/main_job.py --m N --n N --k N`` (examples/gemm_lds.py, 64x64
     work-group tiles staged through LDS, f16 MFMA), built by gcnforge."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
     import gemm_lds

@@ -10,7 +10,7 @@ the same process.
    model's prediction for aiter's own kernel on the same shape (both from
    ``bench_timing_model.aiter_rows``, imported, not copied). Split-K variants add the same
    fill kernel aiter's launcher runs (``out.zero_()``). Ours: the best of the skinny tuning
-   family (examples/gemm_tune.py) per row.
+   family (examples/drivers/gemm_tune.py) per row.
 3. MoE top-k softmax (examples/topk_softmax.py), tokens x 128/256 experts, k 4..8, f32 logits, on
    MI300X. Reference: AMD's production code objects for the same job, aiter's
    ``hsa/gfx942/topksoftmax/topksoftmax_{subm}x{E}x{k}.co`` (ROCm/aiter repository, MIT; not in
@@ -29,7 +29,7 @@ the same process.
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
-``python examples/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
+``python examples/drivers/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
@@ -51,6 +51,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "examples" / "drivers"))  # gemm_tune
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_timing_model as btm  # noqa: E402
@@ -120,7 +121,7 @@ def skinny(cache: Path, quick: bool) -> None:
     import gemm_tune
     import gcnforge.runtime as rt
     from gcnforge.binary import assemble
-    from gcnforge.perfmodel import kernels, profiles
+    from gcnforge.perfmodel import profiles
     from gcnforge.runtime.kernargs import ArgLayout
     from lib.compile import compile_module
 
@@ -140,7 +141,7 @@ def skinny(cache: Path, quick: bool) -> None:
         c = compile_module(gemm_tune.gemm_macro.build(fam.k, fam.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
                                                       p["splitk"], p["depth"]), schedule=True)
         built[v.name] = (v, c, c.load("emulator")[v.kernel])
-    fill = rt.load(assemble(kernels.FILL)).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
+    fill = rt.load(assemble(btm.micro("fill"))).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
     print("\naiter's skinny bf16 rows (f32 out) on MI308X (80 CUs): ours = best gemm_macro variant per row")
     print(f"{'M':>4} {'N':>4} {'K':>5} {'ours us':>8} {'variant':>40} {'aiter meas':>10} {'aiter model':>11} "
           f"{'/meas':>6} {'/model':>7}  limiter")

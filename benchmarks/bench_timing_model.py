@@ -9,14 +9,14 @@
    the device times of the kernels one call launches (``aiter/test_common.py``
    ``post_process_data``); with split-K the launcher first zeroes the output
    (``out.zero_()``), so a row's measured time is a fill kernel plus the GEMM. The fill is
-   modelled with ``perfmodel.kernels.FILL`` (same bytes).
+   modelled with ``benchmarks/kernels/fill.s`` (same bytes).
    Nothing is fitted per kernel. Printed: predicted (GEMM + fill) vs measured, the ratio, and
    median / worst |ratio - 1|; then, because the model has no per-launch fixed cost (command
    processor dispatch, end-of-kernel cache write-back), one global per-launch overhead fitted
    on the even rows and the error it leaves on the odd rows (the held-out half).
 2. The library's own GEMM (examples/gemm_lds.py, bf16 -> f32, 1024^3) and norms
    (examples/norms.py, 8192 rows x 1024) predicted on the MI300X profile.
-3. Two microbenchmarks (``perfmodel.kernels``): a pointer chase (latency per step against the
+3. Two microbenchmarks (``benchmarks/kernels/``): a pointer chase (latency per step against the
    cited HBM latency the profile holds) and a streaming copy (bandwidth against the data
    sheet's 5.3 TB/s peak).
 
@@ -43,6 +43,11 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def micro(name: str) -> str:
+    """A timing-model microbenchmark kernel of benchmarks/kernels/ (copy, fill, chase) as assembly text."""
+    return (ROOT / "benchmarks" / "kernels" / f"{name}.s").read_text()
 AITER = "amd-aiter==0.1.7.post2.dev18"  # the wheel whose table and code objects are used here
 SLOTS = (["D:f32*", "C:f32*", "A:u16*", "B:u16*", "alpha:f32", "beta:f32"]
          + [f"{s}:u32" for s in ("stride_D0", "stride_D1", "stride_C0", "stride_C1", "stride_A0", "stride_A1",
@@ -73,14 +78,14 @@ def _bf16(x: np.ndarray) -> np.ndarray:
 def aiter_rows(whl: Path, limit: int | None):
     import gcnforge.runtime as rt
     from gcnforge.binary import assemble
-    from gcnforge.perfmodel import kernels, profiles
+    from gcnforge.perfmodel import profiles
     from gcnforge.runtime.kernargs import ArgLayout
 
     prof = profiles.get("mi308x")
     z = zipfile.ZipFile(whl)
     table = list(csv.DictReader(io.StringIO(z.read("aiter/configs/bf16_tuned_gemm.csv").decode())))
     rows = [r for r in table if r["cu_num"] == "80" and r["libtype"] == "asm" and "bf16gemm" in r["kernelName"]]
-    fill = rt.load(assemble(kernels.FILL)).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
+    fill = rt.load(assemble(micro("fill"))).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
     rng = np.random.default_rng(0)
     out = []
     for r in rows[:limit]:
@@ -177,7 +182,7 @@ def library_kernels() -> None:
 def microbenchmarks() -> None:
     import gcnforge.runtime as rt
     from gcnforge.binary import assemble
-    from gcnforge.perfmodel import kernels, profiles
+    from gcnforge.perfmodel import profiles
     from gcnforge.runtime.kernargs import ArgLayout
 
     p = profiles.get("mi300x")
@@ -186,14 +191,14 @@ def microbenchmarks() -> None:
     buf = np.zeros(steps * stride // 4 + 1, np.uint32)
     for i in range(steps):
         buf[i * stride // 4] = ((i + 1) % steps) * stride
-    chase = rt.load(assemble(kernels.CHASE)).kernel("chase", layout=ArgLayout.slots16(["buf:u32*", "steps:u32",
+    chase = rt.load(assemble(micro("chase"))).kernel("chase", layout=ArgLayout.slots16(["buf:u32*", "steps:u32",
                                                                                         "out:u32*"]))
     t = chase(buf, steps, np.zeros(1, np.uint32), grid=(1,), block=(64,), device="emulator", timing=p).timing
     per = t.loops[0]["cycles_per_iteration"] / p.clock_hz * 1e9
     print(f"  pointer chase, new 4 KiB-strided line each step: {per:.0f} ns/step; published HBM latency "
           f"~350 ns (Chips and Cheese / SC25 MALL paper), the profile's lat_hbm = "
           f"{p.lat_hbm / p.clock_hz * 1e9:.0f} ns + the loop's own instructions")
-    copy = rt.load(assemble(kernels.COPY)).kernel("copy", layout=ArgLayout.slots16(["out:u32*", "inp:u32*"]))
+    copy = rt.load(assemble(micro("copy"))).kernel("copy", layout=ArgLayout.slots16(["out:u32*", "inp:u32*"]))
     nwg = 304 * 64
     nn = nwg * 256 * 4
     t = copy(np.zeros(nn, np.uint32), np.arange(nn, dtype=np.uint32), grid=(nwg,), block=(256,), device="emulator",

@@ -15,6 +15,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
+sys.path.insert(0, str(EXAMPLES / "drivers"))  # main_job, kernel_tables, gemm_tune
 
 from lib.compile import compile_module, require_device  # noqa: E402
 

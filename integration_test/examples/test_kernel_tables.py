@@ -1,4 +1,4 @@
-"""The registry tables of examples/kernel_tables.py, written at small and odd shapes: the
+"""The registry tables of examples/drivers/kernel_tables.py, written at small and odd shapes: the
 registry picks a row for a problem (an exact tuned hit, and a heuristic pick for another M
 that the row's constraints admit), loads its code object and launches it on the emulator with
 the row's grid and block; the result is checked against NumPy (tolerances as in test_norms,
@@ -114,9 +114,9 @@ def test_shapes_the_constraints_refuse(reg):
 
 @pytest.mark.parametrize("table", ["gemm_macro_large.csv", "norms_bf16.csv", "topk_softmax.csv"])
 def test_committed_tables(table):
-    path = Path(kt.__file__).parent / "configs" / table
+    path = Path(kt.__file__).resolve().parents[1] / "configs" / table
     reg = Registry.from_csv(path)
-    assert reg.entries and "written by: python examples/kernel_tables.py" in path.read_text()
+    assert reg.entries and "written by: python examples/drivers/kernel_tables.py" in path.read_text()
     for e in reg.entries:
         assert e.time_kind == "modeled" and e.cu_num == 304 and e.us > 0
         assert e.kernel == (kt.gemm_row if e.op == "gemm" else kt.norm_row if e.op in ("rmsnorm", "layernorm") else

@@ -4,6 +4,7 @@ bandwidth against the device profile's cited figures, the Perfetto trace, the CL
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +13,13 @@ import gcnforge.runtime as rt
 from gcnforge.binary import assemble
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator.timing_mode import lds_passes
-from gcnforge.perfmodel import kernels, profiles
+from gcnforge.perfmodel import profiles
 from gcnforge.runtime.kernargs import ArgLayout
 
 MI300X = profiles.get("mi300x")
+# the timing-model microbenchmark kernels (assembly text)
+MICRO = Path(__file__).resolve().parents[2] / "benchmarks" / "kernels"
+COPY, CHASE = ((MICRO / f"{n}.s").read_text() for n in ("copy", "chase"))
 
 
 def _kernel(src, name, slots):
@@ -41,7 +45,7 @@ def _chase(steps, stride, revisit=1):
     for i in range(n):
         buf[i * stride // 4] = ((i + 1) % n) * stride
     out = np.zeros(1, np.uint32)
-    k = _kernel(kernels.CHASE, "chase", ["buf:u32*", "steps:u32", "out:u32*"])
+    k = _kernel(CHASE, "chase", ["buf:u32*", "steps:u32", "out:u32*"])
     r = k(buf, steps, out, grid=(1,), block=(64,), device="emulator", timing=MI300X)
     assert out[0] == (steps % n) * stride  # the chase ran on real data
     return r.timing
@@ -59,7 +63,7 @@ def test_pointer_chase_reproduces_the_cited_latencies():
 
 
 def test_streaming_copy_is_held_to_hbm_bandwidth():
-    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
     nwg = 304 * 24
     n = nwg * 256 * 4
     a = np.arange(n, dtype=np.uint32)
@@ -76,7 +80,7 @@ def test_streaming_copy_is_held_to_hbm_bandwidth():
 
 
 def test_trace_json_has_wave_tracks_and_memory_counter(tmp_path):
-    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
     n = 81 * 256 * 4  # 81 work-groups on 80 CUs: CU 0 (the busiest, the one traced) runs two
     out = tmp_path / "run.json"
     k(np.zeros(n, np.uint32), np.arange(n, dtype=np.uint32), grid=(81,), block=(256,), device="emulator",
@@ -94,7 +98,7 @@ def test_trace_json_has_wave_tracks_and_memory_counter(tmp_path):
 
 
 def test_timing_needs_the_emulator_and_a_known_profile():
-    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
     with pytest.raises(Diagnostic, match="unknown device profile"):
         k(np.zeros(1024, np.uint32), np.zeros(1024, np.uint32), grid=(1,), block=(256,), device="emulator",
           timing="mi200")
@@ -102,7 +106,7 @@ def test_timing_needs_the_emulator_and_a_known_profile():
 
 def test_cli_run_timing(tmp_path):
     co = tmp_path / "copy.co"
-    co.write_bytes(assemble(kernels.COPY))
+    co.write_bytes(assemble(COPY))
     base = [sys.executable, "-m", "gcnforge.cli.main", "run", str(co), "copy", "--layout", "out:u32*;inp:u32*",
             "-a", "out=zeros:4096:u32", "-a", "inp=arange:4096:u32", "--grid", "4", "--block", "256"]
     r = subprocess.run(base + ["--timing", "mi308x", "--trace-out", str(tmp_path / "t.json")],
@@ -127,7 +131,7 @@ def test_tune_ranks_by_the_timing_model(tmp_path):
             return [Variant("copy16", "copy", {"block": 256})]
 
         def build(self, v):
-            return assemble(kernels.COPY)
+            return assemble(COPY)
 
         def make_inputs(self, shape, rng):
             return {"x": np.arange(shape[0], dtype=np.uint32)}
@@ -156,7 +160,7 @@ def test_tune_ranks_by_the_timing_model(tmp_path):
 
 def test_cli_stats_timing_prints_occupancy(tmp_path):
     co = tmp_path / "copy.co"
-    co.write_bytes(assemble(kernels.COPY))
+    co.write_bytes(assemble(COPY))
     r = subprocess.run([sys.executable, "-m", "gcnforge.cli.main", "stats", str(co), "--timing", "mi300x"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -168,7 +172,7 @@ def test_sampled_launch_says_outputs_are_partial_or_completes_them():
     """A grid larger than the sample: by default only the sampled work-groups write their part
     of the output and the result says so (``partial``, a note); ``timing_complete=True`` runs
     the others afterwards, untimed: the whole copy is done and the prediction is unchanged."""
-    k = _kernel(kernels.COPY, "copy", ["out:u32*", "inp:u32*"])
+    k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
     nwg = 400
     a = np.arange(nwg * 256 * 4, dtype=np.uint32) + 1
     o = np.zeros_like(a)

@@ -17,7 +17,7 @@ from gcnforge.testing import require_llvm
 
 ROOT = Path(__file__).resolve().parents[2]
 # every example that builds a kernel (a module-level Module or a build() returning one);
-# driver scripts such as main_job.py define none
+# (the driver scripts live in examples/drivers/)
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py")
                   if "Module(" in p.read_text() and "def main(" not in p.read_text())
 EXAMPLES += sorted((Path(__file__).parent / "kernels").glob("*.py"))

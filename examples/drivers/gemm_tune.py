@@ -4,9 +4,9 @@ K and N are compile-time in that kernel, so a family is one (N, K) with its tile
 split-K variants; shapes are M x N x K (N and K must be the family's). Each family ranks
 its variants by the timing model (``--timing mi300x`` / ``mi308x``)::
 
-    gcnforge tune examples/gemm_tune.py --family skinny --timing mi308x \\
+    gcnforge tune examples/drivers/gemm_tune.py --family skinny --timing mi308x \\
         --shapes 64x256x5120 128x256x5120 --device emulator -o examples/configs/gemm_macro_skinny.csv
-    gcnforge tune examples/gemm_tune.py --family large_4096 --timing mi300x \\
+    gcnforge tune examples/drivers/gemm_tune.py --family large_4096 --timing mi300x \\
         --shapes 4096x4096x4096 --device emulator -o /tmp/large.csv
 
 The check: a timing-mode launch of a large grid emulates only a sample of work-groups
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the kernels and lib/
 
 import gemm_macro  # noqa: E402
 from gcnforge.runtime.registry import aiter_rates  # noqa: E402

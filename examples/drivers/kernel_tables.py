@@ -14,7 +14,7 @@ shape, ``us`` = the timing model's prediction (``time_kind`` = ``modeled``) on a
 Shapes are bench_kernels.py's. Code objects are build outputs, written to ``<table>_co/``
 beside each CSV. The committed tables were written by::
 
-    python examples/kernel_tables.py -o examples/configs
+    python examples/drivers/kernel_tables.py -o examples/configs
 
 (``--only gemm|norms|topk`` for one table; the 8192^3 GEMMs take minutes each to predict.)
 The ``tflops`` / ``bw`` columns follow aiter: 2MNK flops for GEMMs (none for the others); bytes
@@ -32,14 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the kernels and lib/
 
 import gemm_macro  # noqa: E402
 import norms  # noqa: E402
 import topk_softmax  # noqa: E402
 from gcnforge.runtime.registry import Entry, write_csv  # noqa: E402
 
-COMMAND = "python examples/kernel_tables.py -o examples/configs"
+COMMAND = "python examples/drivers/kernel_tables.py -o examples/configs"
 
 
 @dataclass
@@ -164,7 +164,7 @@ def write_table(path: Path, rows: Iterable[Row], profile: str = "mi300x", comman
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--out-dir", default=str(Path(__file__).resolve().parent / "configs"))
+    ap.add_argument("-o", "--out-dir", default=str(Path(__file__).resolve().parents[1] / "configs"))
     ap.add_argument("--only", choices=("gemm", "norms", "topk"))
     a = ap.parse_args(argv)
     for name, rows in tables().items():

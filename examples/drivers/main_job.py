@@ -11,7 +11,7 @@
 4. launches it through the runtime (an MI300 when one is present, else the emulator) on a
    small problem and checks the result against NumPy.
 
-Run: ``python examples/main_job.py [--m 64 --n 64 --k 64] [--device emulator|hip]``.
+Run: ``python examples/drivers/main_job.py [--m 64 --n 64 --k 64] [--device emulator|hip]``.
 Exit status 0 only when the result matches.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the kernels and lib/
 
 
 def main(argv: list[str] | None = None) -> int:
