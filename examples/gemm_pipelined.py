@@ -25,7 +25,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from gcnforge.builder import Arg, Module
-from gcnforge.schedule.builder import sched_for
+from gcnforge.builder.scheduled import sched_for
 from gemm_lds import ESIZE, KSTEP_BYTES, MFMA
 
 

@@ -29,7 +29,7 @@ import math
 from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from gcnforge.builder import Arg, Module
-from gcnforge.schedule.builder import sched_for
+from gcnforge.builder.scheduled import sched_for
 
 TILE = 32
 KSTEP = 8

@@ -14,7 +14,7 @@ from gcnforge.builder import Arg, Module
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.loop_ops import LoopOp
 from gcnforge.cli.model_input import analyze_ir
-from gcnforge.schedule.builder import sched_for
+from gcnforge.builder.scheduled import sched_for
 from gcnforge.schedule.expr import explicit_sched
 from gcnforge.schedule.passes import schedule_loops
 

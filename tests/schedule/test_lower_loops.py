@@ -7,7 +7,7 @@ import pytest
 
 from gcnforge.builder import Arg, Module
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.schedule.builder import sched_for
+from gcnforge.builder.scheduled import sched_for
 from gcnforge.schedule.lower_loops import lower_loops
 from gcnforge.schedule.passes import schedule_loops
 

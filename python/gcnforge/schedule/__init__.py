@@ -5,6 +5,6 @@
 * ``expand``    unroll / interleave / software-pipeline expansion of one loop
 * ``legality``  use-before-def, memory-order and wait-order checks with diagnostics
 * ``passes``    the ``amdgcn-schedule`` module pass (``PASSES`` for the registry)
-* ``builder``   authoring API: ``sched_loop`` / ``stage`` over ``gcnforge.builder`` kernels
+* ``gcnforge.builder.scheduled``  the authoring API (``sched_for``) over ``gcnforge.builder`` kernels
 * ``dialect``   the dialect with the loop ops; ``opt`` a ``gcnforge-opt`` that loads them
 """

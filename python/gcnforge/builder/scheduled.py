@@ -1,8 +1,8 @@
-"""Authoring API for scheduled loops, over ``gcnforge.builder`` kernels.
+"""Authoring API for scheduled loops (the schedule dialect's loops built from ``gcnforge.builder`` kernels).
 
 A loop body is written once; its schedule is a few numbers::
 
-    from gcnforge.schedule.builder import sched_for
+    from gcnforge.builder.scheduled import sched_for
 
     with m.kernel("k", args) as k:
         for L in sched_for(k, count=8, dims=[2, 4], perm=[1, 0], iter=[acc0]):
