@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gcnforge.binary import assemble, read_code_object
-from gcnforge.binary.target_id import parse_target_id, target_from_e_flags
+from gcnforge.binary.target_id import compatible, parse_target_id, target_from_e_flags
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.testing import require_llvm
 
@@ -66,3 +66,18 @@ def test_gfx90a_flat_scratch_directives_match_llvm():
         assert ours.kernels[k].descriptor == ref.kernels[k].descriptor, k
     with pytest.raises(Diagnostic, match="not supported with architected flat scratch"):
         assemble(kernel_file({"x": {"reserve_flat_scratch": 0}}))
+
+
+@pytest.mark.parametrize("code_object,device,runs", [
+    # LLVM AMDGPUUsage, "Target ID": same processor, and each feature the code object fixes
+    # equals the device's; a feature the code object leaves unspecified ("any") runs either way
+    ("gfx942", "gfx942:sramecc+:xnack-", True),
+    ("gfx942:xnack-", "gfx942:sramecc+:xnack-", True),
+    ("gfx942:xnack+", "gfx942:sramecc+:xnack-", False),
+    ("amdgcn-amd-amdhsa--gfx942:sramecc-", "gfx942:sramecc+:xnack-", False),
+    ("gfx942:sramecc+:xnack-", "gfx942", True),  # a device that does not say: the rule cannot refuse
+    ("gfx942", "gfx950", False),
+    ("gfx942", "gfx1100", False),  # a processor gcnforge does not know is another processor, not an error
+])
+def test_code_object_runs_on_device(code_object, device, runs):
+    assert compatible(code_object, device) is runs

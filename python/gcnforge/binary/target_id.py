@@ -1,4 +1,5 @@
-"""Target ids (``gfx942:sramecc+:xnack-``) and the ELF header fields that encode them.
+"""Target ids (``gfx942:sramecc+:xnack-``), the ELF header fields that encode them, and whether
+a code object of one target id runs on a device of another.
 
 Values: LLVM AMDGPUUsage, "AMDGPU ELF Header" (EF_AMDGPU_MACH_*, EF_AMDGPU_FEATURE_XNACK_V4,
 EF_AMDGPU_FEATURE_SRAMECC_V4, EF_AMDGPU_GENERIC_VERSION) and "Code Object Target
@@ -93,12 +94,18 @@ class TargetId(FrozenRecord):  # a FrozenRecord, not a dataclass: ``gcnforge as`
         return f"amdgcn-amd-amdhsa--{self}"
 
 
+def _without_triple(text: str) -> str:
+    s = text.strip()
+    return s[len("amdgcn-amd-amdhsa-"):].lstrip("-") if s.startswith("amdgcn-amd-amdhsa-") else s
+
+
+def _processor(text: str) -> str:
+    return _without_triple(text).split(":")[0]
+
+
 def parse_target_id(text: str, loc: object | None = None) -> TargetId:
     """Parse ``gfx942``, ``gfx942:xnack-``, ``amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-``."""
-    s = text.strip()
-    if s.startswith("amdgcn-amd-amdhsa-"):
-        s = s[len("amdgcn-amd-amdhsa-"):].lstrip("-")
-    proc, *features = s.split(":")
+    proc, *features = _without_triple(text).split(":")
     if proc not in MACHS:
         raise Diagnostic(f"unknown or unsupported target '{proc}' (supported: {', '.join(MACHS)})", loc)
     _, has_xnack, has_sramecc = MACHS[proc]
@@ -123,3 +130,24 @@ def target_from_e_flags(e_flags: int, loc: object | None = None) -> TargetId:
     xnack = _FEATURE_SETTING[(e_flags & EF_AMDGPU_FEATURE_XNACK_V4) >> 8] or "unsupported"
     sramecc = _FEATURE_SETTING[(e_flags & EF_AMDGPU_FEATURE_SRAMECC_V4) >> 10] or "unsupported"
     return TargetId(proc, sramecc, xnack)
+
+
+def compatible(code_object_target: str, device_target: str) -> bool:
+    """Whether a code object built for one target id runs on a device of another. Rule (LLVM
+    AMDGPUUsage, "Target ID"): the processors must be equal, and each feature the code object
+    fixes (``+``/``-``) must equal the device's setting; a feature left "any" runs either way."""
+    if _processor(code_object_target) != _processor(device_target):
+        return False  # a device of another processor (possibly one gcnforge does not know)
+    co, dev = parse_target_id(code_object_target), parse_target_id(device_target)
+    fixed = ("on", "off")
+    return all(c == d or c not in fixed or d not in fixed
+               for c, d in ((co.sramecc, dev.sramecc), (co.xnack, dev.xnack)))
+
+
+def check_compatible(code_object_target: str, device_target: str, device_name: str) -> None:
+    """Raise a Diagnostic naming both targets when the code object cannot run there."""
+    if not compatible(code_object_target, device_target):
+        raise Diagnostic(
+            f"code object is for {code_object_target} but the {device_name} device is {device_target}",
+            notes=("rebuild the kernel for the device's target, or choose another device",),
+        )

@@ -38,7 +38,7 @@ from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.devices import get_device
 from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims, meta_dims, meta_int
-from gcnforge.runtime.targets import check_compatible
+from gcnforge.binary.target_id import check_compatible
 
 log = logging.getLogger("gcnforge.runtime")
 

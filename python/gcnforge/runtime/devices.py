@@ -13,7 +13,7 @@ import os
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.backend import Backend
-from gcnforge.runtime.targets import compatible
+from gcnforge.binary.target_id import compatible
 
 log = logging.getLogger("gcnforge.runtime")
 

@@ -61,11 +61,11 @@ class EmulatorBackend:
     def arch_for(self, code_object_target: str | None) -> str:
         """The target this device runs a code object for: the code object's own processor
         when the emulator knows it (a launch emulates that target), else ``arch``."""
-        from gcnforge.runtime.targets import TargetId
+        from gcnforge.binary.target_id import parse_target_id
 
         if code_object_target:
             try:
-                proc = TargetId.parse(code_object_target).processor
+                proc = parse_target_id(code_object_target).processor
             except Diagnostic:
                 return EMULATED_TARGET
             if proc in EMULATED_TARGETS:

@@ -181,10 +181,10 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
                              f"{backend.name} (pass device='emulator')")
         from gcnforge.perfmodel import profiles
 
-        from gcnforge.runtime.targets import TargetId
+        from gcnforge.binary.target_id import parse_target_id
 
         # a device of the family's target (True / 'auto': its default; another target's: a Diagnostic)
-        timing = profiles.resolve(timing, TargetId.parse(family.target).processor)
+        timing = profiles.resolve(timing, parse_target_id(family.target).processor)
     # the emulator is deterministic: one timed run per trial unless asked otherwise
     repeat = (1 if backend.name == "emulator" else 5) if repeat is None else max(1, repeat)
     co_dir = (Path(out_csv).parent if out_csv else Path.cwd()) / f"{family.name}_co"
