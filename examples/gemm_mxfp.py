@@ -10,7 +10,7 @@ of row ``l % 16`` of its A tile at K ``32 * (l // 16)`` (the same of its B tile)
 scale of that row and 32-block, the operand layout of the f8f6f4 MFMA with fp4 operands
 (cbsz:4 blgp:4) and of its scales (lane ``i + 16 * b`` holds the scale of row i, K-block b;
 op_sel/op_sel_hi pick byte 0). The result's four registers hold column ``l % 16`` and rows
-``4 * (l // 16) + j``. See python/gcnforge/emulator/data/README.md for where these come from.
+``4 * (l // 16) + j``. See python/gcnforge/isa/data/mfma_layouts.md for where these come from.
 
 A Python metaprogram over the builder (``Module(target="gfx950")``): the K loop unrolls into
 one load group and one ``k.v_mfma_scale_f32_16x16x128_f8f6f4(a, b, acc, scale_a, scale_b,

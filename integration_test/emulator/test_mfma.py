@@ -20,7 +20,7 @@ from gcnforge.testing import require_llvm
 
 from harness import Buf, build_cl, run
 
-LAYOUTS = json.loads((Path(__file__).parents[2] / "python/gcnforge/emulator/data/mfma_layouts.json").read_text())
+LAYOUTS = json.loads((Path(__file__).parents[2] / "python/gcnforge/isa/data/mfma_layouts.json").read_text())
 
 # mnemonic -> (builtin, A type, B type, C/D type, dwords of A, dwords of B)
 BUILTINS = {

@@ -32,8 +32,8 @@ from harness import _OUT, Buf, run
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 ROOT = Path(__file__).parents[2]
-L950 = json.loads((ROOT / "python/gcnforge/emulator/data/mfma_layouts_gfx950.json").read_text())["instructions"]
-L942 = json.loads((ROOT / "python/gcnforge/emulator/data/mfma_layouts.json").read_text())["instructions"]
+L950 = json.loads((ROOT / "python/gcnforge/isa/data/mfma_layouts_gfx950.json").read_text())["instructions"]
+L942 = json.loads((ROOT / "python/gcnforge/isa/data/mfma_layouts.json").read_text())["instructions"]
 
 # element type -> (ml_dtypes dtype name, bits) ; codes that are NaN/Inf are left out of the random data
 OCP = {"FP8": ("float8_e4m3fn", 8), "BF8": ("float8_e5m2", 8), "FP6": ("float6_e2m3fn", 6),
@@ -352,7 +352,7 @@ def _sparse_a(t, rng, vals_of):
 def test_gfx950_smfmac(code, name, abid):
     """The SMFMACs new in gfx950: 4:2 sparse A (twice CDNA3's K), dense B, the index set picked by
     ABID; layouts of data/mfma_layouts_gfx950.json (composable_kernel's rule; not confirmed by an AMD
-    worked example, see data/README.md). NumPy reference: the dense A rebuilt from values + indices."""
+    worked example, see isa/data/mfma_layouts.md). NumPy reference: the dense A rebuilt from values + indices."""
     co, dis = code
     assert f"{name} " in _kernel_text(dis, f"k_{name}_abid{abid}")
     t = L950[name]

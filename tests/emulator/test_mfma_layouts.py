@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from gcnforge.emulator import ops_mfma
+from gcnforge.isa import mfma_layout
 
-DATA = json.loads(ops_mfma.DATA.read_text())
+DATA = json.loads(mfma_layout.DATA.read_text())
 
 
 def _mapping(cells):

@@ -1,4 +1,4 @@
-"""gfx950 MFMA layouts (data/mfma_layouts_gfx950.json) against the lane/register placement AMD
+"""gfx950 MFMA layouts (isa/data/mfma_layouts_gfx950.json) against the lane/register placement AMD
 publishes in worked examples. AMD's Matrix Instruction Calculator has no CDNA4 yet
 (ROCm/amd_matrix_instruction_calculator#7), so the oracle is AMD's ROCm blog "Matrix Core
 Programming on AMD CDNA3 and CDNA4 architecture" (2025-10-01), sections 5.4 and 5.5: the HIP
@@ -10,8 +10,9 @@ import json
 import pytest
 
 from gcnforge.emulator import ops_mfma
+from gcnforge.isa import mfma_layout
 
-DATA = json.loads(ops_mfma.DATA_GFX950.read_text())["instructions"]
+DATA = json.loads(mfma_layout.DATA_GFX950.read_text())["instructions"]
 
 
 def _slots(lay):
@@ -65,11 +66,11 @@ def test_every_element_once(name):
 def test_generator_reproduces_the_committed_file(tmp_path, capsys):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("gen_mfma_layouts", ops_mfma.DATA.with_name("gen_mfma_layouts.py"))
+    spec = importlib.util.spec_from_file_location("gen_mfma_layouts", mfma_layout.DATA.with_name("gen_mfma_layouts.py"))
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     gen.gfx950(tmp_path / "out.json")
-    assert (tmp_path / "out.json").read_bytes() == ops_mfma.DATA_GFX950.read_bytes()
+    assert (tmp_path / "out.json").read_bytes() == mfma_layout.DATA_GFX950.read_bytes()
 
 
 @pytest.mark.parametrize("dense,smfmac", [
@@ -81,7 +82,7 @@ def test_new_dense_shapes_b_as_the_calculators_cdna3_smfmac_b(dense, smfmac):
     """Supporting evidence for the new 16-bit and i8 shapes (no AMD example shows them): CDNA3's
     SMFMAC of the same M x N x K has a dense B of the same size (4 VGPRs), and the calculator's
     layout for it is the one the CDNA4 rule gives the new dense MFMA's B."""
-    cdna3 = json.loads(ops_mfma.DATA.read_text())["instructions"][smfmac]
+    cdna3 = json.loads(mfma_layout.DATA.read_text())["instructions"][smfmac]
     assert (cdna3["m"], cdna3["n"], cdna3["k"]) == tuple(DATA[dense][x] for x in "mnk")
     assert _slots(DATA[dense]["B"]) == _slots(cdna3["B"])
 

@@ -17,8 +17,8 @@ blocks, operand types), which is how LLVM spells them.
 Source: AMD's Matrix Instruction Calculator (public repository
 ROCm/amd_matrix_instruction_calculator, ``matrix_calculator.py -a CDNA3 -d``, "Execution
 cycles", "M/N/K", "blocks", operand types), as committed in the emulator's layout data
-``python/gcnforge/emulator/data/mfma_layouts.json`` (regenerated from the calculator by
-``emulator/data/gen_mfma_layouts.py``). This script only selects the per-instruction facts
+``python/gcnforge/isa/data/mfma_layouts.json`` (regenerated from the calculator by
+``isa/data/gen_mfma_layouts.py``). This script only selects the per-instruction facts
 the compiler and the performance model need, so neither has to open the emulator's layout
 tables. One pass is four cycles (the ISA guide's MFMA dependency tables count passes; LLVM's
 GCNHazardRecognizer takes the same number from its scheduling model). ``xdl``: LLVM's
@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYOUTS = ROOT / "python/gcnforge/emulator/data/mfma_layouts.json"
+LAYOUTS = ROOT / "python/gcnforge/isa/data/mfma_layouts.json"
 OUT = ROOT / "python/gcnforge/isa/data/gfx942.mfma.json"
 
 

@@ -14,6 +14,7 @@ from gcnforge.asm.families import swizzle
 from gcnforge.emulator import buffer_format as bf
 from gcnforge.emulator.core import WaveFault
 from gcnforge.emulator.program import M0, XOp
+from gcnforge.isa import buffer_rsrc
 
 U64 = np.uint64
 HANDLERS: dict = {}
@@ -311,11 +312,12 @@ def flat_atomic(x, ins, w):
 # nor IDXEN with ADD_TID_EN: both are checked as structured (index, thread id included).
 # Out-of-range lanes are defined behaviour that kernels rely on (prefetching past the end), so
 # the sanitizer does not report them: only in-range lanes reach memory and its checks.
-_RSRC_SWIZZLE_EN = 31  # word 1 bit 31 (bit 63 of the V#)
-_RSRC_ELEMENT_SIZE = 19  # word 3 bits 20:19: 2, 4, 8, 16 bytes (LLVM SIDefines RSRC_ELEMENT_SIZE_SHIFT)
-_RSRC_INDEX_STRIDE = 21  # word 3 bits 22:21: 8, 16, 32, 64 indices (bits 118:117 of the V#)
-_RSRC_ADD_TID = 23  # word 3 bit 23 (bit 119 of the V#)
-_RSRC_DFMT = 15  # word 3 bits 18:15: data format; stride[17:14] for non-format MUBUF with ADD_TID_EN
+# V# field positions: gcnforge.isa.buffer_rsrc
+_RSRC_SWIZZLE_EN = buffer_rsrc.SWIZZLE_EN
+_RSRC_ELEMENT_SIZE = buffer_rsrc.ELEMENT_SIZE
+_RSRC_INDEX_STRIDE = buffer_rsrc.INDEX_STRIDE
+_RSRC_ADD_TID = buffer_rsrc.ADD_TID
+_RSRC_DFMT = buffer_rsrc.DATA_FORMAT
 
 
 class _Rsrc:

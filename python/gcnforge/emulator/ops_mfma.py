@@ -2,9 +2,10 @@
 the SMFMACs (4:2 sparse A) of both.
 
 Which lane and register hold each element of A, B, C and D is not computed here: it is
-read from ``data/mfma_layouts.json``, generated from AMD's Matrix Instruction Calculator,
-and, for the MFMAs and SMFMACs new in gfx950 (CDNA4), from ``data/mfma_layouts_gfx950.json`` (same
-generator, CDNA4 ISA guide rule; see data/README.md). Per instruction, index arrays gather
+read from ``gcnforge.isa.mfma_layout`` (``isa/data/mfma_layouts.json``, generated from AMD's Matrix
+Instruction Calculator, and, for the MFMAs and SMFMACs new in gfx950 (CDNA4),
+``isa/data/mfma_layouts_gfx950.json``: same generator, CDNA4 ISA guide rule; see
+isa/data/mfma_layouts.md). Per instruction, index arrays gather
 A[block][i][k] and B[block][k][j] from the source registers, D = A x B + C is computed per
 block in float64 (int64 for i8) and rounded once to the destination type, then scattered to
 the destination registers. (The guides do not specify the order or width of the hardware's
@@ -32,29 +33,20 @@ arguments encode that way). D = C + sum_b scaleA[i,b] * scaleB[b,j] * (A_b x B_b
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 
 from gcnforge.emulator import numerics_ocp as ocp
 from gcnforge.emulator.core import WaveFault, rows
 from gcnforge.emulator.numerics import bf16_to_f32, fp8_to_f32
+from gcnforge.isa import mfma_layout
 
 HANDLERS: dict = {}
-DATA = Path(__file__).with_name("data") / "mfma_layouts.json"
-DATA_GFX950 = Path(__file__).with_name("data") / "mfma_layouts_gfx950.json"
 OCP_FP8 = ("gfx950",)  # targets whose FP8/BF8 are the OCP formats
 
 
-@cache
-def _table() -> dict:
-    """Layouts by mnemonic: gfx942's, plus the MFMAs new in gfx950 (their names are new; which
-    target has which instruction is the decoder's business)."""
-    t = dict(json.loads(DATA.read_text())["instructions"])
-    t.update(json.loads(DATA_GFX950.read_text())["instructions"])
-    return t
+_table = mfma_layout.entries  # the layouts' one home (gcnforge.isa.mfma_layout)
 
 
 def info_for(base: str):
@@ -259,7 +251,7 @@ def _regs(x, op, w, n):
 # place the calculator's compression (K) layout gives. D += A x B; with CBSZ == 0, ABID
 # picks which 8-bit (16-bit inputs) or 16-bit (8-bit inputs) part of Src2 holds the indices.
 # (AMD Matrix Instruction Calculator README, "Printing Compression Index Information".)
-# gfx950's SMFMACs (data/mfma_layouts_gfx950.json, "index_bits") use 16-bit sets (16-bit inputs, ABID
+# gfx950's SMFMACs (isa/data/mfma_layouts_gfx950.json, "index_bits") use 16-bit sets (16-bit inputs, ABID
 # 0-1) and one 32-bit set (8-bit inputs), as their lanes hold twice as many groups.
 
 

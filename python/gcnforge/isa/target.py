@@ -33,7 +33,7 @@ class Target(FrozenRecord):
         "name", "sgprs", "vgprs", "arch_vgprs", "agprs", "vgpr_granule", "vgpr_encoding_granule", "sgpr_granule",
         "sgpr_encoding_granule", "lds_bytes", "lds_granule", "wave_size", "max_waves_per_simd", "simds_per_cu",
         "cu_count", "trap_sgprs", "extra_sgprs_vcc", "extra_sgprs_flat_scratch", "has_agprs", "has_packed_fp32",
-        "max_flat_workgroup_size", "has_lds_direct", "max_scratch_per_wave")
+        "max_flat_workgroup_size", "has_lds_direct", "max_scratch_per_wave", "lds_banks")
     name: str
     sgprs: int  # addressable SGPRs (s0..s101)
     vgprs: int  # unified VGPR file per lane (arch VGPRs + AGPRs)
@@ -59,13 +59,17 @@ class Target(FrozenRecord):
     # ("lds_direct is not supported on this GPU"); the CDNA3 ISA guide lists no LDS-direct reads.
     has_lds_direct: bool
     max_scratch_per_wave: int  # bytes (private segment of a wave's 64 work-items)
+    # LDS banks of 4 bytes: 32 on CDNA3 (ROCm blog "Avoiding LDS Bank Conflicts on AMD GPUs Using
+    # CK-Tile", 2025-07-25: "LDS is divided into 32 memory banks"), 64 on gfx950 (Composable
+    # Kernel's ck_tile get_n_lds_banks: gfx9 32, gfx950 64)
+    lds_banks: int
 
     def __init__(self, name: str, sgprs: int, vgprs: int, arch_vgprs: int, agprs: int, vgpr_granule: int,
                  vgpr_encoding_granule: int, sgpr_granule: int, sgpr_encoding_granule: int, lds_bytes: int,
                  lds_granule: int, wave_size: int, max_waves_per_simd: int, simds_per_cu: int, cu_count: int,
                  trap_sgprs: int = 16, extra_sgprs_vcc: int = 2, extra_sgprs_flat_scratch: int = 6,
                  has_agprs: bool = True, has_packed_fp32: bool = True, max_flat_workgroup_size: int = 1024,
-                 has_lds_direct: bool = False, max_scratch_per_wave: int = 0x1FFF * 1024) -> None:
+                 has_lds_direct: bool = False, max_scratch_per_wave: int = 0x1FFF * 1024, lds_banks: int = 32) -> None:
         values = locals()
         for n in self._fields:
             object.__setattr__(self, n, values[n])
@@ -81,7 +85,7 @@ TARGETS: dict[str, Target] = {
         name="gfx950", sgprs=102, vgprs=512, arch_vgprs=256, agprs=256, vgpr_granule=8,
         # lds_granule: gfx942's (only the occupancy model reads it; not checked for gfx950)
         vgpr_encoding_granule=8, sgpr_granule=16, sgpr_encoding_granule=8, lds_bytes=163840, lds_granule=512,
-        wave_size=64, max_waves_per_simd=8, simds_per_cu=4, cu_count=256,
+        wave_size=64, max_waves_per_simd=8, simds_per_cu=4, cu_count=256, lds_banks=64,
     ),
 }
 
