@@ -1,5 +1,7 @@
 """Root pytest configuration: fixtures every suite (tests/, integration_test/) shares."""
 
+import os
+
 import pytest
 from hypothesis import settings
 
@@ -16,3 +18,46 @@ if IN_CI:
 def llvm() -> dict[str, str]:
     """Paths of the LLVM 22 oracle tools; skips (fails in CI) when absent."""
     return require_llvm("llvm-mc", "llvm-objdump", "ld.lld", "clang", "llvm-readelf")
+
+
+def pytest_addoption(parser):
+    g = parser.getgroup("gcnforge")
+    g.addoption("--device", default=None, metavar="hip|hip:N",
+                help="run the integration tests' kernels on this AMD GPU too (fails, never skips, when it is "
+                     "absent) and write each launch's measured time beside the timing model's prediction")
+    g.addoption("--measured-csv", default="gcnforge-measured.csv", metavar="FILE",
+                help="with --device: where the measured-vs-predicted rows go (default %(default)s)")
+
+
+def pytest_configure(config):
+    dev = config.getoption("--device")
+    if not dev or dev == "emulator":
+        return
+    from gcnforge.runtime.devices import _make, gpu_index
+    from gcnforge.runtime.measured import record_measured
+
+    if gpu_index(dev) is None:
+        raise pytest.UsageError(f"--device {dev}: expected hip or hip:N")
+    b = _make(dev)
+    if not b.available():
+        raise pytest.UsageError(f"--device {dev}: {b.unavailable_reason}")
+    os.environ["GCNFORGE_DEVICE"] = dev  # launches without device= go to this GPU
+    os.environ["GCNFORGE_TEST_DEVICE"] = dev  # integration_test/emulator's harness runs there
+    config._gcnforge_measured = record_measured(config.getoption("--measured-csv"))
+    config._gcnforge_measured.__enter__()
+
+
+def pytest_unconfigure(config):
+    cm = getattr(config, "_gcnforge_measured", None)
+    if cm is not None:
+        cm.__exit__(None, None, None)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    cm = getattr(config, "_gcnforge_measured", None)
+    if cm is not None:
+        from gcnforge.runtime.measured import active
+
+        m = active()
+        if m is not None:
+            terminalreporter.write_line(f"gcnforge: {m.rows} GPU launches, measured vs predicted, in {m.path}")

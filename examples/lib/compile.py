@@ -68,8 +68,9 @@ def require_device(name: str) -> None:
 
     from gcnforge.runtime.devices import _make
 
-    if os.environ.get("GCNFORGE_DEVICE") and os.environ["GCNFORGE_DEVICE"] != name:
-        pytest.skip(f"GCNFORGE_DEVICE={os.environ['GCNFORGE_DEVICE']} selects another device")
+    env = os.environ.get("GCNFORGE_DEVICE")
+    if env and env.split(":")[0] != name:  # hip:N is a hip device (the one 'hip' then names)
+        pytest.skip(f"GCNFORGE_DEVICE={env} selects another device")
     b = _make(name)
     if not b.available():
         pytest.skip(f"{name}: {getattr(b, 'unavailable_reason', None) or 'not available'} "

@@ -156,7 +156,8 @@ def test_collatz(tools):
         return s
 
     np.testing.assert_array_equal(out.array, [steps(int(v)) for v in a])
-    assert stats.wave_instructions > 4 * 100  # the loop really ran per lane
+    if hasattr(stats, "wave_instructions"):  # the emulator's count (a GPU run has none)
+        assert stats.wave_instructions > 4 * 100  # the loop really ran per lane
 
 
 def test_nested_loops(tools):

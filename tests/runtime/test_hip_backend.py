@@ -136,6 +136,7 @@ def _fake_hip(calls, arch=b"gfx942:sramecc+:xnack-"):
     mem = {}
     h = types.SimpleNamespace()
     h.hipError_t = _Err
+    h.hipDeviceProp_t = types.SimpleNamespace
     h.hipMemcpyKind = types.SimpleNamespace(hipMemcpyHostToDevice=1, hipMemcpyDeviceToHost=2)
     h.HIP_LAUNCH_PARAM_BUFFER_POINTER, h.HIP_LAUNCH_PARAM_BUFFER_SIZE, h.HIP_LAUNCH_PARAM_END = 1, 2, 3
     h.hipGetDeviceCount = lambda: (_Err.hipSuccess, 1)

@@ -38,8 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--block", required=True, help="work-items per workgroup: X or X,Y,Z")
     p.add_argument("--layout", default=None, help="16-byte-slot layout 'name:type;...' when metadata is not usable")
     target_option.add_option(p, what=": the code object must be for it (default: any; the code object names its target)")
-    p.add_argument("--device", choices=("hip", "emulator"), default=None,
-                   help="default: HIP if a GPU matching the code object is present, else the emulator")
+    p.add_argument("--device", type=_device_name, default=None, metavar="emulator|hip|hip:N",
+                   help="default: HIP (GPU 0) if a GPU matching the code object is present, else the emulator; "
+                        "hip:N is GPU N (see gcnforge devices)")
     p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
     p.add_argument("--sanitize-continue", action="store_true",
                    help="like --sanitize, but collect every report, print them, and exit 1 if any")
@@ -167,8 +168,8 @@ def run(args) -> int:
     if args.max_instructions is not None:
         if args.max_instructions < 1:
             raise Diagnostic(f"--max-instructions {args.max_instructions} must be a positive count")
-        if args.device == "hip":
-            raise Diagnostic("--max-instructions bounds the emulator; it does not apply to --device hip")
+        if args.device not in (None, "emulator"):
+            raise Diagnostic(f"--max-instructions bounds the emulator; it does not apply to --device {args.device}")
         from gcnforge.runtime.emulator_backend import EmulatorBackend
 
         device = EmulatorBackend(max_instructions=args.max_instructions)
@@ -200,3 +201,12 @@ def run(args) -> int:
         print(f"{len(reports)} sanitizer report(s)", file=sys.stderr)
         return 1
     return 0
+
+
+def _device_name(text: str) -> str:
+    """``--device``: 'emulator', 'hip' or 'hip:N' (argparse turns the ValueError into a usage error)."""
+    from gcnforge.runtime.devices import gpu_index
+
+    if text != "emulator" and gpu_index(text) is None:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a device (emulator, hip, hip:N)")
+    return text

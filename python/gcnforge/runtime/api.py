@@ -216,11 +216,17 @@ class Kernel:
         arch_for = getattr(backend, "arch_for", None)
         check_compatible(self.module.target, arch_for(self.module.target) if arch_for else backend.arch, backend.name)
         self.last_device = backend
+        from gcnforge.runtime.measured import active
+
+        measured = active() if backend.name != "emulator" else None
+        snap = measured.snapshot(args, kwargs) if measured else None
         data, bound, grid3, block3, lds = self.pack(args, kwargs, backend, grid, block, dynamic_lds)
         ok = False
         try:
             log.info("launch %s grid=%s block=%s on %s", self.name, grid3, block3, backend.name)
             extra: dict[str, Any] = {"stream": stream} if stream is not None else {}
+            if getattr(backend, "accepts_layout", False):
+                extra["layout"] = self.layout
             if trace is not None:
                 extra["trace"] = trace
             if sanitize_mode != "stop":
@@ -239,6 +245,8 @@ class Kernel:
             ok = True
         finally:
             bound.finish(ok)
+        if measured is not None and result.seconds is not None and not result.modeled:
+            measured.add(self, snap, grid3, block3, dynamic_lds, result, backend)
         return result
 
     def __repr__(self) -> str:

@@ -28,6 +28,9 @@ class DeviceBuffer:
         # Zero-byte buffers still get a distinct, valid address.
         self.addr = backend.alloc(max(self.nbytes, 1))
         self._finalizer = weakref.finalize(self, backend.free, self.addr)
+        # not at interpreter exit: the device runtime may already be gone then, and the
+        # process's exit releases device memory anyway
+        self._finalizer.atexit = False
 
     @property
     def size(self) -> int:

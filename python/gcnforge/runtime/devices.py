@@ -1,8 +1,10 @@
 """Choosing a backend.
 
 ``device=None`` means: the HIP backend when hip-python finds an AMD GPU whose target
-matches the code object, otherwise the emulator. The environment variable
-``GCNFORGE_DEVICE`` (``hip`` or ``emulator``) overrides that choice. The decision is logged
+matches the code object, otherwise the emulator. ``'hip'`` is GPU 0, ``'hip:N'`` GPU N of
+those HIP shows (``HIP_VISIBLE_DEVICES`` filters and renumbers them before gcnforge sees
+them, as for any HIP program). The environment variable ``GCNFORGE_DEVICE`` (``hip``,
+``hip:N`` or ``emulator``) overrides that choice. The decision is logged
 on the ``gcnforge.runtime`` logger and shown in ``repr`` of modules and kernels.
 """
 
@@ -20,19 +22,34 @@ log = logging.getLogger("gcnforge.runtime")
 _instances: dict[str, Backend] = {}
 
 
+def gpu_index(name: str) -> int | None:
+    """N for ``'hip'`` (0) or ``'hip:N'``; None for any other name."""
+    if name == "hip":
+        return 0
+    head, sep, num = name.partition(":")
+    if head == "hip" and sep and num.isdigit() and len(num) <= 4:
+        return int(num)
+    return None
+
+
 def _make(name: str) -> Backend:
-    if name not in _instances:
-        if name == "hip":
+    index = gpu_index(name)
+    env = os.environ.get("GCNFORGE_DEVICE") or ""
+    if name == "hip" and gpu_index(env):  # 'hip' is the GPU GCNFORGE_DEVICE selects, else GPU 0
+        name, index = env, gpu_index(env)
+    key = "hip" if index == 0 else name
+    if key not in _instances:
+        if index is not None:
             from gcnforge.runtime.hip_backend import HipBackend
 
-            _instances[name] = HipBackend()
+            _instances[key] = HipBackend(index)
         elif name == "emulator":
             from gcnforge.runtime.emulator_backend import EmulatorBackend
 
-            _instances[name] = EmulatorBackend()
+            _instances[key] = EmulatorBackend()
         else:
-            raise Diagnostic(f"unknown device '{name}' (choose 'hip' or 'emulator')")
-    return _instances[name]
+            raise Diagnostic(f"unknown device '{name}' (choose 'emulator', 'hip' or 'hip:N' for GPU N)")
+    return _instances[key]
 
 
 def _why_not(b: Backend) -> str:

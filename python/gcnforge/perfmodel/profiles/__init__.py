@@ -48,4 +48,23 @@ def resolve(timing: object, target: str) -> DeviceProfile:
     return prof
 
 
-__all__ = ["get", "for_target", "resolve", "NAMES", "DEFAULT", "DeviceProfile"]
+
+
+
+def match(arch: str, cu_count: int, product_name: str = "") -> tuple[DeviceProfile | None, str]:
+    """The profile that describes a real GPU (``gcnforge devices``), and why: the processor of
+    its target id and its CU count must equal the profile's; among those, the one whose name
+    the product name contains (MI300X and MI325X share gfx942 and 304 CUs). None and the reason
+    when no profile fits."""
+    proc = str(arch).split(":")[0]
+    same = [get(n) for n in NAMES if get(n).target == proc and get(n).cus == int(cu_count)]
+    if not same:
+        return None, f"no profile for a {proc} with {cu_count} CUs"
+    named = [p for p in same if p.name.lower() in str(product_name).lower()]
+    if named:
+        return named[0], f"{proc}, {cu_count} CUs, product name"
+    if len(same) == 1:
+        return same[0], f"{proc}, {cu_count} CUs"
+    return same[0], f"{proc}, {cu_count} CUs (product name '{product_name}' names none of " \
+                    f"{', '.join(p.name for p in same)}: the first is assumed)"
+__all__ = ["get", "for_target", "resolve", "match", "NAMES", "DEFAULT", "DeviceProfile"]
