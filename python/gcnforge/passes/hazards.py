@@ -28,6 +28,7 @@ from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp
 from gcnforge.isa import hazards as hz
 from gcnforge.isa import mfma as isa_mfma
+from gcnforge.passes.dataflow import forward, successors
 from gcnforge.passes.machine import MInst, MInstCache
 
 _EXEC_LO = ("x", "exec_lo")
@@ -200,26 +201,10 @@ class _Kernel(MInstCache):
         self.inserted = 0
 
     def run(self) -> None:
-        index = {id(b): i for i, b in enumerate(self.blocks)}
-        n = len(self.blocks)
-        ins: list[History | None] = [None] * n
-        ins[0] = ()
-        work = [0]
-        rounds = 0
-        while work:
-            rounds += 1
-            if rounds > 32 * (n + 1):
-                break  # histories are bounded; this only guards against a bug
-            b = work.pop(0)
-            out = self._block(self.blocks[b], ins[b], modify=False)
-            term = self.blocks[b].last_op
-            for sb in (list(term.dests) if isinstance(term, BranchOp) else []):
-                si = index[id(sb)]
-                new = out if ins[si] is None else _merge(ins[si], out)
-                if new != ins[si]:
-                    ins[si] = new
-                    if si not in work:
-                        work.append(si)
+        ins = forward(successors(self.blocks), (), lambda b, h: self._block(self.blocks[b], h, modify=False), _merge,
+                      rounds_per_block=32)
+        if ins is None:  # histories are bounded, so this is a gcnforge bug
+            raise Diagnostic("hazard analysis did not converge (a gcnforge bug)", self.op)
         for i, b in enumerate(self.blocks):
             self._block(b, ins[i] or (), modify=True)
         if self.verify and self.findings:

@@ -34,7 +34,8 @@ from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic, op_place
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
-from gcnforge.dialect.structure_ops import BranchOp, FuncOp, KernelOp, WaitOp
+from gcnforge.dialect.structure_ops import FuncOp, KernelOp, WaitOp
+from gcnforge.passes.dataflow import forward, successors
 from gcnforge.passes.machine import MInstCache
 from gcnforge.record import FrozenRecord
 from gcnforge.isa import counters, waitcnt
@@ -132,27 +133,10 @@ class _Kernel(MInstCache):
         self.first_finding: Operation | None = None  # the diagnostic points at the author's line of the first
 
     def run(self) -> None:
-        index = {id(b): i for i, b in enumerate(self.blocks)}
-        n = len(self.blocks)
-        ins: list[State | None] = [None] * n
-        ins[0] = {}
-        work = [0]
-        rounds = 0
-        while work:  # bounded: entry states only grow, queues are capped by the counter limits
-            rounds += 1
-            if rounds > 64 * (n + 1):
-                raise Diagnostic("wait analysis did not converge (a gcnforge bug)", f"@{self._name()}")
-            b = work.pop(0)
-            out = self._block(self.blocks[b], ins[b], modify=False)
-            term = self.blocks[b].last_op
-            succs = list(term.dests) if isinstance(term, BranchOp) else []
-            for sb in succs:
-                si = index[id(sb)]
-                new = out if ins[si] is None else _merge(ins[si], out)
-                if new != ins[si]:
-                    ins[si] = new
-                    if si not in work:
-                        work.append(si)
+        # bounded: entry states only grow, queues are capped by the counter limits
+        ins = forward(successors(self.blocks), {}, lambda b, s: self._block(self.blocks[b], s, modify=False), _merge)
+        if ins is None:
+            raise Diagnostic("wait analysis did not converge (a gcnforge bug)", f"@{self._name()}")
         for i, b in enumerate(self.blocks):
             # final walk: insert (or, in verify mode, report: modify=None)
             self._block(b, ins[i] or {}, modify=True if self.mode != "verify" else None)

@@ -36,9 +36,10 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp as Built
 from xdsl.ir import Operation, SSAValue
 
 from gcnforge.dialect.inst_ops import InstOp
-from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, KernelOp
+from gcnforge.dialect.structure_ops import AllocaOp, KernelOp
 from gcnforge.dialect.types import RegisterType
 from gcnforge.dialect.raw_ops import RawInstOp
+from gcnforge.passes.dataflow import forward, successors
 
 ENTRY = "entry"
 CALLS = ("s_swappc_b64", "s_setpc_b64", "s_call_b64")
@@ -108,25 +109,15 @@ def _full_exec_ops(k: KernelOp) -> set[int]:
     """Ops that run with EXEC covering every lane live at entry (lanes off at entry never
     turn on), where a vector write is a whole-register write."""
     blocks = list(k.body.blocks)
-    index = {id(b): i for i, b in enumerate(blocks)}
-    state_in: list[tuple[bool, frozenset] | None] = [None] * len(blocks)
-    state_in[0] = (True, frozenset())
-    work, rounds = [0], 0
-    while work and rounds < 64 * (len(blocks) + 1):
-        rounds += 1
-        i = work.pop(0)
-        full, saved = state_in[i]  # type: ignore[misc]
+
+    def transfer(i: int, state: tuple[bool, frozenset]) -> tuple[bool, frozenset]:
+        full, saved = state
         for op in blocks[i].ops:
             full, saved = _exec_step(op, full, saved)
-        t = blocks[i].last_op
-        for sb in (t.dests if isinstance(t, BranchOp) else ()):
-            j = index[id(sb)]
-            cur = state_in[j]
-            new = (full, saved) if cur is None else (cur[0] and full, cur[1] & saved)
-            if new != cur:
-                state_in[j] = new
-                if j not in work:
-                    work.append(j)
+        return full, saved
+
+    state_in = forward(successors(blocks), (True, frozenset()), transfer,
+                       lambda a, b: (a[0] and b[0], a[1] & b[1])) or [None] * len(blocks)  # unsettled: no block full
     out: set[int] = set()
     for i, b in enumerate(blocks):
         full, saved = state_in[i] or (False, frozenset())
@@ -224,15 +215,8 @@ def _reaching_webs(blocks, per_block, pre) -> tuple[dict, set] | None:
     """Webs by per-register (per dword) reaching definitions: sites joined with the
     definitions they read (a ``v[0:1]`` use joins the ``v0`` and ``v1`` definitions).
     Returns (root -> sites, roots that read a register's value from kernel entry)."""
-    index = {id(b): i for i, b in enumerate(blocks)}
-    succs = []
-    for b in blocks:
-        t = b.last_op
-        succs.append([index[id(s)] for s in t.dests] if isinstance(t, BranchOp) else [])
     at_entry = frozenset([ENTRY])
-    n = len(blocks)
-    ins: list[dict | None] = [None] * n
-    ins[0] = {}  # a register not in the map still holds its entry value
+    # a register not in the map still holds its entry value
 
     def transfer(i: int, state: dict, visit=None) -> dict:
         s = dict(state)
@@ -245,23 +229,12 @@ def _reaching_webs(blocks, per_block, pre) -> tuple[dict, set] | None:
                     s[u] = frozenset([site]) | (s.get(u, at_entry) if site.partial else frozenset())
         return s
 
-    work, rounds = [0], 0
-    while work:
-        rounds += 1
-        if rounds > 64 * (n + 1):
-            return None
-        i = work.pop(0)
-        out = transfer(i, ins[i] or {})
-        for j in succs[i]:
-            cur = ins[j]
-            if cur is None:
-                new = dict(out)
-            else:
-                new = {u: cur.get(u, at_entry) | out.get(u, at_entry) for u in set(cur) | set(out)}
-            if new != cur:
-                ins[j] = new
-                if j not in work:
-                    work.append(j)
+    def merge(cur: dict, out: dict) -> dict:
+        return {u: cur.get(u, at_entry) | out.get(u, at_entry) for u in set(cur) | set(out)}
+
+    ins = forward(successors(blocks), {}, transfer, merge)
+    if ins is None:
+        return None
     uf = _UF()
     entry_read: set = set()
 
@@ -276,9 +249,9 @@ def _reaching_webs(blocks, per_block, pre) -> tuple[dict, set] | None:
                 continue
             uf.union(site, d)
 
-    for i in range(n):
-        if ins[i] is not None:
-            transfer(i, ins[i], visit)
+    for i, state in enumerate(ins):
+        if state is not None:
+            transfer(i, state, visit)
     webs: dict = {}
     for sites in per_block:
         for s in sites:
