@@ -11,7 +11,6 @@ Instruction Calculator lists it; this example only shows how the IR is put toget
 """
 
 from gcnforge.builder import Arg, Module
-from gcnforge.dialect.types import AGPRType, VGPRType
 
 K_STEPS = 4  # K = 8 * K_STEPS
 A_STEP = 64 * 8  # bytes of A (or B) one step consumes per wave: 64 lanes x 4 halves
@@ -19,9 +18,8 @@ A_STEP = 64 * 8  # bytes of A (or B) one step consumes per wave: 64 lanes x 4 ha
 
 def build(k_steps: int = K_STEPS) -> Module:
     m = Module("mfma_tile")
-    acc_t, frag_t = AGPRType.value(16), VGPRType.value(2)
-
-    with m.func("mfma_step", [acc_t, frag_t, frag_t], [acc_t]) as f:
+    # parameter types by spelling: sixteen AGPRs (the accumulator), two VGPRs (4 halves)
+    with m.func("mfma_step", ["a16", "v2", "v2"], ["a16"]) as f:
         acc, a, b = f.params
         f.ret(f.v_mfma_f32_32x32x8_f16(acc, a, b, acc))  # D = A * B + C, in place on acc
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gcnforge.builder import Arg, Module
-from lib.regs import buffer_rsrc
+from gcnforge.lib import make_buffer_rsrc
 
 MFMA = {"f16": "v_mfma_f32_32x32x8_f16", "bf16": "v_mfma_f32_32x32x8_bf16", "fp8": "v_mfma_f32_32x32x16_fp8_fp8"}
 ESIZE = {"f16": 2, "bf16": 2, "fp8": 1}
@@ -185,7 +185,7 @@ def build(k_dim: int = 64, n_dim: int = 64, dtype: str = "f16", out: str = "f32"
         if splitk > 1 and atomic == "buffer":
             # The MUBUF atomic without sc0 returns nothing (vdata is read in place): C
             # through a V# with no effective bound.
-            c_rsrc = buffer_rsrc(k, c, 0xFFFFFFFF)
+            c_rsrc = make_buffer_rsrc(k, c, 0xFFFFFFFF)
         returns = []
         bases = {0: c_off}  # C addresses per 4 KiB window: the rest is the 13-bit offset field
         for j, v in enumerate(vals):

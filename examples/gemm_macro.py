@@ -44,7 +44,7 @@ grid = (ceil(N / tn), ceil(M / tm), s), block = 64 wm wn.
 from __future__ import annotations
 
 from gcnforge.builder import Arg, Module
-from lib.regs import buffer_rsrc
+from gcnforge.lib import make_buffer_rsrc
 
 # every one consumes 16 bytes of K per A row / B column, lane l holding bytes 8 (l // 32) .. +7
 # (AMD Matrix Instruction Calculator, CDNA3): the kernel is written in bytes of K
@@ -124,15 +124,15 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
 
             def shifted(ptr, nbytes):
                 lo, hi = ptr.split()
-                return buffer_rsrc(k, k.concat(k.s_add_u32(lo, kofs), k.s_addc_u32(hi, 0)),
+                return make_buffer_rsrc(k, k.concat(k.s_add_u32(lo, kofs), k.s_addc_u32(hi, 0)),
                                    k.s_sub_u32(nbytes, kofs))
 
             rs_a = shifted(a, k.s_mul_i32(m_rows, kb_s))
             rs_b = shifted(bt, k.s_mov_b32(n_dim * kb))
         else:
-            rs_a = buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
-            rs_b = buffer_rsrc(k, bt, n_dim * kb)
-        rs_c = buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
+            rs_a = make_buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
+            rs_b = make_buffer_rsrc(k, bt, n_dim * kb)
+        rs_c = make_buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
 
         # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each
         # tile. A last pass of fewer rows (a power of two) wraps the row index: several
@@ -297,8 +297,8 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
         if dtype == "fp8":
             # per-token (row) and per-channel (column) f32 scales: lane l needs rows
             # 32 i + 8 q + 4 (l // 32) + 0..3 (one dwordx4 per i, q) and column l % 32 (+ 32 j)
-            rs_sa = buffer_rsrc(k, sa, k.s_lshl_b32(m_rows, 2))
-            rs_sb = buffer_rsrc(k, sb, n_dim * 4)
+            rs_sa = make_buffer_rsrc(k, sa, k.s_lshl_b32(m_rows, 2))
+            rs_sb = make_buffer_rsrc(k, sb, n_dim * 4)
             ra = k.v_lshlrev_b32(2, row_l)
             sa_v = {(i, q): k.buffer_load_dwordx4(ra, rs_sa, 0, offen=True, offset=4 * (32 * i + 8 * q))
                     for i in range(bm) for q in range(4)}

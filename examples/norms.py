@@ -25,7 +25,7 @@ and writes y once: its floor is those bytes at HBM bandwidth.
 from __future__ import annotations
 
 from gcnforge.builder import Arg, Module
-from lib.regs import block_reduce, buffer_rsrc
+from gcnforge.lib import block_reduce, make_buffer_rsrc
 from row_softmax import _chunks, _combine, _load_row, _row_setup
 
 
@@ -47,8 +47,8 @@ def build(kind: str = "layer", max_cols: int = 1024, waves: int = 4, name: str |
         row, tid = k.block_id("x"), k.thread_id("x")
         xsrc, ysrc = _row_setup(k, x, n, row), _row_setup(k, y, n, row)
         nbytes = k.s_lshl_b32(n, 2)
-        gsrc = buffer_rsrc(k, gamma, nbytes)
-        bsrc = buffer_rsrc(k, beta, nbytes) if beta is not None else None
+        gsrc = make_buffer_rsrc(k, gamma, nbytes)
+        bsrc = make_buffer_rsrc(k, beta, nbytes) if beta is not None else None
         cols = _chunks(k, tid, max_cols, waves)
         offs = [k.v_lshlrev_b32(2, c) for c in cols]
         vals = _load_row(k, xsrc, cols, n, 0.0)  # past n: 0
@@ -107,11 +107,11 @@ def build_bf16(kind: str = "rms", max_cols: int = 8192, waves: int = 4, name: st
 
         def row_rsrc(ptr):
             lo, hi = ptr.split()
-            return buffer_rsrc(k, k.concat(k.s_add_u32(lo, row_off), k.s_addc_u32(hi, 0)), nbytes)
+            return make_buffer_rsrc(k, k.concat(k.s_add_u32(lo, row_off), k.s_addc_u32(hi, 0)), nbytes)
 
         xsrc, ysrc = row_rsrc(x), row_rsrc(y)
-        gsrc = buffer_rsrc(k, gamma, nbytes)
-        bsrc = buffer_rsrc(k, beta, nbytes) if beta is not None else None
+        gsrc = make_buffer_rsrc(k, gamma, nbytes)
+        bsrc = make_buffer_rsrc(k, beta, nbytes) if beta is not None else None
         chunk = [tid] + [k.v_add_u32(k.s_mov_b32(j * threads), tid) for j in range(1, per)]
         offs = [k.v_lshlrev_b32(4, c) for c in chunk]
         loads = [k.buffer_load_dwordx4(o, xsrc, 0, offen=True) for o in offs]  # past n: 0

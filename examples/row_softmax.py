@@ -9,7 +9,7 @@ argument (``n <= max_cols``). Rows are read and written through a buffer resourc
 ``num_records`` is the row's ``4 * n`` bytes, so the ragged tail needs no branch: loads past
 the row return 0 and stores there are dropped (for max, those lanes are replaced by -inf
 with ``v_cndmask_b32``). Reductions are DPP inside each wave and LDS + ``s_barrier`` across
-waves (``lib.regs.block_reduce``). ``exp(x)`` is ``v_exp_f32(x * log2(e))`` (the hardware
+waves (``gcnforge.lib.block_reduce``). ``exp(x)`` is ``v_exp_f32(x * log2(e))`` (the hardware
 exponential is base 2: MI300 ISA guide, V_EXP_F32), the division one ``v_rcp_f32``.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from gcnforge.builder import Arg, Module
-from lib.regs import block_reduce, buffer_rsrc, masked
+from gcnforge.lib import block_reduce, make_buffer_rsrc, masked
 
 LOG2E = math.log2(math.e)
 NEG_INF = float("-inf")
@@ -30,7 +30,7 @@ def _row_setup(k, x, n, row):
     row_off = k.s_mul_i32(row, nbytes)  # byte offset of the row (fits 32 bits for test sizes)
     lo, hi = x.split()
     base = k.concat(k.s_add_u32(lo, row_off), k.s_addc_u32(hi, 0))
-    return buffer_rsrc(k, base, nbytes)
+    return make_buffer_rsrc(k, base, nbytes)
 
 
 def _chunks(k, tid, max_cols, waves):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from gcnforge.builder import Arg, Module
-from lib.regs import masked
+from gcnforge.lib import masked
 
 LOG2E = math.log2(math.e)
 # wave64 reduction to lane 63: inside each row of 16 lanes, then row 0 into row 1 and row 2

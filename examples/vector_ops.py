@@ -14,7 +14,7 @@ grid = ceil(n / block); ``n`` is a kernel argument.
 from __future__ import annotations
 
 from gcnforge.builder import Arg, Module
-from lib.regs import buffer_rsrc, lane_mask_lt, masked
+from gcnforge.lib import lane_mask_lt, make_buffer_rsrc, masked
 
 
 def build(op: str = "add", mode: str = "global", block: int = 256, name: str | None = None) -> Module:
@@ -37,11 +37,11 @@ def build(op: str = "add", mode: str = "global", block: int = 256, name: str | N
                 k.global_store_dword(off, v, c)
         else:
             nbytes = k.s_lshl_b32(n, 2)
-            rs = [buffer_rsrc(k, p, nbytes) for p in srcs]
+            rs = [make_buffer_rsrc(k, p, nbytes) for p in srcs]
             loaded = [k.buffer_load_dword(off, r, 0, offen=True) for r in rs]
             k.wait(*[t for _, t in loaded])
             v = loaded[0][0] if op == "copy" else k.v_add_f32(loaded[0][0], loaded[1][0])
-            k.buffer_store_dword(v, off, buffer_rsrc(k, c, nbytes), 0, offen=True)
+            k.buffer_store_dword(v, off, make_buffer_rsrc(k, c, nbytes), 0, offen=True)
         k.s_endpgm()
     m.verify()
     return m

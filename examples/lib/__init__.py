@@ -1,8 +1,8 @@
-"""Shared pieces of the example kernels (issue 9): compiling a builder ``Module`` to a code
-object, and kernel-side helpers (EXEC masking, buffer resource descriptors, DPP wave
-reductions, LDS block reductions) written once as Python functions over the authoring API.
+"""Driver support of the example kernels: compiling a builder ``Module`` to a code object
+the way the main job does, and the devices an integration test runs on. (The kernel-side
+building blocks they use are installed: ``gcnforge.lib``.)
 
-Import with ``examples/`` on ``sys.path``: ``from lib import compile_module, regs``.
+Import with ``examples/`` on ``sys.path``: ``from lib import compile_module``.
 """
 
 from lib.compile import Compiled, compile_module, devices

@@ -29,7 +29,6 @@ class Compiled:
 
 def compile_module(module, schedule: bool = False) -> Compiled:
     from gcnforge.binary import assemble
-    from gcnforge.dialect.structure_ops import KernelOp
     from gcnforge.passes import pipeline
     from gcnforge.translate import to_assembly
 
@@ -40,13 +39,12 @@ def compile_module(module, schedule: bool = False) -> Compiled:
         for name in ("amdgcn-schedule", "amdgcn-lower-loops"):
             SPASSES[name]()().apply(None, top)
     pipeline.run(top, pipeline.parse(pipeline.DEFAULT))
-    from gcnforge.dialect.value_ops import input_target
-
     asm = to_assembly(top)
-    blob = assemble(asm, target=input_target(top))  # the module's #amdgcn.target (gfx942 or gfx950)
+    # the builder Module's target (gfx942 or gfx950; a bare IR module: the assembly's own)
+    blob = assemble(asm, target=getattr(module, "target", None) or "gfx942")
     out = Compiled(asm, blob)
     for k in top.walk():
-        if isinstance(k, KernelOp):
+        if k.name == "amdgcn.kernel":
             name = k.sym_name.data
             for attr, dst in (("regalloc", out.regs), ("regalloc_bound", out.bound)):
                 a = k.attributes.get(attr)

@@ -425,7 +425,11 @@ class Module:
             kb.insert(EndOp())
 
     @contextlib.contextmanager
-    def func(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> Iterator[FuncBuilder]:
+    def func(self, name: str, inputs: Sequence[Attribute | str], outputs: Sequence[Attribute | str]
+             ) -> Iterator[FuncBuilder]:
+        """An ``amdgcn.func``; parameter and result types as register types or spellings such as
+        ``"v2"`` (two VGPRs), ``"a16"``, ``"s1"`` (see ``reg_type``)."""
+        inputs, outputs = [reg_type(t) for t in inputs], [reg_type(t) for t in outputs]
         f = FuncOp(name, list(inputs), list(outputs), Region(Block(arg_types=list(inputs))))
         self.op.body.block.add_op(stamp(f))
         self.funcs[name] = f
@@ -448,6 +452,17 @@ class Module:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def reg_type(spec: Attribute | str) -> Attribute:
+    """A value-typed register range from its spelling: ``"v2"`` = two VGPRs, ``"a16"`` sixteen
+    AGPRs, ``"s1"`` one SGPR (a type passes through unchanged)."""
+    if not isinstance(spec, str):
+        return spec
+    cls = REGISTER_TYPES.get(spec[:1])
+    if cls is None or not spec[1:].isdigit() or int(spec[1:]) < 1:
+        raise _fail(f"register type '{spec}': expected v<N>, s<N> or a<N> (N >= 1)")
+    return cls.value(int(spec[1:]))
 
 
 def _known_target(target: str | None) -> str:
