@@ -9,6 +9,10 @@ overlaps no interfering group already placed. For single registers in SSA form t
 is optimal (interval-like graphs colour greedily in dominance order), so the result equals
 the maximum number of simultaneously live registers; ranges and alignment can cost more.
 
+When no colouring fits, ``allocate`` splits live ranges, compacts around ranges and, last,
+places instruction by instruction with parallel copies (``pointwise``); it promises an
+allocation wherever the alignment-aware bound fits (``allocate``'s docstring).
+
 Pinned groups keep their register. Two pinned groups that interfere and overlap are an
 error naming both; running out of registers is an error listing what is live at the point
 of highest pressure, with the ops defining it.
@@ -25,6 +29,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import FILES, Group, Program
 from gcnforge.passes.regalloc.compact import compact
+from gcnforge.passes.regalloc.pointwise import Snapshot, Unplaceable, allocate_pointwise
 from gcnforge.passes.regalloc.split import split
 
 FILE_NAMES = {"v": "VGPR", "a": "AGPR", "s": "SGPR"}
@@ -189,10 +194,24 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
     actually live together; with ``split_ranges`` the multiply-defined groups are then put
     in SSA form with copies at joins (``split``: values redefined in place can make the
     interference graph need more colours than registers are live) and allocated again;
-    a range that still finds no aligned place gets the values around its definition copied
-    out of its way (``compact_and_assign``)."""
+    a range that still finds no aligned place gets the values around its definition
+    copied out of its way (``compact_and_assign``); if that fails too, the program is
+    allocated instruction by instruction from scratch, moving values with parallel copies
+    where the ones in place leave no room (``pointwise``).
+
+    The promise (with ``split_ranges``): allocation fails only where *the bound* does not
+    fit -- at some instruction, the values live across it, the ones it reads and the ones
+    it writes cannot be placed, each range whole at an aligned first register inside the
+    file (only its units live, read or written there occupy registers), pins at their
+    pins; a value read for the last time may share registers with what is written, unless
+    the instruction is early-clobber (``pointwise`` states it exactly). No allocation of
+    the program exists then, so the allocator allocates exactly the programs where the
+    bound fits. Bounded: each placement search tries at most ``packing.SEARCH_STEPS``
+    registers, two searches per instruction; compaction at most ``COMPACT_ROUNDS`` rounds
+    per group."""
     exact = split_ranges if exact_units is None else exact_units
     program.number()
+    snap = Snapshot(program) if split_ranges else None
     live = live or Liveness(program)
     inter = Interference(program, live)
     try:
@@ -200,13 +219,26 @@ def allocate(program: Program, limits: dict[str, int], live: Liveness | None = N
     except Diagnostic as e:
         if not split_ranges or not fits(inter, limits):
             raise
-        err = e
-    if split(program) is not None:
-        try:
-            return _assign(program, limits, Interference(program, Liveness(program)), exact)
-        except Diagnostic as e:
-            err = e
-    return compact_and_assign(program, limits, err, exact)
+        first = err = e
+    try:
+        if split(program) is not None:
+            try:
+                return _assign(program, limits, Interference(program, Liveness(program)), exact)
+            except Diagnostic as e:
+                err = e
+        return compact_and_assign(program, limits, err, exact)
+    except Diagnostic:
+        if not first.message.startswith("out of"):
+            raise
+    # the last resort: start over from the program as it was, instruction by instruction
+    snap.restore()
+    try:
+        allocate_pointwise(program, limits)
+    except Unplaceable as u:
+        snap.restore()
+        first.notes = (f"no placement exists {u.message.split(': ', 1)[1]}",) + first.notes
+        raise first from None
+    return _result(program, Interference(program, Liveness(program)))
 
 
 def compact_and_assign(program: Program, limits: dict[str, int], err: Diagnostic, exact: bool,
@@ -327,6 +359,10 @@ def _assign(program: Program, limits: dict[str, int], inter: Interference, exact
         raise first_error
     for g in free:
         g.reg = best[1][id(g)]
+    return _result(program, inter)
+
+
+def _result(program: Program, inter: Interference) -> Allocation:
     res = Allocation()
     for f in FILES:
         res.used[f] = max((g.reg + g.width for g in program.groups if g.file == f), default=0)
