@@ -25,6 +25,8 @@ def pytest_addoption(parser):
     g.addoption("--device", default=None, metavar="hip|hip:N",
                 help="run the integration tests' kernels on this AMD GPU too (fails, never skips, when it is "
                      "absent) and write each launch's measured time beside the timing model's prediction")
+    g.addoption("--run-slow", action="store_true",
+                help="also run tests marked slow (CI runs them: CI=true)")
     g.addoption("--measured-csv", default="gcnforge-measured.csv", metavar="FILE",
                 help="with --device: where the measured-vs-predicted rows go (default %(default)s)")
 
@@ -61,3 +63,14 @@ def pytest_terminal_summary(terminalreporter, config):
         m = active()
         if m is not None:
             terminalreporter.write_line(f"gcnforge: {m.rows} GPU launches, measured vs predicted, in {m.path}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run in CI's full pass (``CI=true``) and with ``--run-slow``; the
+    README's local test command skips them, saying so."""
+    if IN_CI or config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: runs in CI (CI=true) or with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -37,10 +37,11 @@ def build_cl(source: str | Path, tools: dict[str, str], extra: tuple[str, ...] =
     if key in _BUILT:
         return _BUILT[key]
     _OUT.mkdir(exist_ok=True)
-    src = path if path is not None else _OUT / f"{key}.cl"
+    tag = f"{key}.{os.getpid()}"  # per process: pytest-xdist workers build the same kernels side by side
+    src = path if path is not None else _OUT / f"{tag}.cl"
     if path is None:
         src.write_text(text)
-    obj, so = _OUT / f"{key}.o", _OUT / f"{key}.so"
+    obj, so = _OUT / f"{tag}.o", _OUT / f"{tag}.so"
     subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-nogpulib",
                     "-O2", "-I", str(KERNELS), *extra, "-c", str(src), "-o", str(obj)], check=True,
                    capture_output=True)

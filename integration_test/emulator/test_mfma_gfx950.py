@@ -17,6 +17,7 @@ the scaled kernels load their scales from memory."""
 
 from __future__ import annotations
 
+import os
 import json
 import subprocess
 from pathlib import Path
@@ -143,7 +144,8 @@ __kernel void k_{name}_abid{abid}(__global uint* D, __global const uint* A, __gl
 def code():
     tools = require_llvm("clang", "ld.lld", "llvm-objdump")
     _OUT.mkdir(exist_ok=True)
-    src, obj, so = _OUT / "mfma_gfx950.cl", _OUT / "mfma_gfx950.o", _OUT / "mfma_gfx950.so"
+    tag = f"mfma_gfx950.{os.getpid()}"  # per process (pytest-xdist workers)
+    src, obj, so = _OUT / f"{tag}.cl", _OUT / f"{tag}.o", _OUT / f"{tag}.so"
     src.write_text(_source())
     subprocess.run([tools["clang"], "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx950", "-nogpulib",
                     "-O2", "-c", str(src), "-o", str(obj)], check=True, capture_output=True)

@@ -22,6 +22,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from gcnforge.cli._mcpu import known
 
     parser = argparse.ArgumentParser(prog="gcnforge", description=f"AMD GPU kernels at the assembly level ({known()})")
+    parser.add_argument("-V", "--version", action="store_true", help="print gcnforge's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     mod = _command_module(only) if only is not None else None
     if mod is not None:
@@ -48,9 +49,27 @@ def _command_module(name: str):
         return None
 
 
+def version_line(prog: str = "gcnforge") -> str:
+    """``gcnforge 0.1.0 (targets gfx942, gfx950; xdsl 0.74.0, Python 3.11.7)``: what a bug report needs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import gcnforge
+    from gcnforge.cli._mcpu import known
+
+    try:
+        xdsl = version("xdsl")
+    except PackageNotFoundError:
+        xdsl = "not installed"
+    py = ".".join(map(str, sys.version_info[:3]))
+    return f"{prog} {gcnforge.__version__} (targets {known()}; xdsl {xdsl}, Python {py})"
+
+
 def main(argv: list[str] | None = None) -> int:
     as_program = argv is None  # the process's own command line: the process ends with it
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["--version"], ["-V"]):
+        print(version_line())
+        return 0
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -38,6 +38,12 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     from gcnforge.cli._gc import batch_gc, skip_exit_collection
 
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:
+        from gcnforge.cli.main import version_line
+
+        print(version_line("gcnforge-opt"))
+        return 0
     skip_exit_collection()
     # the collector's batch setting before xDSL's driver and the dialects are imported: with
     # CPython's default threshold, importing them ran ~18 ms of collections that free nothing
