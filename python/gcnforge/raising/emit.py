@@ -1,9 +1,9 @@
 """Raised (allocated) ``amdgcn`` IR -> assembly text -> code object, exactly.
 
-The per-instruction text is ``gcnforge.translate.inst_text`` (the same printer the compiler
-uses); what differs from ``gcnforge.translate.asm`` is the frame: the kernel descriptor comes
-from the kernel's ``lift.amdhsa`` values verbatim (not recomputed from the allocation),
-``amdgcn.branch ... {lift.fallthrough}`` emits nothing when its block is next, the code
+The code is ``gcnforge.translate.asm.kernel_lines`` (the compiler's block emitter, with
+``.Llift`` labels and pc locations; ``amdgcn.branch ... {lift.fallthrough}`` emits nothing
+when its block is next); what differs is the frame: the kernel descriptor comes from the
+kernel's ``lift.amdhsa`` values verbatim (not recomputed from the allocation), the code
 between kernels and the data sections come back from the module's ``lift.text`` /
 ``lift.data``, and the metadata from ``lift.metadata``. A kernel marked ``lift.recount``
 (re-allocated by ``lift.ssa``) gets its register counts recomputed from its registers.
@@ -18,61 +18,15 @@ from xdsl.ir import Operation
 
 from gcnforge.binary.metadata import format_metadata_yaml, parse_metadata_yaml
 from gcnforge.diagnostics import Diagnostic, SourceLoc
-from gcnforge.dialect.constant import ConstantOp
-from gcnforge.dialect.inst_ops import InstOp
-from gcnforge.dialect.structure_ops import AllocaOp, BranchOp, EndOp, KernelOp, MakeRangeOp, ModuleOp, SplitRangeOp
+from gcnforge.dialect.structure_ops import KernelOp, ModuleOp
 from gcnforge.raising.lifter import DESCRIPTOR_MARK
-from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.isa import table
-from gcnforge.translate.asm import descriptor_text, register_counts
-from gcnforge.translate.inst_text import inst_text
-
-PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
+from gcnforge.translate.asm import descriptor_text, kernel_lines, register_counts
 
 
 def _where(op: Operation, kname: str) -> str:
     pc = op.attributes.get("pc")
     return f"@{kname} pc 0x{pc.value.data:x}" if isinstance(pc, IntegerAttr) else f"@{kname}"
-
-
-def kernel_lines(k: KernelOp, index: int) -> list[str]:
-    name = k.sym_name.data
-    blocks = list(k.body.blocks)
-    label = {id(b): f".Llift{index}_{i}" for i, b in enumerate(blocks)}
-    out = [f"\t.globl {name}", "\t.p2align 8", f"\t.type {name},@function", f"{name}:"]
-    for bi, b in enumerate(blocks):
-        if bi:
-            out.append(f"{label[id(b)]}:")
-        nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
-        for op in b.ops:
-            if isinstance(op, PSEUDO):
-                continue
-            if isinstance(op, EndOp):
-                out.append("\ts_endpgm")
-            elif isinstance(op, BranchOp):
-                dests = list(op.dests)
-                if "lift.fallthrough" in op.attributes and dests[0] is nxt:
-                    continue
-                out.append(f"\t{op.mnemonic} {label[id(dests[0])]}")
-                if len(dests) > 1 and dests[1] is not nxt:
-                    out.append(f"\ts_branch {label[id(dests[1])]}")
-            elif isinstance(op, RawInstOp):
-                enc = op.attributes.get("encoding")
-                if enc is None:
-                    out.append("\t" + op.text.data)
-                else:
-                    raw = bytes.fromhex(enc.data)
-                    words = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
-                    out.append("\t.long " + ", ".join(f"0x{w:08x}" for w in words) + f"  ; {op.text.data}")
-            elif isinstance(op, InstOp):
-                try:
-                    out.append("\t" + inst_text(op))
-                except Diagnostic as d:
-                    raise Diagnostic(d.message, _where(op, name)) from None
-            else:
-                raise Diagnostic(f"cannot translate '{op.name}' to assembly", _where(op, name))
-    out += [f".Llift_end{index}:", f"\t.size {name}, .Llift_end{index}-{name}"]
-    return out
 
 
 def _recounted(k: KernelOp, d: dict[str, int]) -> dict[str, int]:
@@ -184,7 +138,7 @@ def _module_asm(mod: ModuleOp) -> str:
         segments.append((g.data["at"].value.data, 1, g))
     for _, kind, item in sorted(segments, key=lambda s: (s[0], s[1])):
         if kind == 0:
-            out += kernel_lines(item[1], item[0])
+            out += kernel_lines(item[1], item[0], ".Llift", ".Llift_end", lambda op, n=item[1].sym_name.data: _where(op, n))
         else:
             out += _gap_lines(item)
     by_name = {k.sym_name.data: k for k in kernels}

@@ -14,6 +14,8 @@ Pre: ABI lowered, waits lowered (no ``amdgcn.wait``), registers allocated, calls
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Operation
 
@@ -32,6 +34,7 @@ from gcnforge.dialect.structure_ops import (
     SplitRangeOp,
     WaitOp,
 )
+from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.dialect.types import RegisterType
 from gcnforge.dialect.value_ops import input_target
 from gcnforge.isa import table
@@ -91,36 +94,59 @@ def _names(attr) -> list[str]:
 
 
 def kernel_text(k: KernelOp, index: int) -> str:
+    return "\n".join(["\t.text", *kernel_lines(k, index)]) + "\n"
+
+
+def kernel_lines(k: KernelOp, index: int, label: str = ".LBB", end: str = ".Lfunc_end",
+                 where: Callable[[Operation], object] | None = None) -> list[str]:
+    """The kernel's code as assembly lines: symbol, blocks (labels ``<label><index>_<i>``; a
+    conditional branch is followed by ``s_branch`` when its fall-through block is not next, a
+    raised branch marked ``lift.fallthrough`` to the next block prints nothing), ``.size``.
+    ``where`` gives an instruction's error location (default: the op)."""
     name = k.sym_name.data
     blocks = list(k.body.blocks)
-    label = {id(b): f".LBB{index}_{i}" for i, b in enumerate(blocks)}
-    lines = ["\t.text", f"\t.globl\t{name}", "\t.p2align\t8", f"\t.type\t{name},@function", f"{name}:"]
+    labels = {id(b): f"{label}{index}_{i}" for i, b in enumerate(blocks)}
+    lines = [f"\t.globl\t{name}", "\t.p2align\t8", f"\t.type\t{name},@function", f"{name}:"]
     for bi, b in enumerate(blocks):
         if bi:
-            lines.append(f"{label[id(b)]}:")
+            lines.append(f"{labels[id(b)]}:")
         nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
         for op in b.ops:
-            if isinstance(op, PSEUDO):
-                continue
-            if isinstance(op, WaitOp):
-                raise Diagnostic("amdgcn.wait must be lowered to s_waitcnt first (run amdgcn-insert-waits)",
-                                 op)
-            if isinstance(op, CallOp):
-                raise Diagnostic(f"call to {op.callee} must be inlined (run amdgcn-inline)", op)
-            if isinstance(op, EndOp):
-                lines.append("\ts_endpgm")
-            elif isinstance(op, BranchOp):
-                dests = list(op.dests)
-                lines.append(f"\t{op.mnemonic} {label[id(dests[0])]}")
-                if len(dests) > 1 and dests[1] is not nxt:
-                    lines.append(f"\ts_branch {label[id(dests[1])]}")
-            elif isinstance(op, InstOp):
-                lines.append("\t" + inst_text(op))
-            else:
-                raise Diagnostic(f"cannot translate '{op.name}' to assembly", op)
-    lines.append(f".Lfunc_end{index}:")
-    lines.append(f"\t.size\t{name}, .Lfunc_end{index}-{name}")
-    return "\n".join(lines) + "\n"
+            if not isinstance(op, PSEUDO):
+                lines += _op_lines(op, nxt, labels, where)
+    lines.append(f"{end}{index}:")
+    lines.append(f"\t.size\t{name}, {end}{index}-{name}")
+    return lines
+
+
+def _op_lines(op: Operation, nxt, labels: dict[int, str], where) -> list[str]:
+    if isinstance(op, InstOp):
+        try:
+            return ["\t" + inst_text(op)]
+        except Diagnostic as d:
+            if where is None:
+                raise
+            raise Diagnostic(d.message, where(op)) from None
+    if isinstance(op, EndOp):
+        return ["\ts_endpgm"]
+    if isinstance(op, BranchOp):
+        dests = list(op.dests)
+        if "lift.fallthrough" in op.attributes and dests[0] is nxt:
+            return []
+        out = [f"\t{op.mnemonic} {labels[id(dests[0])]}"]
+        return out + ([f"\ts_branch {labels[id(dests[1])]}"] if len(dests) > 1 and dests[1] is not nxt else [])
+    if isinstance(op, RawInstOp):  # raised bytes no codec reads: their words, the text as a comment
+        enc = op.attributes.get("encoding")
+        if enc is None:
+            return ["\t" + op.text.data]
+        raw = bytes.fromhex(enc.data)
+        words = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
+        return ["\t.long " + ", ".join(f"0x{w:08x}" for w in words) + f"  ; {op.text.data}"]
+    if isinstance(op, WaitOp):
+        raise Diagnostic("amdgcn.wait must be lowered to s_waitcnt first (run amdgcn-insert-waits)", op)
+    if isinstance(op, CallOp):
+        raise Diagnostic(f"call to {op.callee} must be inlined (run amdgcn-inline)", op)
+    raise Diagnostic(f"cannot translate '{op.name}' to assembly", where(op) if where else op)
 
 
 def kernarg_layout(k: KernelOp) -> tuple[list[int], int, int]:
