@@ -25,6 +25,21 @@ ONE = np.uint64(1)
 U32 = np.uint64(0xFFFFFFFF)
 
 
+def registrar(table: dict):
+    """The ``@op(name, ...)`` decorator of an ops module: files the handler in ``table`` (the
+    module's ``HANDLERS``, which ``decode.handlers`` merges) under each mnemonic."""
+
+    def op(*names: str):
+        def deco(fn):
+            for n in names:
+                table[n] = fn
+            return fn
+
+        return deco
+
+    return op
+
+
 class WaveFault(Diagnostic):
     """A fault raised while executing an instruction; the executor adds the location
     (kernel, pc, instruction, workgroup, wave, lane)."""

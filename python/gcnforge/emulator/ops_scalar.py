@@ -9,21 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.core import WaveFault, registrar
 from gcnforge.emulator.program import EXEC, M0, VCC
 
 U64 = np.uint64
 M32 = U64(0xFFFFFFFF)
 HANDLERS: dict = {}
-
-
-def op(*names):
-    def deco(fn):
-        for n in names:
-            HANDLERS[n] = fn
-        return fn
-
-    return deco
+op = registrar(HANDLERS)
 
 
 def _w64(base: str) -> bool:

@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.emulator.core import registrar
+
 U64 = np.uint64
 HANDLERS: dict = {}
-
-
-def op(*names):
-    def deco(fn):
-        for n in names:
-            HANDLERS[n] = fn
-        return fn
-
-    return deco
+op = registrar(HANDLERS)
 
 
 # ---- SMEM ------------------------------------------------------------------------------
