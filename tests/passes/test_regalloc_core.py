@@ -550,3 +550,42 @@ def test_exhaustion_lists_live_values():
         allocate(p, {"v": 4, "s": 4, "a": 0})
     assert "5 VGPRs are live" in e.value.message and "only 4" in e.value.message
     assert sum("live: %v" in n for n in e.value.notes) == 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_placement_search_agrees_with_exhaustive_search(rnd, early_clobber):
+    """``packing.search`` (the allocator's bounded search) finds a placement exactly when
+    this file's exhaustive one does, and what it finds keeps every rule (checked here)."""
+    from gcnforge.passes.regalloc.packing import Item, search
+
+    limit = rnd.choice((4, 6, 8))
+    items, mine = [], []
+    for k in range(rnd.randrange(1, 6)):
+        w = rnd.choice((1, 1, 2, 4))
+        a = rnd.choice(sorted({1, min(w, 2), w}))
+        pin = rnd.choice(range(0, limit - w + 1, a)) if rnd.random() < 0.15 else None
+        g = Group("v", w, a, pin=pin, name=f"%{k}")
+        t, u, d = (frozenset(j for j in range(w) if rnd.random() < p) for p in (0.3, 0.3, 0.3))
+        if not (t or u or d):
+            d = frozenset(range(w))
+        mask = lambda s: sum(1 << j for j in s)  # noqa: E731
+        items.append(Item(g, mask(t), mask(u), mask(d), at=rnd.choice([None, 0])))
+        mine.append((g, t, u, d))
+    got = search(items, limit, early_clobber)
+    assert (got is not None) == place_items(mine, limit, early_clobber)
+    if got is None:
+        return
+    held = {}
+    for (g, t, u, d), b in zip(mine, got):
+        assert b % g.align == 0 and 0 <= b and b + g.width <= limit and (g.pin is None or b == g.pin)
+        for role, units in (("t", t), ("u", u), ("d", d)):
+            for j in units:
+                held.setdefault(b + j, []).append((g.name, role))
+    for reg, who in held.items():
+        for i, (x, rx) in enumerate(who):
+            for y, ry in who[i + 1:]:
+                if x == y:
+                    continue
+                # two values share a register only as a last read and a write, not early-clobber
+                assert {rx, ry} == {"u", "d"} and not early_clobber, (reg, who)
