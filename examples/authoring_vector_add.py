@@ -9,6 +9,8 @@ Run ``python examples/authoring_vector_add.py [--pinned]`` to print it as ``amdg
 output parses back with ``gcnforge-opt`` (see ``test/builder/vector_add.py``).
 """
 
+import numpy as np
+
 from gcnforge.builder import Arg, Module
 
 WAVE = 64
@@ -16,7 +18,9 @@ WAVE = 64
 
 def build(pinned: bool = False) -> Module:
     m = Module("vector_add")
-    args = [Arg.ptr("a", access="read_only"), Arg.ptr("b", access="read_only"), Arg.ptr("c", access="write_only")]
+    f32 = np.float32  # element type: written into the metadata, checked at every launch
+    args = [Arg.ptr("a", f32, access="read_only"), Arg.ptr("b", f32, access="read_only"),
+            Arg.ptr("c", f32, access="write_only")]
     with m.kernel("vector_add", args, workgroup_size=(WAVE, 1, 1)) as k:
         a, b, c = k.args()  # three SGPR pairs, loaded from the kernarg segment
         tid = k.thread_id("x")  # VGPR: lane id within the work-group

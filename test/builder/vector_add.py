@@ -2,7 +2,7 @@
 # RUN: python %S/../../examples/authoring_vector_add.py | gcnforge-opt | filecheck %s
 # RUN: python %S/../../examples/authoring_vector_add.py --pinned | gcnforge-opt | filecheck %s --check-prefix=PINNED
 
-# CHECK:      amdgcn.kernel @vector_add attributes {args = [#amdgcn.arg<name = "a", kind = global_buffer, size = 8, align = 8, space = global, access = read_only>,
+# CHECK:      amdgcn.kernel @vector_add attributes {args = [#amdgcn.arg<name = "a", kind = global_buffer, size = 8, align = 8, space = global, access = read_only, type = f32>,
 # CHECK-SAME: workgroup_size = array<i32: 64, 1, 1>}
 # CHECK-DAG:  %[[V:.*]] = amdgcn.alloca : !amdgcn.vgpr{{$}}
 # CHECK-DAG:  %[[A:.*]] = amdgcn.load_arg 0 : !amdgcn.sgpr<[? + 2]>

@@ -321,8 +321,20 @@ amdgcn.module @m #amdgcn.target<gfx942> {
 "test.op"() {a = #amdgcn.arg<access = rw>} : () -> ()
 
 // -----
-// CHECK: unknown field 'sz' in #amdgcn.arg (expected name, kind, size, align, space, access)
+// CHECK: unknown field 'sz' in #amdgcn.arg (expected name, kind, size, align, space, access, type)
 "test.op"() {a = #amdgcn.arg<sz = 4>} : () -> ()
+
+// -----
+// CHECK: invalid type 'float' (expected one of none, i8, u8, i16, u16, f16, bf16, i32, u32, f32, i64, u64, f64)
+"test.op"() {a = #amdgcn.arg<type = float>} : () -> ()
+
+// -----
+// CHECK: #amdgcn.arg: a f64 value is 8 bytes, not size = 4
+"test.op"() {a = #amdgcn.arg<type = f64>} : () -> ()
+
+// -----
+// CHECK: #amdgcn.arg: a dynamic_shared_pointer argument takes no type (got f32)
+"test.op"() {a = #amdgcn.arg<kind = dynamic_shared_pointer, type = f32>} : () -> ()
 
 // -----
 // CHECK: #amdgcn.float_mode: denorm32 must be in [0, 3], got 5

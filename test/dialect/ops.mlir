@@ -5,8 +5,8 @@
 // One op of every instruction family and every structure op, in custom syntax.
 // CHECK-LABEL: amdgcn.module @ops #amdgcn.target<gfx942>
 amdgcn.module @ops #amdgcn.target<gfx942> {
-  // CHECK: amdgcn.kernel @k attributes {args = [#amdgcn.arg<name = "p", kind = global_buffer, size = 8, align = 8, space = global, access = read_only>, #amdgcn.arg<name = "n">], user_sgprs = ["kernarg_segment_ptr"], lds_size = 1024 : i32, workgroup_size = array<i32: 256, 1, 1>, float_mode = #amdgcn.float_mode<denorm32 = 0>}
-  amdgcn.kernel @k attributes {args = [#amdgcn.arg<name = "p", kind = global_buffer, size = 8, align = 8, space = global, access = read_only>, #amdgcn.arg<name = "n">], user_sgprs = ["kernarg_segment_ptr"], lds_size = 1024 : i32, workgroup_size = array<i32: 256, 1, 1>, float_mode = #amdgcn.float_mode<denorm32 = 0>} {
+  // CHECK: amdgcn.kernel @k attributes {args = [#amdgcn.arg<name = "p", kind = global_buffer, size = 8, align = 8, space = global, access = read_only, type = f32>, #amdgcn.arg<name = "n", type = u32>], user_sgprs = ["kernarg_segment_ptr"], lds_size = 1024 : i32, workgroup_size = array<i32: 256, 1, 1>, float_mode = #amdgcn.float_mode<denorm32 = 0>}
+  amdgcn.kernel @k attributes {args = [#amdgcn.arg<name = "p", kind = global_buffer, size = 8, align = 8, space = global, access = read_only, type = f32>, #amdgcn.arg<name = "n", type = u32>], user_sgprs = ["kernarg_segment_ptr"], lds_size = 1024 : i32, workgroup_size = array<i32: 256, 1, 1>, float_mode = #amdgcn.float_mode<denorm32 = 0>} {
     %c2 = arith.constant 2 : i32
     %c1000 = arith.constant 1000 : i32
     %f1 = arith.constant 1.0 : f32

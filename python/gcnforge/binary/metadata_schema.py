@@ -17,6 +17,13 @@ hidden_hostcall_buffer hidden_heap_v1 hidden_default_queue hidden_completion_act
 hidden_dynamic_lds_size hidden_private_base hidden_shared_base hidden_queue_ptr""".split())
 ADDRESS_SPACES = frozenset(("private", "global", "constant", "local", "generic", "region"))
 ACCESS = frozenset(("read_only", "write_only", "read_write"))
+# How clang 22 spells an element type in an argument's ``.type_name`` (OpenCL C names;
+# measured: `clang -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2` on
+# kernels taking `__global float*`, `float`, `int`, `uchar`, `__bf16`, ... writes `'float*'`,
+# `float`, `int`, `uchar`, `__bf16`; a pointer's is its pointee's followed by `*`). Keys are the
+# dialect's `#amdgcn.arg` type names; gcnforge writes these, and the runtime reads them back.
+TYPE_NAMES = {"i8": "char", "u8": "uchar", "i16": "short", "u16": "ushort", "f16": "half", "bf16": "__bf16",
+              "i32": "int", "u32": "uint", "f32": "float", "i64": "long", "u64": "ulong", "f64": "double"}
 LANGUAGES = frozenset(("OpenCL C", "OpenCL C++", "HCC", "HIP", "OpenMP", "Assembler"))
 
 

@@ -167,12 +167,21 @@ class KeyValueAttr(ParametrizedAttribute):
 ARG_KINDS = ("by_value", "global_buffer", "dynamic_shared_pointer", "image", "sampler", "pipe", "queue")
 ADDRESS_SPACES = ("none", "global", "constant", "local", "private", "generic", "region")
 ACCESS = ("none", "read_only", "write_only", "read_write")
+# Element types an argument may declare (a by-value argument's type, a pointer's pointee), in
+# gcnforge's short names, with their sizes in bytes; "none" is an untyped argument (raw
+# bytes). The code-object writer spells them as clang does in ``.type_name``
+# (``binary.metadata_schema.TYPE_NAMES``), which is what the runtime checks a launch against.
+ARG_TYPE_BYTES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2,
+                  "i32": 4, "u32": 4, "f32": 4, "i64": 8, "u64": 8, "f64": 8}
+ARG_TYPES = ("none", *ARG_TYPE_BYTES)
 
 
 @irdl_attr_definition
 class KernelArgAttr(KeyValueAttr):
     """``#amdgcn.arg<name = "a", kind = global_buffer, size = 8, align = 8,
-    space = global, access = read_only>``."""
+    space = global, access = read_only, type = f32>``: ``type`` is the pointee's element type
+    for a pointer, the value's type for a by-value argument, ``none`` (the default) for raw
+    bytes."""
 
     name = "amdgcn.arg"
     arg_name: StringAttr
@@ -181,6 +190,7 @@ class KernelArgAttr(KeyValueAttr):
     align: IntAttr
     space: StringAttr
     access: StringAttr
+    arg_type: StringAttr
 
     FIELDS = (
         ("name", "str", "", None),
@@ -189,6 +199,7 @@ class KernelArgAttr(KeyValueAttr):
         ("align", "int", 4, None),
         ("space", "id", "none", ADDRESS_SPACES),
         ("access", "id", "none", ACCESS),
+        ("type", "id", "none", ARG_TYPES),
     )
 
     def verify(self) -> None:
@@ -204,6 +215,11 @@ class KernelArgAttr(KeyValueAttr):
             raise VerifyException(
                 "#amdgcn.arg: a global_buffer argument needs space = global, constant or generic"
             )
+        t = self.arg_type.data
+        if t != "none" and self.kind.data not in ("by_value", "global_buffer"):
+            raise VerifyException(f"#amdgcn.arg: a {self.kind.data} argument takes no type (got {t})")
+        if t != "none" and self.kind.data == "by_value" and size != ARG_TYPE_BYTES[t]:
+            raise VerifyException(f"#amdgcn.arg: a {t} value is {ARG_TYPE_BYTES[t]} bytes, not size = {size}")
 
 
 @irdl_attr_definition

@@ -30,7 +30,7 @@ from xdsl.ir import Operation
 from xdsl.printer import Printer
 
 from gcnforge.dialect import isa_info, mlir_compat
-from gcnforge.dialect.attrs import ACCESS, ADDRESS_SPACES, ARG_KINDS, TARGETS
+from gcnforge.dialect.attrs import ACCESS, ADDRESS_SPACES, ARG_KINDS, ARG_TYPES, TARGETS
 from gcnforge.dialect.types import SPECIAL_WIDTH, VALID_COUNTS
 
 _FILE_TYPE = {"v": "vgpr", "s": "sgpr", "a": "agpr"}
@@ -110,7 +110,9 @@ def _attributes(out: list[str]) -> None:
     align = b.op('irdl.base "#builtin.integer"')
     space = b.is_strings(ADDRESS_SPACES)
     access = b.is_strings(ACCESS)
-    b.line(f"irdl.parameters(name: {s}, kind: {kind}, size: {size}, align: {align}, space: {space}, access: {access})")
+    atype = b.is_strings(ARG_TYPES)
+    b.line(f"irdl.parameters(name: {s}, kind: {kind}, size: {size}, align: {align}, space: {space}, access: {access}, "
+           f"type: {atype})")
     out.append("  }")
     out.append("  irdl.attribute @float_mode {")
     b = _Block(out)

@@ -29,6 +29,7 @@ from xdsl.ir import Block, Region
 from gcnforge.asm import DecodedInst, disassemble
 from gcnforge.binary import CodeObject, KernelInfo, read_code_object
 from gcnforge.binary.descriptor import CLANG_ORDER
+from gcnforge.binary.metadata_schema import TYPE_NAMES
 from gcnforge.binary.metadata import format_metadata_yaml
 from gcnforge.binary.target_id import parse_target_id
 from gcnforge.binary.toolchain import directive_target
@@ -36,7 +37,7 @@ from gcnforge.isa import table
 from gcnforge.binary.to_asm import _attrs, _data_sections
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
-from gcnforge.dialect.attrs import ARG_KINDS, ADDRESS_SPACES, ACCESS, FloatModeAttr, KernelArgAttr
+from gcnforge.dialect.attrs import ARG_KINDS, ARG_TYPE_BYTES, ADDRESS_SPACES, ACCESS, FloatModeAttr, KernelArgAttr
 from gcnforge.dialect.structure_ops import BranchOp, EndOp, KernelOp, ModuleOp
 from gcnforge.raising.convert import Pins, encodes_back, instruction_op, raw_op
 
@@ -137,6 +138,23 @@ def _md_int(a: dict, key: str, default: int, where: str) -> int:
     return v
 
 
+_ARG_TYPE_OF_NAME = {c: t for t, c in TYPE_NAMES.items()}
+
+
+def _arg_type(type_name: object, kind: str, size: int) -> str:
+    """The ``#amdgcn.arg`` type of a ``.type_name`` clang spells for a scalar or a pointer to
+    one (``float``, ``'const float*'``); "none" for anything else (structs, vectors, typedefs,
+    a value whose size is not its type's)."""
+    if not isinstance(type_name, str):
+        return "none"
+    words = [w for w in type_name.replace("*", " * ").split() if w not in ("const", "volatile", "restrict")]
+    ptr = words[-1:] == ["*"]
+    if ptr != (kind == "global_buffer") or len(words) != 1 + ptr:
+        return "none"
+    t = _ARG_TYPE_OF_NAME.get(words[0], "none")
+    return t if ptr or ARG_TYPE_BYTES.get(t) == size else "none"
+
+
 def _kernel_args(md: dict, kernel: str = "") -> list[KernelArgAttr]:
     out = []
     args = md.get(".args", [])
@@ -158,7 +176,8 @@ def _kernel_args(md: dict, kernel: str = "") -> list[KernelArgAttr]:
         try:
             arg = KernelArgAttr.make(name=str(a.get(".name", "")), kind=kind, size=size, align=align,
                                      space=space if space in ADDRESS_SPACES else "none",
-                                     access=access if access in ACCESS else "none")
+                                     access=access if access in ACCESS else "none",
+                                     type=_arg_type(a.get(".type_name"), kind, size))
             arg.verify()
         except Exception:  # an argument the dialect cannot describe: the metadata keeps it
             continue

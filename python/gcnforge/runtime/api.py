@@ -86,7 +86,15 @@ class Module:
             known = ", ".join(self.kernel_names) or "none"
             raise Diagnostic(f"no kernel '{name}' in {self.name}", notes=(f"kernels: {known}",))
         if layout is not None:
-            return Kernel(self, name, layout)
+            k = Kernel(self, name, layout)
+            if k.metadata.get(".args"):
+                try:
+                    meta = ArgLayout.from_metadata(k.metadata, f"kernel '{name}' metadata")
+                except Diagnostic:
+                    meta = None  # metadata a layout stands in for
+                if meta is not None:
+                    layout.check_against(meta, f"kernel '{name}' layout")
+            return k
         if name not in self._kernels:
             self._kernels[name] = Kernel(self, name, None)
         return self._kernels[name]

@@ -266,6 +266,32 @@ class ArgLayout:
         return cls(fields, 16 * len(fields), 8, "slots16 layout")
 
     # -- queries --------------------------------------------------------------------------
+    def check_against(self, meta: ArgLayout, where: object) -> None:
+        """A declared layout must not contradict a code object's metadata (a layout that does
+        is a silent wrong launch): each explicit field lies inside one explicit metadata
+        argument of its own, a pointer where the metadata has one, and a typed field has the
+        type the metadata gives it, if any. Raw metadata blobs (untyped 16-byte slots) leave
+        room for any field."""
+        used: dict[str, str] = {}
+        for f in self.explicit:
+            m = next((a for a in meta.explicit if a.offset <= f.offset and f.offset + f.size <= a.offset + a.size),
+                     None)
+            if m is None or m.name in used:
+                why = (f"it shares metadata argument '{m.name}' with '{used[m.name]}'" if m is not None else
+                       "no argument of the metadata covers those bytes")
+                raise Diagnostic(
+                    f"the layout's argument '{f.name}' (bytes [{f.offset}, {f.offset + f.size})) contradicts the "
+                    f"code object's metadata: {why}", where,
+                    (f"the metadata describes: {meta.describe()}",
+                     "a layout is for kernels whose metadata does not describe their arguments; "
+                     "this one's can be launched without it"))
+            used[m.name] = f.name
+            typed = m.kind == "ptr" or m.type is not None
+            if typed and (m.kind != f.kind or (f.type is not None and m.type is not None and f.type != m.type)):
+                raise Diagnostic(
+                    f"the layout's argument '{f.name}' ({f.kind} {f.type or 'untyped'}) contradicts the code "
+                    f"object's metadata, which has '{m.name}' there as a {m.kind} {m.type or 'untyped'}", where)
+
     @property
     def explicit(self) -> tuple[ArgField, ...]:
         return self._explicit

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gcnforge.binary.metadata_schema import TYPE_NAMES
 from gcnforge.diagnostics import Diagnostic
 
 # bfloat16 has no NumPy dtype; it is carried as its 16-bit pattern (a uint16) and converted
@@ -28,17 +29,17 @@ SCALARS: dict[str, np.dtype] = {
     "f32": np.dtype("<f4"), "f64": np.dtype("<f8"),
 }
 
-# OpenCL C / HIP spellings found in `.type_name` (clang prints the source spelling).
+# OpenCL C / HIP spellings found in `.type_name` (clang prints the source spelling): the
+# OpenCL names gcnforge writes too (`binary.metadata_schema.TYPE_NAMES`), then other spellings.
 _C_NAMES: dict[str, str] = {
-    "char": "i8", "signed char": "i8", "uchar": "u8", "unsigned char": "u8", "bool": "u8", "_Bool": "u8",
-    "short": "i16", "ushort": "u16", "unsigned short": "u16", "half": "f16", "_Float16": "f16",
-    "__bf16": "bf16", "bfloat16": "bf16",
-    "int": "i32", "uint": "u32", "unsigned int": "u32", "unsigned": "u32",
-    "long": "i64", "ulong": "u64", "unsigned long": "u64", "long long": "i64",
+    **{c: t for t, c in TYPE_NAMES.items()},
+    "signed char": "i8", "unsigned char": "u8", "bool": "u8", "_Bool": "u8",
+    "unsigned short": "u16", "_Float16": "f16", "bfloat16": "bf16",
+    "unsigned int": "u32", "unsigned": "u32",
+    "unsigned long": "u64", "long long": "i64",
     "unsigned long long": "u64", "size_t": "u64", "ptrdiff_t": "i64",
     "int8_t": "i8", "uint8_t": "u8", "int16_t": "i16", "uint16_t": "u16",
     "int32_t": "i32", "uint32_t": "u32", "int64_t": "i64", "uint64_t": "u64",
-    "float": "f32", "double": "f64",
 }
 
 # Aliases accepted in layout declarations ("n:uint32", "scale:float").

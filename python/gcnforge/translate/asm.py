@@ -19,6 +19,7 @@ from collections.abc import Callable
 from xdsl.dialects.builtin import ModuleOp as BuiltinModule
 from xdsl.ir import Operation
 
+from gcnforge.binary.metadata_schema import TYPE_NAMES
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import InstOp
@@ -209,7 +210,7 @@ def _yaml_str(s: str) -> str:
 
 
 # keys whose string values the author chose (quoted in the YAML); the others are enum words
-_QUOTED = frozenset((".name", ".symbol"))
+_QUOTED = frozenset((".name", ".symbol", ".type_name"))
 
 
 def metadata_map(kernels: list[KernelOp], counts: dict[int, Counts] | None = None, chip: str = "gfx942") -> dict:
@@ -235,6 +236,9 @@ def metadata_map(kernels: list[KernelOp], counts: dict[int, Counts] | None = Non
                     arg[".address_space"] = a.space.data
                 if a.access.data != "none":
                     arg[".access"] = a.access.data
+                if (t := a.arg_type.data) != "none":
+                    star = "*" if a.kind.data == "global_buffer" else ""
+                    arg[".type_name"] = TYPE_NAMES[t] + star
                 args.append(arg)
             d[".args"] = args
         d.update({".group_segment_fixed_size": lds,
