@@ -10,7 +10,7 @@ its ``__init__``.
 * ``Record``: equality by type and fields, ``repr``, ``replace(**changes)`` (as
   ``dataclasses.replace``), pickling/copying; unhashable, like a mutable dataclass.
 * ``FrozenRecord``: also hashable and immutable (assignment raises
-  ``FrozenInstanceError``); ``__init__`` sets fields with ``object.__setattr__``.
+  ``FrozenInstanceError``); ``__init__`` sets its fields with ``set_fields``.
 """
 
 from __future__ import annotations
@@ -56,3 +56,10 @@ class FrozenRecord(Record):
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def set_fields(record: Record, *values: object) -> None:
+    """Set a record's fields to ``values``, in ``_fields`` order (a frozen record's
+    ``__init__`` body: its signature keeps the names, types and defaults)."""
+    for name, value in zip(record._fields, values, strict=True):
+        object.__setattr__(record, name, value)

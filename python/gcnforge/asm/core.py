@@ -9,12 +9,10 @@ from collections.abc import Callable
 
 from gcnforge.asm.operands import Tok
 from gcnforge.diagnostics import Diagnostic, SourceLoc
-from gcnforge.record import FrozenRecord, Record
+from gcnforge.record import FrozenRecord, Record, set_fields
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Encoding, Instruction, Operand, OperandKind
 
-
-_set = object.__setattr__
 
 
 # ---------------------------------------------------------------------------------------
@@ -40,6 +38,7 @@ class OperandValue(FrozenRecord):
 
     def __init__(self, name: str, file: str | None = None, index: int = 0, dwords: int = 1,
                  value: int | None = None, literal: bool = False, target: int | None = None) -> None:
+        _set = object.__setattr__  # direct: one per decoded operand (set_fields loops)
         _set(self, "name", name)
         _set(self, "file", file)
         _set(self, "index", index)
@@ -196,11 +195,7 @@ class ModSpec(FrozenRecord):
     def __init__(self, name: str, parse: Callable[[EncState, str | None, Tok], None],
                  text: Callable[[DecodedInst], str | None], value: Callable[[DecodedInst], int],
                  flag_field: str | None = None) -> None:
-        _set(self, "name", name)
-        _set(self, "parse", parse)
-        _set(self, "text", text)
-        _set(self, "value", value)
-        _set(self, "flag_field", flag_field)
+        set_fields(self, name, parse, text, value, flag_field)
 
 
 def flag_mod(name: str, fld: str | None = None) -> ModSpec:

@@ -10,6 +10,7 @@ from gcnforge.asm.core import Codec, DecodedInst, EncState, KindHandler, Operand
 from gcnforge.asm.operands import (
     LITERAL, NUM_SGPRS, TTMP_BASE, VGPR_BASE, SPECIAL32, SPECIAL64, SRC_SPECIAL, Tok, encode_src, encode_vreg,
     format_literal, format_reg, is_special_src, format_sreg, format_src, inline_value, parse_int, parse_reg, sreg_code,
+    store_imm16,
 )
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.schema import Operand, OperandKind
@@ -214,11 +215,7 @@ class LabelHandler(KindHandler):
 
     def parse(self, codec, st, op, toks):
         tok = toks[0]
-        v = parse_int(tok.text)
-        if v is not None:
-            if not -32768 <= v <= 65535:
-                raise Diagnostic(f"branch offset {v} out of range (-32768..65535 dwords)", tok.loc(st.loc))
-            st.fields[op.field] = v & 0xFFFF
+        if store_imm16(st, op.field, tok, "branch offset {} out of range (-32768..65535 dwords)"):
             return
         name = tok.text
         if not (_LABEL_NAME.fullmatch(name) if name.isascii() else

@@ -232,6 +232,18 @@ _BINOPS = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mult": lambda 
            "BitOr": lambda a, b: a | b, "BitXor": lambda a, b: a ^ b}
 
 
+
+def store_imm16(st, field: str, tok, range_error: str) -> bool:
+    """A bare integer for a 16-bit field (SOPP/SOPK: -32768..65535, stored as its low 16 bits);
+    False when the token is not an integer. ``range_error`` is the message, ``{}`` the text."""
+    v = parse_int(tok.text)
+    if v is None:
+        return False
+    if not -32768 <= v <= 65535:
+        raise Diagnostic(range_error.format(tok.text), tok.loc(st.loc))
+    st.fields[field] = v & 0xFFFF
+    return True
+
 def _eval_int(text: str) -> int | None:
     """A constant integer expression (``4+4``, ``-(1<<3)``, ``0x10*2``) as LLVM's MC accepts
     in immediates; only integer literals and arithmetic/bitwise operators."""
@@ -585,15 +597,21 @@ def encode_vreg(tok: Tok, base: SourceLoc, *, dwords: int = 1, files: str = "v",
         raise _err(f"invalid {what} '{tok.text}': expected a {dwords}-dword {want}", tok, base)
     if ref.file not in files:
         raise _err(f"{what} must be a {want}, got {ref}", tok, base)
+    check_vreg_tuple(ref, dwords, what, tok, base)
+    return ref.file, ref.index
+
+
+def check_vreg_tuple(ref: RegRef, dwords: int, what: str, tok: Tok, base: SourceLoc) -> None:
+    """A VGPR/AGPR tuple's size, range and alignment (gfx90a+: multi-dword tuples start at an
+    even register; LLVM says "invalid register alignment")."""
     if ref.count != dwords:
-        raise _err(f"{what} expects a {dwords}-dword {want} range, got {ref} ({ref.count} dword"
+        raise _err(f"{what} expects a {dwords}-dword register, got {ref} ({ref.count} dword"
                    f"{'s' if ref.count > 1 else ''})", tok, base)
     if ref.index + ref.count > 256:
         raise _err(f"register {ref} out of range ({ref.file}0..{ref.file}255)", tok, base)
     if dwords > 1 and ref.index % 2:
-        raise _err(f"misaligned register range {ref}: gfx942 {ref.file.upper()}GPR tuples must start at an "
-                   "even register", tok, base)
-    return ref.file, ref.index
+        raise _err(f"misaligned register range {ref}: gfx942 {ref.file.upper()}GPR tuples must start at an even "
+                   "register (LLVM: invalid register alignment)", tok, base)
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from gcnforge.asm.operands import LITERAL, VGPR_BASE, Tok, f16_bits, f32_bits, f
     parse_int, \
     parse_reg, sreg_code, sreg_valid, src_code_valid
 from gcnforge.asm.literal import split_lit
-from gcnforge.asm.vop_src import encode_const, encode_reg9, format_src, split_mods
+from gcnforge.asm.vop_src import encode_const, encode_reg9, format_src, split_mods, with_mods
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.encodings import ENCODINGS
 from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
@@ -368,14 +368,7 @@ class VopCodec(Codec):
             if raw < VGPR_BASE:
                 return format_src(raw, op.optype, op.dwords, di.literal, neg=neg, absm=absm)
             raw -= VGPR_BASE
-        t = format_reg(self.reg_file(f, op), raw, op.dwords)
-        if sext:
-            t = f"sext({t})"
-        if absm:
-            t = f"|{t}|"
-        if neg:
-            t = "-" + t
-        return t
+        return with_mods(format_reg(self.reg_file(f, op), raw, op.dwords), neg, absm, sext)
 
     def sdst_text(self, di: DecodedInst, op: Operand) -> str:
         code = di.fields.get(op.field or "", 0)

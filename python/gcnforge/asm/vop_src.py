@@ -29,7 +29,7 @@ from gcnforge.asm.operands import (
     INLINE_FLOATS, LITERAL, NUM_SGPRS, SRC_SPECIAL, TTMP_BASE, VGPR_BASE, Tok, f16_bits, f32_bits, f64_bits, format_reg,
     _NUMBER_START, encode_forced_literal, format_sreg, inline_int_code, parse_float, parse_int, parse_reg,
     reject_lds_direct,
-    sreg_code,
+    sreg_code, check_vreg_tuple,
 )
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
@@ -225,13 +225,7 @@ def encode_reg9(core: str, tok: Tok, loc: SourceLoc, dwords: int, *, sgpr: bool,
         if (ref.file == "v" and not vgpr) or (ref.file == "a" and not agpr):
             allowed = ", ".join(x for x, ok in (("VGPR", vgpr), ("AGPR", agpr), ("SGPR", sgpr)) if ok)
             raise _err(f"{what} cannot be a{'n AGPR' if ref.file == 'a' else ' VGPR'} (expected {allowed})", tok, loc)
-        if ref.count != dwords:
-            raise _err(f"{what} expects a {dwords}-dword register, got {ref} ({ref.count} dword"
-                       f"{'s' if ref.count > 1 else ''})", tok, loc)
-        if ref.index + ref.count > 256:
-            raise _err(f"register {ref} out of range ({ref.file}0..{ref.file}255)", tok, loc)
-        if dwords > 1 and ref.index % 2:
-            raise _err(f"invalid register alignment: {ref} must start at an even register on gfx942", tok, loc)
+        check_vreg_tuple(ref, dwords, what, tok, loc)
         return VGPR_BASE + ref.index, ref.file
     if not sgpr:
         raise _err(f"{what} must be a vector register, got {ref}", tok, loc)
@@ -277,6 +271,11 @@ def format_src(code: int, optype: str, dwords: int, literal: int | None, *, vfil
         t = format_sreg(code, dwords)
     else:
         t = SRC_SPECIAL.get(code) or _EXTRA_SPECIAL.get(code, f"<invalid:{code}>")
+    return with_mods(t, neg, absm, sext)
+
+
+def with_mods(t: str, neg: bool, absm: bool, sext: bool) -> str:
+    """An operand's text with its input modifiers, as LLVM prints them (``-|sext(v1)|``)."""
     if sext:
         t = f"sext({t})"
     if absm:

@@ -9,7 +9,7 @@ Identification"; llvm/BinaryFormat/ELF.h.
 from __future__ import annotations
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.record import FrozenRecord
+from gcnforge.record import FrozenRecord, set_fields
 
 EM_AMDGPU = 224
 ELFOSABI_AMDGPU_HSA = 64
@@ -52,9 +52,7 @@ class TargetId(FrozenRecord):  # a FrozenRecord, not a dataclass: ``gcnforge as`
     xnack: str
 
     def __init__(self, processor: str, sramecc: str = "any", xnack: str = "any") -> None:
-        object.__setattr__(self, "processor", processor)
-        object.__setattr__(self, "sramecc", sramecc)
-        object.__setattr__(self, "xnack", xnack)
+        set_fields(self, processor, sramecc, xnack)
 
     def __str__(self) -> str:
         s = self.processor

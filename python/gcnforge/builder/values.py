@@ -15,7 +15,7 @@ from xdsl.ir import SSAValue
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import ARG_TYPE_BYTES, KernelArgAttr
 from gcnforge.dialect.types import RegisterType, SpecialRegType
-from gcnforge.record import FrozenRecord
+from gcnforge.record import FrozenRecord, set_fields
 
 if TYPE_CHECKING:
     from gcnforge.builder.kernel import Builder
@@ -99,14 +99,7 @@ class Arg(FrozenRecord):
 
     def __init__(self, name: str, kind: str = "by_value", size: int = 4, align: int = 4, space: str = "none",
                  access: str = "none", type: str = "none") -> None:
-        _set = object.__setattr__
-        _set(self, "name", name)
-        _set(self, "kind", kind)
-        _set(self, "size", size)
-        _set(self, "align", align)
-        _set(self, "space", space)
-        _set(self, "access", access)
-        _set(self, "type", type)
+        set_fields(self, name, kind, size, align, space, access, type)
 
     @staticmethod
     def ptr(name: str, dtype: object = None, *, access: str = "read_write", space: str = "global") -> Arg:

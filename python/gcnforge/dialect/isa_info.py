@@ -22,9 +22,7 @@ from functools import cache
 
 from gcnforge.isa import inline, scaled_mfma, table
 from gcnforge.isa.schema import Instruction, Operand, OperandKind, Role
-from gcnforge.record import FrozenRecord
-
-_set = object.__setattr__
+from gcnforge.record import FrozenRecord, set_fields
 
 # Encoding -> op family. DPP/SDWA forms belong to their base family (they are modifiers).
 ENCODING_FAMILY = {
@@ -77,14 +75,7 @@ class Slot(FrozenRecord):
 
     def __init__(self, operand: Operand, ssa: bool, files: str, specials: bool, const: bool, any_int: bool,
                  may_be_off: bool, is_def: bool) -> None:
-        _set(self, "operand", operand)
-        _set(self, "ssa", ssa)
-        _set(self, "files", files)
-        _set(self, "specials", specials)
-        _set(self, "const", const)
-        _set(self, "any_int", any_int)
-        _set(self, "may_be_off", may_be_off)
-        _set(self, "is_def", is_def)
+        set_fields(self, operand, ssa, files, specials, const, any_int, may_be_off, is_def)
 
     @property
     def name(self) -> str:
@@ -144,13 +135,7 @@ class InstInfo(FrozenRecord):
 
     def __init__(self, inst: Instruction, family: str, slots: tuple[Slot, ...], ssa_slots: tuple[Slot, ...],
                  imm_slots: tuple[Slot, ...], def_slots: tuple[int, ...], token: str | None) -> None:
-        _set(self, "inst", inst)
-        _set(self, "family", family)
-        _set(self, "slots", slots)
-        _set(self, "ssa_slots", ssa_slots)
-        _set(self, "imm_slots", imm_slots)
-        _set(self, "def_slots", def_slots)
-        _set(self, "token", token)
+        set_fields(self, inst, family, slots, ssa_slots, imm_slots, def_slots, token)
 
     @property
     def mnemonic(self) -> str:

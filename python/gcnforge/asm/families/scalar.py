@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from gcnforge.asm.core import Codec, KindHandler, OperandValue, register_codec, register_kind
-from gcnforge.asm.operands import Tok, parse_int, src_code_valid
+from gcnforge.asm.core import Codec, KindHandler, register_codec, register_kind
+from gcnforge.asm.operands import Tok, parse_int, src_code_valid, store_imm16
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa import waitcnt
 from gcnforge.isa.schema import OperandKind
@@ -61,9 +61,6 @@ class WaitcntHandler(KindHandler):
     def text(self, codec, di, op, pc, symbolize):
         return waitcnt.text(di.fields[op.field])
 
-    def value(self, codec, di, op):
-        return OperandValue(op.name, value=di.fields[op.field])
-
 
 # -- hwreg(id, offset, size): simm16 = id[5:0] | offset[10:6] | (size-1)[15:11] ---------
 HWREG_NAMES = {
@@ -92,39 +89,46 @@ def _func_args(text: str, fname: str) -> list[str] | None:
     return [a.strip() for a in inner.split(",")] if inner.strip() else []
 
 
-class HwregHandler(KindHandler):
+class _Simm16Call(KindHandler):
+    """A 16-bit SOPP/SOPK immediate written as an integer or as ``func(args)``: ``encode``
+    turns the arguments into the field value, ``show`` the value back into LLVM's text."""
+
+    func = ""
+    usage = ""
+    arities: tuple[int, ...] = ()
+
     def parse(self, codec, st, op, toks):
         tok = toks[0]
-        iv = parse_int(tok.text)
-        if iv is not None:
-            if not -32768 <= iv <= 65535:
-                raise Diagnostic(f"hwreg immediate {tok.text} out of range (16 bits)", tok.loc(st.loc))
-            st.fields[op.field] = iv & 0xFFFF
+        if store_imm16(st, op.field, tok, f"{self.func} immediate {{}} out of range (16 bits)"):
             return
-        args = _func_args(tok.text, "hwreg")
-        if not args or len(args) not in (1, 3):
-            raise Diagnostic(f"invalid hwreg operand '{tok.text}': expected hwreg(HW_REG_name[, offset, size])",
-                             tok.loc(st.loc))
+        args = _func_args(tok.text, self.func)
+        if not args or len(args) not in self.arities:
+            raise Diagnostic(f"invalid {self.func} operand '{tok.text}': expected {self.usage}", tok.loc(st.loc))
+        st.fields[op.field] = self.encode(args, tok.loc(st.loc))
+
+    def text(self, codec, di, op, pc, symbolize):
+        return self.show(di.fields[op.field])
+
+
+class HwregHandler(_Simm16Call):
+    func, usage, arities = "hwreg", "hwreg(HW_REG_name[, offset, size])", (1, 3)
+    show = staticmethod(hwreg_text)
+
+    def encode(self, args, loc):
         rid = _HWREG_BY_NAME.get(args[0].upper())
         if rid is None:
             rid = parse_int(args[0])
             if rid is None or not 0 <= rid <= 63:
                 raise Diagnostic(f"unknown hardware register '{args[0]}' (known: {', '.join(HWREG_NAMES.values())})",
-                                 tok.loc(st.loc))
+                                 loc)
         off, size = 0, 32
         if len(args) == 3:
             off, size = parse_int(args[1]), parse_int(args[2])
             if off is None or not 0 <= off <= 31:
-                raise Diagnostic(f"hwreg bit offset '{args[1]}' out of range: expected 0..31", tok.loc(st.loc))
+                raise Diagnostic(f"hwreg bit offset '{args[1]}' out of range: expected 0..31", loc)
             if size is None or not 1 <= size <= 32:
-                raise Diagnostic(f"hwreg bitfield size '{args[2]}' out of range: expected 1..32", tok.loc(st.loc))
-        st.fields[op.field] = rid | off << 6 | (size - 1) << 11
-
-    def text(self, codec, di, op, pc, symbolize):
-        return hwreg_text(di.fields[op.field])
-
-    def value(self, codec, di, op):
-        return OperandValue(op.name, value=di.fields[op.field])
+                raise Diagnostic(f"hwreg bitfield size '{args[2]}' out of range: expected 1..32", loc)
+        return rid | off << 6 | (size - 1) << 11
 
 
 # -- sendmsg(MSG, OP, STREAM): simm16 = msg[3:0] | op[6:4] | stream[9:8] (pre-gfx11) ----
@@ -163,43 +167,28 @@ def sendmsg_text(v: int) -> str:
     return str(v)
 
 
-class SendmsgHandler(KindHandler):
-    def parse(self, codec, st, op_, toks):
-        tok = toks[0]
-        iv = parse_int(tok.text)
-        if iv is not None:
-            if not -32768 <= iv <= 65535:
-                raise Diagnostic(f"sendmsg immediate {tok.text} out of range (16 bits)", tok.loc(st.loc))
-            st.fields[op_.field] = iv & 0xFFFF
-            return
-        args = _func_args(tok.text, "sendmsg")
-        if not args or len(args) > 3:
-            raise Diagnostic(f"invalid sendmsg operand '{tok.text}': expected sendmsg(MSG_name[, OP[, stream]])",
-                             tok.loc(st.loc))
+class SendmsgHandler(_Simm16Call):
+    func, usage, arities = "sendmsg", "sendmsg(MSG_name[, OP[, stream]])", (1, 2, 3)
+    show = staticmethod(sendmsg_text)
+
+    def encode(self, args, loc):
         msg = _MSG_BY_NAME.get(args[0].upper(), parse_int(args[0]))
         if msg is None or not 0 <= msg <= 15:
-            raise Diagnostic(f"unknown message '{args[0]}' (known: {', '.join(MSG_NAMES.values())})", tok.loc(st.loc))
+            raise Diagnostic(f"unknown message '{args[0]}' (known: {', '.join(MSG_NAMES.values())})", loc)
         op = 0
         stream = 0
         if len(args) >= 2:
             op = _OP_BY_NAME.get(args[1].upper(), parse_int(args[1]))
             if op is None or not 0 <= op <= 7:
-                raise Diagnostic(f"invalid message operation '{args[1]}'", tok.loc(st.loc))
+                raise Diagnostic(f"invalid message operation '{args[1]}'", loc)
         if len(args) == 3:
             stream = parse_int(args[2])
             if stream is None or not 0 <= stream <= 3:
-                raise Diagnostic(f"invalid message stream '{args[2]}': expected 0..3", tok.loc(st.loc))
+                raise Diagnostic(f"invalid message stream '{args[2]}': expected 0..3", loc)
         named = args[0].upper() in _MSG_BY_NAME
         if named and not _msg_valid(msg, op, stream):
-            raise Diagnostic(f"invalid sendmsg({', '.join(args)}): operation/stream not valid for {args[0]}",
-                             tok.loc(st.loc))
-        st.fields[op_.field] = msg | op << 4 | stream << 8
-
-    def text(self, codec, di, op, pc, symbolize):
-        return sendmsg_text(di.fields[op.field])
-
-    def value(self, codec, di, op):
-        return OperandValue(op.name, value=di.fields[op.field])
+            raise Diagnostic(f"invalid sendmsg({', '.join(args)}): operation/stream not valid for {args[0]}", loc)
+        return msg | op << 4 | stream << 8
 
 
 # -- gpr_idx(SRC0,SRC1,SRC2,DST): s_set_gpr_idx_on / _mode mask (ISA guide 4.6) ----------
@@ -233,9 +222,6 @@ class GprIdxHandler(KindHandler):
         if v > 15:
             return hex(v)
         return "gpr_idx(" + ",".join(n for i, n in enumerate(GPR_IDX_BITS) if v >> i & 1) + ")"
-
-    def value(self, codec, di, op):
-        return OperandValue(op.name, value=di.fields[op.field])
 
 
 register_kind(OperandKind.WAITCNT, WaitcntHandler())
