@@ -49,6 +49,28 @@ class Diagnostic(Exception):
         return "\n".join([head, *(f"note: {n}" for n in self.notes)])
 
 
+MAX_ERRORS = 100  # errors one input reports before the reader stops (as compilers cap them)
+
+
+class Diagnostics(Diagnostic):
+    """Every error found in one input (each bad line of an assembly file), in input order:
+    printed one after the other, each at its own location, as compilers report them. The
+    first error's message and location are this one's."""
+
+    def __init__(self, errors: list[Diagnostic] | tuple[Diagnostic, ...]):
+        first = errors[0]
+        super().__init__(first.message, first.loc, first.notes)
+        self.errors = tuple(errors)
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+def collected(errors: list[Diagnostic]) -> Diagnostic:
+    """The one diagnostic to raise for ``errors`` (non-empty): itself, or all of them."""
+    return errors[0] if len(errors) == 1 else Diagnostics(errors)
+
+
 def _is_op(x: object) -> bool:
     return hasattr(x, "parent_op") and hasattr(x, "location") and hasattr(x, "regions")
 

@@ -49,7 +49,9 @@ EXTENSION CONTRACT (how an encoding family plugs in; helper B's VOP* families us
 
 5. Mnemonic resolution: ``table.by_mnemonic(m)`` exactly; otherwise every registered
    resolver (``register_resolver(fn)``, ``fn(mnemonic) -> list[Instruction] | None``) is
-   asked; otherwise ``table.variants(m)``.  Candidates are tried in order; the first
+   asked; otherwise ``table.variants(m)``; otherwise, when ``m`` is an alias
+   (``isa.aliases``: ``v_mfma_f32_32x32x8f16``, ``v_accvgpr_read``, ``s_nop_e32``), the
+   candidates of its canonical mnemonics.  Candidates are tried in order; the first
    that parses wins; if all fail, the diagnostic that got furthest (largest column) is
    raised.  B registers a resolver for ``v_add_f32`` -> [e32, e64, sdwa, dpp] etc.
 
@@ -124,7 +126,12 @@ def _candidates(mnemonic: str) -> list:
         r = fn(m)
         if r:
             return list(r)
-    return list(table.variants(m))
+    found = list(table.variants(m))
+    if not found:  # another spelling llvm-mc accepts (isa.aliases): its canonical instructions
+        from gcnforge.isa.aliases import records
+
+        found = list(records(m))
+    return found
 
 
 @cache

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from gcnforge.asm import decode, disassemble, parse_instruction
 from gcnforge.asm.core import ParsedInst
-from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.diagnostics import MAX_ERRORS, Diagnostic, SourceLoc, collected
 from gcnforge.isa import table
 
 MAX_LINES = 5_000_000
@@ -97,7 +97,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
                 pi = parse_instruction(src, loc)
             except Diagnostic as d:
                 errors.append(d)
-                if len(errors) >= 20:  # like compilers: stop after too many errors
+                if len(errors) >= MAX_ERRORS:
                     break
                 continue
             if not pi.label_refs:
@@ -105,8 +105,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
         lines.append(Line(loc, src, pi, pc))
         pc += pi.size
     if errors:
-        raise errors[0] if len(errors) == 1 else Diagnostic(
-            errors[0].message, errors[0].loc, errors[0].notes + tuple(str(e) for e in errors[1:10]))
+        raise collected(errors)
 
     def resolve(name: str) -> int:
         return labels[name]

@@ -21,7 +21,7 @@ from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build
 from gcnforge.binary.statements import Statement, statement_at
 from gcnforge.binary.text_util import is_ident, names, shift, split_args, split_args_with_loc, string_arg, unquote
 from gcnforge.binary.target_id import TargetId, parse_target_id
-from gcnforge.diagnostics import Diagnostic, SourceLoc
+from gcnforge.diagnostics import MAX_ERRORS, Diagnostic, SourceLoc, collected
 
 S_NOP_0 = 0xBF800000  # code-section padding, as AMDGPUAsmBackend::writeNopData emits
 MAX_FILL = 1 << 26  # bound on bytes one .fill/.zero may add (input-controlled)
@@ -179,19 +179,20 @@ class Assembler:
             return self._run(text)
 
     def _run(self, text: str) -> bytes:
-        from gcnforge.asm import ParsedInst, Tok, parse_instruction  # the instruction encoder
         from gcnforge.asm.literal_shapes import LiteralShapes
 
         lines = text.split("\n")
         n = len(lines)
         filename = self.filename
-        cache: dict[str, object] = {}  # unrolled code repeats lines; parse each distinct one once
         # raw line -> (ParsedInst, column) for a label-free, position-independent instruction
         # line seen before: the same raw text is the same statement (only its line differs)
         repeats: dict[str, tuple[object, int]] = {}
-        branches: dict[str, object] = {}  # instruction text before a trailing local label -> a parse of it
-        literals = LiteralShapes()  # s_add_u32 s4, s4, 0x1a2b / 0x1a2c / ...: one parse
+        # unrolled code repeats lines: parse each distinct one once (instruction text -> parse);
+        # "s_cbranch_scc0 .LBB0_7" lines differing in the label share one parse (text before it)
+        memo = _Parses({}, {}, LiteralShapes())  # s_add_u32 s4, s4, 0x1a2b / 0x1a2c / ...: one parse
+        cache = memo.cache
         plain = _PLAIN_INSTRUCTION.fullmatch
+        errors: list[Diagnostic] = []  # every bad line is reported, not only the first
         i = 0
         while i < n:
             raw = lines[i]
@@ -205,62 +206,34 @@ class Assembler:
                 if cur.size > MAX_SECTION:
                     raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", SourceLoc(filename, i, hit[1]))
                 continue
-            m = plain(raw)
-            if m is not None:  # a bare instruction line (most lines): no statement_at, no Statement
-                i += 1
-                text = m.group(2)
-                head = m.group(3)
-                loc = SourceLoc(filename, i, m.end(1) + 1)
-                labelled = False
-            else:
-                st, i = statement_at(lines, i, filename)
-                for label, lloc in st.labels:
-                    self._define_label(label, lloc)
-                kind = st.kind
-                if kind == "empty":
-                    continue
-                if kind != "instruction":
-                    if kind == "assign":
-                        self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
-                        continue
-                    d = st.name
-                    if d == ".amdhsa_kernel":
-                        i = self._kernel_block(lines, i, st)
-                    elif d == ".amdgpu_metadata":
-                        if self.metadata is not None:
-                            raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
-                        from gcnforge.binary.metadata import parse_metadata_yaml  # (PyYAML: only when there is a block)
-
-                        self.metadata = parse_metadata_yaml(st.block, st.loc)
-                    else:
-                        self._directive(st)
-                    continue
-                text, loc, labelled = st.text, st.loc, bool(st.labels)
-                head = None
-            parsed = cache.get(text)
-            if parsed is None:
-                # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
-                # parse alike (the label is a fixup), so one parse serves all of them
-                if "." in text:
-                    k = max(text.rfind(" "), text.rfind(","))
-                    label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
-                else:
-                    k, label = -1, ""  # no label can end the line
-                shape = branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
-                if shape is not None:
-                    fld = shape.fixups[0][0]
-                    parsed = ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), loc,
-                                        shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
-                else:
-                    parsed = literals.reuse(text, loc, head)
+            start = i
+            try:
+                m = plain(raw)
+                if m is not None:  # a bare instruction line (most lines): no statement_at, no Statement
+                    i += 1
+                    text = m.group(2)
+                    loc = SourceLoc(filename, i, m.end(1) + 1)
+                    parsed = cache.get(text)
                     if parsed is None:
-                        parsed = parse_instruction(text, loc)
-                        if not parsed.label_refs:
-                            literals.remember(text, parsed)
-                    if not parsed.label_refs:  # position-independent: same text, same bytes
-                        cache[text] = parsed
-                    elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
-                        branches[text[:k + 1]] = parsed
+                        parsed = self._parse(text, loc, m.group(3), memo)
+                    labelled = False
+                else:
+                    st, i = statement_at(lines, i, filename)
+                    what = self._statement(st)
+                    if what != "instruction":
+                        if what == "kernel":
+                            i = self._kernel_block(lines, i, st)
+                        continue
+                    text, loc, labelled = st.text, st.loc, bool(st.labels)
+                    parsed = cache.get(text)
+                    if parsed is None:
+                        parsed = self._parse(text, loc, None, memo)
+            except Diagnostic as d:
+                errors.append(d)
+                if len(errors) >= MAX_ERRORS:
+                    break
+                i = _resume(lines, start, i)
+                continue
             cur = self.cur
             if not labelled and not parsed.label_refs:
                 repeats[raw] = (parsed, loc.col)
@@ -270,7 +243,63 @@ class Assembler:
             cur.size += parsed.size
             if cur.size > MAX_SECTION:
                 raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", loc)
+        if errors:
+            raise collected(errors)
         return self._finish()
+
+    def _statement(self, st: Statement) -> str:
+        """Pass 1 of a statement that is not a bare instruction line: its labels, then the
+        directive or assignment. What is left to the caller: "instruction", "kernel" (an
+        ``.amdhsa_kernel`` block to read), or "" (nothing)."""
+        for label, lloc in st.labels:
+            self._define_label(label, lloc)
+        kind = st.kind
+        if kind == "instruction":
+            return kind
+        if kind == "assign":
+            self._assign(st.name, parse_expr(st.args, st.args_loc), st.args_loc)
+        elif kind != "empty":
+            d = st.name
+            if d == ".amdhsa_kernel":
+                return "kernel"
+            if d == ".amdgpu_metadata":
+                if self.metadata is not None:
+                    raise Diagnostic("more than one .amdgpu_metadata block", st.loc)
+                from gcnforge.binary.metadata import parse_metadata_yaml  # (PyYAML: only when there is a block)
+
+                self.metadata = parse_metadata_yaml(st.block, st.loc)
+            else:
+                self._directive(st)
+        return ""
+
+    @staticmethod
+    def _parse(text: str, loc: SourceLoc, head: str | None, memo: "_Parses"):
+        """The parse of an instruction text not seen before (``head``: its mnemonic, when
+        known), remembered in ``memo`` for the lines that repeat it."""
+        from gcnforge.asm import ParsedInst, Tok, parse_instruction  # the instruction encoder
+
+        # "s_cbranch_scc0 .LBB0_7": lines that differ only in a trailing local label
+        # parse alike (the label is a fixup), so one parse serves all of them
+        if "." in text:
+            k = max(text.rfind(" "), text.rfind(","))
+            label = text[k + 1:] if k > 0 and text[k + 1:k + 2] == "." else ""
+        else:
+            k, label = -1, ""  # no label can end the line
+        shape = memo.branches.get(text[:k + 1]) if label and _LOCAL_LABEL.fullmatch(label) else None
+        if shape is not None:
+            fld = shape.fixups[0][0]
+            return ParsedInst(shape.inst, shape.fields, shape.literal, shape.size, (label,), loc,
+                              shape.codec, ((fld, label, Tok(label, k + 2)),), shape.extra)
+        parsed = memo.literals.reuse(text, loc, head)
+        if parsed is None:
+            parsed = parse_instruction(text, loc)
+            if not parsed.label_refs:
+                memo.literals.remember(text, parsed)
+        if not parsed.label_refs:  # position-independent: same text, same bytes
+            memo.cache[text] = parsed
+        elif label and len(parsed.fixups) == 1 and _is_branch_fixup(parsed.fixups[0], label, k + 2):
+            memo.branches[text[:k + 1]] = parsed
+        return parsed
 
     def item_loc(self, loc: SourceLoc | tuple[int, int] | None) -> SourceLoc | None:
         """The ``SourceLoc`` of a section item's location (repeated instruction lines keep
@@ -644,6 +673,28 @@ def _align_up(x: int, a: int) -> int:
 # Groups: the indent, the instruction text, its mnemonic.
 _PLAIN_INSTRUCTION = re.compile(r"([ \t]*)(([A-Za-z_][^\s:;\"/=]*)(?:[ \t]+[^\s;\"/=]+)*)[ \t]*")
 _LOCAL_LABEL = re.compile(r"\.[A-Za-z_][\w.]*")  # .LBB0_7, .Lblk12: no register, number or modifier
+
+
+class _Parses:
+    """What one run remembers of the instruction texts it parsed (see ``Assembler._run``)."""
+
+    __slots__ = ("cache", "branches", "literals")
+
+    def __init__(self, cache: dict, branches: dict, literals) -> None:
+        self.cache = cache  # instruction text -> its parse (label-free, position-independent)
+        self.branches = branches  # instruction text before a trailing local label -> a parse of it
+        self.literals = literals  # asm.literal_shapes.LiteralShapes
+
+
+def _resume(lines: list[str], start: int, i: int) -> int:
+    """Where pass 1 goes on after an error in the statement that began at line ``start``
+    (``i``: where it had got to): the next line; past an ``.amdhsa_kernel`` block's end,
+    so its directives are not read as top-level ones."""
+    i = max(i, start + 1)
+    if lines[start].strip().startswith(".amdhsa_kernel"):
+        while i < len(lines) and not lines[i - 1].strip().startswith(".end_amdhsa_kernel"):
+            i += 1
+    return i
 
 
 def _is_branch_fixup(fixup: tuple, label: str, col: int) -> bool:
