@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gcnforge.cli import _mcpu as target_option
+from gcnforge.cli import _mcpu as target_option, _timing as timing_option
 from gcnforge.diagnostics import Diagnostic
 
 _GEN = re.compile(r"^(zeros|ones|arange|rand):([0-9x]+):([A-Za-z0-9_]+)$")
@@ -46,10 +46,8 @@ def register(subparsers) -> None:
                    help="like --sanitize, but collect every report, print them, and exit 1 if any")
     p.add_argument("--trace", action="store_true",
                    help="print each executed instruction's pc and text (emulator)")
-    p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="predict the kernel's time on DEVICE (gfx942: mi300x, mi308x, mi325x; gfx950: mi350x, "
-                        "mi355x; auto: the code object's target's default, mi300x or mi355x) with the emulator's "
-                        "timing mode (runs a sample of work-groups when the grid is large)")
+    timing_option.add_option(p, "predict the kernel's time on DEVICE with the emulator's timing mode (runs a sample "
+                                "of work-groups when the grid is large)", "the code object's target")
     p.add_argument("--trace-out", default=None, metavar="FILE",
                    help="with --timing: write the modelled execution as a Chrome/Perfetto trace (JSON)")
     p.add_argument("--flops", type=float, default=None, help="with --timing: the launch's FLOP count (for TFLOP/s)")

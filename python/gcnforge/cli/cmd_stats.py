@@ -15,7 +15,7 @@ addresses, caches and other waves run it: ``gcnforge run ... --timing mi300x``.
 
 from __future__ import annotations
 
-from gcnforge.cli import _mcpu as target_option
+from gcnforge.cli import _mcpu as target_option, _timing as timing_option
 
 
 def register(subparsers) -> None:
@@ -29,10 +29,8 @@ def register(subparsers) -> None:
                                      "#amdgcn.target, else gfx942)")
     p.add_argument("--schedule", action="store_true",
                    help=".mlir: expand scheduled amdgcn.loop ops first (amdgcn-schedule), model what is emitted")
-    p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="device profile (gfx942: mi300x, mi308x, mi325x; gfx950: mi350x, mi355x; auto: the input target's "
-                        "default): code objects also print each kernel's occupancy, "
-                        "and cycles are converted to microseconds at its clock")
+    timing_option.add_option(p, "device profile: code objects also print each kernel's occupancy, and cycles are "
+                                "converted to microseconds at its clock", "the input's target")
     p.set_defaults(func=run)
 
 

@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from gcnforge.cli import _mcpu as target_option
+from gcnforge.cli import _mcpu as target_option, _timing as timing_option
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 
 
@@ -27,9 +27,7 @@ def register(subparsers) -> None:
     p.add_argument("--shapes", nargs="+", required=True, metavar="MxNxK", help="problem shapes")
     p.add_argument("-o", "--output", required=True, help="tuned CSV to write")
     p.add_argument("--device", choices=("hip", "emulator"), default=None, help="default: HIP if a matching GPU is present")
-    p.add_argument("--timing", default=None, metavar="DEVICE",
-                   help="emulator: rank by the timing model's predicted time on DEVICE (gfx942: mi300x, mi308x, "
-                        "mi325x; gfx950: mi350x, mi355x; auto: the family's target's default)")
+    timing_option.add_option(p, "emulator: rank by the timing model's predicted time on DEVICE", "the family's target")
     p.add_argument("--e2e", action="store_true", help="time the whole operation (pre/post-processing included)")
     p.add_argument("--repeat", type=int, default=None, help="timed runs per trial (default: 5 on GPU, 1 on the emulator)")
     p.add_argument("--seed", type=int, default=0, help="seed for the family's random inputs")

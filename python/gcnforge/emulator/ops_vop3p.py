@@ -207,18 +207,9 @@ def _dot(kind):
     return h
 
 
-HANDLERS["v_dot2_f32_f16"] = _dot("f16")
-HANDLERS["v_dot2c_i32_i16"] = _dot("i16")
-HANDLERS["v_dot2c_f32_f16"] = _dot("f16")
-HANDLERS["v_dot2_f32_bf16"] = _dot("bf16")
-HANDLERS["v_dot2_i32_i16"] = _dot("i16")
-HANDLERS["v_dot2_u32_u16"] = _dot("u16")
-HANDLERS["v_dot4_i32_i8"] = _dot("i8")
-HANDLERS["v_dot4c_i32_i8"] = _dot("i8")
-HANDLERS["v_dot4_u32_u8"] = _dot("u8")
-HANDLERS["v_dot8_i32_i4"] = _dot("i4")
-HANDLERS["v_dot8c_i32_i4"] = _dot("i4")
-HANDLERS["v_dot8_u32_u4"] = _dot("u4")
+for _name in ("v_dot2_f32_f16", "v_dot2c_i32_i16", "v_dot2c_f32_f16", "v_dot2_f32_bf16", "v_dot2_i32_i16", "v_dot2_u32_u16",
+              "v_dot4_i32_i8", "v_dot4c_i32_i8", "v_dot4_u32_u8", "v_dot8_i32_i4", "v_dot8c_i32_i4", "v_dot8_u32_u4"):
+    HANDLERS[_name] = _dot(_name.rsplit("_", 1)[1])  # the packed source type ends the mnemonic
 
 
 # ---- fma_mix: f32 FMA whose sources are f32 or f16 (op_sel_hi[i] = 1 -> f16 half op_sel[i]) -------

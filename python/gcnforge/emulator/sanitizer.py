@@ -315,26 +315,27 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                 mask = mask & ok
         elif space == "lds":
             off = addrs.astype(np.int64)
-            bad = mask & ((off + n > ex.lds_bytes) | (off < 0))
-            if bad.any():
-                wi, li = np.argwhere(bad)[0]
-                self.report("oob", f"LDS access of {n} bytes at offset {int(off[wi, li])} is outside the "
-                                   f"{ex.lds_bytes}-byte LDS allocation", ins, int(w[wi]), int(li))
-                mask = mask & ~bad
+            mask = self._in_segment(off, n, ex.lds_bytes, mask, w, ins, lambda o: f"LDS access of {n} bytes at offset "
+                                    f"{o} is outside the {ex.lds_bytes}-byte LDS allocation")
             if not atomic:
                 self._race(off, n, mask, w, ins, write)
         elif space == "scratch":
-            off = addrs.astype(np.int64)
-            bad = mask & ((off + n > ex.priv_bytes) | (off < 0))
-            if bad.any():
-                wi, li = np.argwhere(bad)[0]
-                self.report("oob", f"scratch access at offset {int(off[wi, li])} is outside the {ex.priv_bytes}-byte "
-                                   "private segment", ins, int(w[wi]), int(li))
-                mask = mask & ~bad
+            mask = self._in_segment(addrs.astype(np.int64), n, ex.priv_bytes, mask, w, ins, lambda o: f"scratch "
+                                    f"access at offset {o} is outside the {ex.priv_bytes}-byte private segment")
         return mask
 
     def barrier(self, g):
         self.epoch[g] += 1
+
+    def _in_segment(self, off, n, size, mask, w, ins, message):
+        """``mask`` without the lanes whose ``n`` bytes at ``off`` leave a ``size``-byte segment;
+        the first such lane is reported (``message(offset)``)."""
+        bad = mask & ((off + n > size) | (off < 0))
+        if not bad.any():
+            return mask
+        wi, li = np.argwhere(bad)[0]
+        self.report("oob", message(int(off[wi, li])), ins, int(w[wi]), int(li))
+        return mask & ~bad
 
     def _race(self, off, n, mask, w, ins, write):
         ex = self.ex

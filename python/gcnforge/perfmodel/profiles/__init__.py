@@ -48,7 +48,12 @@ def resolve(timing: object, target: str) -> DeviceProfile:
     return prof
 
 
-
+def listing() -> str:
+    """The profiles by target, as help texts show them: ``gfx942: mi300x, ...; gfx950: ...``."""
+    by: dict[str, list[str]] = {}
+    for n in NAMES:
+        by.setdefault(get(n).target, []).append(n)
+    return "; ".join(f"{t}: {', '.join(ns)}" for t, ns in by.items())
 
 
 def match(arch: str, cu_count: int, product_name: str = "") -> tuple[DeviceProfile | None, str]:
@@ -67,4 +72,6 @@ def match(arch: str, cu_count: int, product_name: str = "") -> tuple[DeviceProfi
         return same[0], f"{proc}, {cu_count} CUs"
     return same[0], f"{proc}, {cu_count} CUs (product name '{product_name}' names none of " \
                     f"{', '.join(p.name for p in same)}: the first is assumed)"
-__all__ = ["get", "for_target", "resolve", "match", "NAMES", "DEFAULT", "DeviceProfile"]
+
+
+__all__ = ["get", "for_target", "resolve", "match", "listing", "NAMES", "DEFAULT", "DeviceProfile"]
