@@ -361,6 +361,23 @@ def test_dpp_moves(tools):
     np.testing.assert_array_equal(o[:, 7], np.where(written, a[np.maximum(lane - 1, 0)], -1))
 
 
+def test_dpp_row_newbcast(tools):
+    """row_newbcast:N (gfx90a+, DPP_CTRL 0x150+N; clang emits it for update_dpp with that
+    control): every lane of a row of 16 reads lane N of its row (LLVM AMDGPUModifierSyntax,
+    dpp32_ctrl: "Broadcast a thread within a row to the whole row"); row_mask 0xa leaves rows 0
+    and 2 at the old value -1. The 64-bit form is v_mov_b64_dpp (DP ALU DPP)."""
+    a = RNG.integers(-1000, 1000, 64).astype(np.int32)
+    a64 = RNG.integers(-2**62, 2**62, 64).astype(np.int64)
+    out, out64 = Buf(np.zeros(4 * 64, np.int32)), Buf(np.zeros(64, np.int64))
+    run(kern(tools, "lanes.cl"), "dpp_newbcast", [out, Buf(a), out64, Buf(a64)], (1,), (64,))
+    o = out.array.reshape(64, 4)
+    row = np.arange(64) // 16
+    for col, n in enumerate((0, 3, 15)):
+        np.testing.assert_array_equal(o[:, col], a[row * 16 + n], err_msg=f"row_newbcast:{n}")
+    np.testing.assert_array_equal(o[:, 3], np.where(row % 2 == 1, a[row * 16 + 7], -1))
+    np.testing.assert_array_equal(out64.array, a64[row * 16 + 5])
+
+
 def test_dpp_reduce_max(tools):
     a = RNG.integers(-10**6, 10**6, 256).astype(np.int32)
     out = Buf(np.zeros(4, np.int32))

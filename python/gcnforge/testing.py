@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import os
 
+import subprocess
+import sys
+from pathlib import Path
+
 from gcnforge.llvm_tools import find_tool
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# AMD's aiter wheel (PyPI amd-aiter, MIT): its code objects are the emulator's form census and
+# its measured tables the timing model's reference; ~40 MB, downloaded once into the cache
+AITER = "amd-aiter==0.1.7.post2.dev18"
+AITER_CACHE = Path.home() / ".cache" / "gcnforge" / "aiter"
 
 
 def require_llvm(*tools: str) -> dict[str, str]:
@@ -25,6 +33,34 @@ def require_llvm(*tools: str) -> dict[str, str]:
             pytest.fail(msg + " -- required in CI")
         pytest.skip(msg)
     return found  # type: ignore[return-value]
+
+
+def aiter_wheel(cache: Path | None = None) -> Path | str:
+    """The cached aiter wheel (``pip download --no-deps`` into ``cache`` the first time), or
+    the reason it cannot be had."""
+    cache = Path(cache or AITER_CACHE)
+    cache.mkdir(parents=True, exist_ok=True)
+    have = sorted(cache.glob("amd_aiter-*.whl"))
+    if have:
+        return have[-1]
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", AITER, "-d", str(cache)],
+                       capture_output=True, text=True)
+    have = sorted(cache.glob("amd_aiter-*.whl"))
+    if r.returncode != 0 or not have:
+        return f"pip download {AITER} failed: {' '.join((r.stderr or r.stdout).strip().splitlines()[-1:])}"
+    return have[-1]
+
+
+def require_aiter_wheel() -> Path:
+    """The aiter wheel; skip the calling test when it cannot be downloaded (fail in CI)."""
+    import pytest
+
+    got = aiter_wheel()
+    if isinstance(got, str):
+        if IN_CI:
+            pytest.fail(got + " -- required in CI")
+        pytest.skip(got)
+    return got
 
 
 def random_inst_word(rng, inst) -> bytes:

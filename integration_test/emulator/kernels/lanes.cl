@@ -21,6 +21,16 @@ __kernel void dpp_moves(__global int* out, __global const int* in) {
   out[8*GID_X+6] = __builtin_amdgcn_mov_dpp(v, 0x13c, 0xf, 0xf, true);  // wave_ror:1
   out[8*GID_X+7] = __builtin_amdgcn_update_dpp(-1, v, 0x111, 0x5, 0x3, false); // masks, no bound_ctrl
 }
+// gfx90a+ row_newbcast:N (DPP_CTRL 0x150+N), 32-bit and 64-bit (v_mov_b64_dpp, DP ALU)
+__kernel void dpp_newbcast(__global int* out, __global const int* in, __global long* out64,
+                           __global const long* in64) {
+  int v = in[GID_X];
+  out[4*GID_X+0] = __builtin_amdgcn_update_dpp(-1, v, 0x150, 0xf, 0xf, false);  // row_newbcast:0
+  out[4*GID_X+1] = __builtin_amdgcn_update_dpp(-1, v, 0x153, 0xf, 0xf, false);  // row_newbcast:3
+  out[4*GID_X+2] = __builtin_amdgcn_update_dpp(-1, v, 0x15f, 0xf, 0xf, false);  // row_newbcast:15
+  out[4*GID_X+3] = __builtin_amdgcn_update_dpp(-1, v, 0x157, 0xa, 0xf, false);  // row_newbcast:7, rows 1, 3
+  out64[GID_X] = __builtin_amdgcn_update_dpp(-1L, in64[GID_X], 0x155, 0xf, 0xf, false);  // row_newbcast:5
+}
 __kernel void dpp_reduce_max(__global int* out, __global const int* in) {
   int v = in[GID_X];
   v = imax(v, __builtin_amdgcn_update_dpp(v, v, 0xb1, 0xf, 0xf, false));  // quad_perm:[1,0,3,2]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.core import Unsupported, WaveFault
 
 # DFMT -> component bit widths (gfx9 BUF_DATA_FORMAT_*; 0 is INVALID, 15 reserved)
 DFMT_BITS = {1: (8,), 2: (16,), 3: (8, 8), 4: (32,), 5: (16, 16), 10: (8, 8, 8, 8), 11: (32, 32),
@@ -31,9 +31,9 @@ class Format:
     def __init__(self, dfmt: int, nfmt: int, dst_sel: tuple[int, ...] | None):
         if dfmt not in DFMT_BITS:
             name = DFMT_NAMES.get(dfmt, "INVALID" if dfmt == 0 else f"#{dfmt}")
-            raise WaveFault(f"buffer data format {name} ({dfmt}) is not modelled by the emulator")
+            raise Unsupported(f"buffer data format {name} ({dfmt}) is not modelled by the emulator")
         if nfmt not in NFMT_NAMES:
-            raise WaveFault(f"buffer numeric format {nfmt} is not modelled by the emulator")
+            raise Unsupported(f"buffer numeric format {nfmt} is not modelled by the emulator")
         self.dfmt, self.nfmt = dfmt, nfmt
         self.bits = DFMT_BITS[dfmt]
         if nfmt == 7 and self.bits[0] == 8:
@@ -87,7 +87,7 @@ class Format:
             elif b == 16 and self.nfmt == 7:
                 c = v.view(np.float32).astype(np.float16).view(np.uint16)  # IEEE round to nearest even
             else:
-                raise WaveFault(f"store conversion to {b}-bit {NFMT_NAMES[self.nfmt]} is not modelled by the emulator")
+                raise Unsupported(f"store conversion to {b}-bit {NFMT_NAMES[self.nfmt]} is not modelled by the emulator")
             parts.append(np.ascontiguousarray(c).view(np.uint8).reshape(k, 64, b // 8))
         return np.concatenate(parts, axis=2)
 

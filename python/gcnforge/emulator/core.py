@@ -49,6 +49,11 @@ class WaveFault(Diagnostic):
         self.lanes = lanes or {}  # wave index -> first faulting lane
 
 
+class Unsupported(WaveFault):
+    """The instruction form is valid but the emulator does not model it (a gap of the emulator,
+    not an error of the kernel): the form census (``emulator.forms``) counts these."""
+
+
 _LAST_ROWS: list = [None, None]  # the last (w, rows(w)): one instruction asks many times
 
 

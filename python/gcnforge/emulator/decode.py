@@ -2,18 +2,31 @@
 
 Decoding goes only through ``gcnforge.asm.disassemble`` (the project's decoder), and each
 record is built from the decoder's operand values (``program.record``); the result is
-cached per (code bytes, entry) so repeated launches do not decode again.
+cached per (code bytes, entry, target) so repeated launches do not decode again. The cache
+is bounded (least recently used programs go first once ``CACHE_INSTRUCTIONS`` records are
+held), so a process that launches many different kernels keeps a fixed footprint.
+
+An instruction the decoder reads but the emulator cannot execute (a form it does not model)
+becomes a record whose handler raises ``Unsupported`` with the reason; the handler carries
+the reason as ``handler.unsupported`` for the form census (``emulator.forms``).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 
-from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.core import Unsupported, WaveFault
 from gcnforge.emulator.program import XInst, XOp, record
 from gcnforge.perfmodel.costs import issue_cycles, sem_of
 
-_CACHE: dict = {}
+# Decoded records kept across launches, counted in instructions: a record with its operands,
+# modifiers and decoded instruction takes ~1.6 KB (tracemalloc over an aiter MoE kernel of
+# 6,830 instructions), so the cache stays under ~160 MB and holds a dozen of aiter's largest
+# kernels, or thousands of small ones.
+CACHE_INSTRUCTIONS = 100_000
+_CACHE: OrderedDict = OrderedDict()  # key -> program, least recently used first
+_CACHED = [0]  # instructions held by _CACHE
 
 
 def _sext16(v: int) -> int:
@@ -52,8 +65,7 @@ def bind(ins: XInst, target: str = "gfx942") -> None:
 
         h = ops_mem.lookup_mem(ins.base) or ops_mfma.lookup(ins.base) or ops_smem.lookup_scalar(ins.base)
     if h is None:
-        def h(x, i, w, _m=ins.mnemonic):
-            raise WaveFault(f"instruction '{_m}' is not implemented by the emulator")
+        h = _unsupported_handler(f"instruction '{ins.mnemonic}' is not implemented by the emulator")
     ins.handler = h
     if ins.sem == "":
         ins.sem = sem_of(ins.base)
@@ -66,6 +78,22 @@ def bind(ins: XInst, target: str = "gfx942") -> None:
         imm = [o for o in ins.ops if o.kind == "imm"]
         if imm:
             ins.target = ins.pc + 4 + 4 * _sext16(imm[-1].value)
+
+
+def _unsupported_handler(message: str, reason: str | None = None):
+    def h(x, i, w):
+        raise Unsupported(message)
+
+    h.unsupported = reason or message
+    return h
+
+
+def unsupported(di, pc: int, reason: str) -> XInst:
+    """The record of a decoded instruction whose form the emulator cannot execute."""
+    inst = di.inst
+    ins = XInst(pc, di.size, inst.mnemonic, inst.base, "", (), sem="unsupported", di=di)
+    ins.handler = _unsupported_handler(f"'{ins.text}': {reason}", reason)
+    return ins
 
 
 def undecodable(pc: int, size: int, text: str) -> XInst:
@@ -89,26 +117,42 @@ def from_decoded(decoded, target: str = "gfx942") -> dict[int, XInst]:
         try:
             ins = record(di, pc)
         except (ValueError, IndexError) as e:
-            prog[pc] = undecodable(pc, di.size, f"{di.text(pc)} ({e})")
+            prog[pc] = unsupported(di, pc, str(e))
             continue
         bind(ins, target)
         prog[pc] = ins
     return prog
 
 
+def decode_code(code: bytes, entry: int, target: str = "gfx942") -> dict[int, XInst]:
+    """Decode ``code`` (starting at address ``entry``) with ``target``'s instruction table and
+    bind its semantics; not cached (``decode_kernel`` is what a launch calls)."""
+    from gcnforge.asm import disassemble
+    from gcnforge.isa import table
+
+    with table.use_target(target):
+        return from_decoded(disassemble(code, entry), target)
+
+
 def decode_kernel(text: bytes, text_address: int, entry: int, end: int, target: str = "gfx942") -> dict[int, XInst]:
-    """Decode with ``target``'s instruction table and bind its semantics."""
+    """The program of the kernel at ``entry`` (``decode_code``), cached least-recently-used."""
     code = text[entry - text_address : end - text_address]
     key = (hashlib.sha1(code).hexdigest(), entry, target)
     prog = _CACHE.get(key)
-    if prog is None:
-        from gcnforge.asm import disassemble
-        from gcnforge.isa import table
-
-        with table.use_target(target):
-            prog = from_decoded(disassemble(code, entry), target)
-        _CACHE[key] = prog
+    if prog is not None:
+        _CACHE.move_to_end(key)
+        return prog
+    prog = decode_code(code, entry, target)
+    _CACHE[key] = prog
+    _CACHED[0] += len(prog)
+    while _CACHED[0] > CACHE_INSTRUCTIONS and len(_CACHE) > 1:
+        _CACHED[0] -= len(_CACHE.popitem(last=False)[1])
     return prog
 
 
-__all__ = ["decode_kernel", "XInst", "XOp"]
+def cached_instructions() -> int:
+    """Decoded records the cache holds now."""
+    return _CACHED[0]
+
+
+__all__ = ["decode_kernel", "decode_code", "XInst", "XOp"]

@@ -57,6 +57,11 @@ def dpp_lanes(ctrl: tuple) -> tuple[np.ndarray, np.ndarray]:
             ok = ROW >= 2
         else:
             raise ValueError(f"row_bcast:{arg}")
+    elif kind == "row_newbcast":
+        # gfx90a+: lane ``arg`` of each row of 16 feeds the whole row (LLVM AMDGPUModifierSyntax
+        # "dpp32_ctrl"/"dpp64_ctrl": "Broadcast a thread within a row to the whole row"); the only
+        # control 64-bit (DP ALU) DPP has
+        src = ROW * 16 + arg
     else:
         raise ValueError(f"unknown DPP control {kind}")
     return src.astype(np.int64), ok

@@ -3,8 +3,9 @@
 Global memory is one NumPy ``uint8`` arena; allocations sit at distinct device addresses
 ``GLOBAL_BASE + arena offset`` separated by unmapped guard gaps, so an access that runs
 past the end of a buffer lands in a gap (unmapped: the sanitizer reports it) instead of in
-a neighbour. Addresses are above 4 GiB on purpose: kernels that truncate pointers to 32
-bits fail here as they would on hardware.
+a neighbour. Freed allocations are reused (``Memory``), so an address may name a new
+buffer after its old one was freed, as on a device. Addresses are above 4 GiB on purpose:
+kernels that truncate pointers to 32 bits fail here as they would on hardware.
 
 Flat addresses (FLAT instructions, ISA guide "Flat Memory Instructions") resolve by their
 high 32 bits: those equal to SHARED_APERTURE_HI are LDS, those equal to
@@ -15,6 +16,7 @@ gfx9 (the base is the aperture's high dword shifted up by 32).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +38,7 @@ class Allocation:
     offset: int  # in the arena
     live: bool = True
     name: str = ""
+    block: int = 0  # arena offset where the allocation's block (its guard gap, then its bytes) starts
 
 
 def _words(b: np.ndarray) -> np.ndarray:
@@ -44,47 +47,89 @@ def _words(b: np.ndarray) -> np.ndarray:
 
 
 class Memory:
-    """Device allocations backed by one growing NumPy ``uint8`` arena."""
+    """Device allocations backed by one NumPy ``uint8`` arena.
+
+    Each allocation is a block of the arena: a guard gap of at least ``GUARD`` unmapped bytes,
+    then its bytes (aligned as asked). Freed blocks go back to a free list (merged with free
+    neighbours) and later allocations reuse them first-fit, as a device allocator reuses
+    freed memory: a process that allocates and frees per launch keeps a fixed footprint
+    (the arena also shrinks when its in-use top falls far below its size). Memory returned by
+    ``alloc`` reads zero."""
 
     def __init__(self, capacity: int = 1 << 20):
-        self.arena = np.zeros((capacity + 3) & ~3, dtype=np.uint8)
-        self.used = 0
-        self.allocs: list[Allocation] = []
-        # sorted parallel arrays for vectorized lookup
+        self.capacity = (capacity + 3) & ~3
+        self.arena = np.zeros(self.capacity, dtype=np.uint8)
+        self.used = 0  # end of the highest block in use
+        self.allocs: list[Allocation] = []  # the live allocations, by address
+        self._free: list[list[int]] = []  # [start, end) arena ranges below ``used`` that no block holds, sorted
+        # sorted arrays of the live allocations for vectorized lookup
         self._starts = np.zeros(0, dtype=np.uint64)
         self._ends = np.zeros(0, dtype=np.uint64)
-        self._live = np.zeros(0, dtype=bool)
 
     # ---- allocation -------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = 256, name: str = "") -> int:
         if nbytes < 0 or align <= 0 or align & (align - 1):
             raise Diagnostic(f"bad allocation request: {nbytes} bytes, align {align}")
-        off = self.used + GUARD
-        off = (off + align - 1) // align * align
-        end = off + max(nbytes, 1)
+        span = max(nbytes, 1)
+        for i, (lo, hi) in enumerate(self._free):  # first fit in a freed range
+            off = (lo + GUARD + align - 1) // align * align
+            if off + span <= hi:
+                if off + span == hi:
+                    del self._free[i]
+                else:
+                    self._free[i][0] = off + span
+                self.arena[off : off + span] = 0
+                return self._add(Allocation(GLOBAL_BASE + off, nbytes, off, True, name, lo))
+        lo = self.used
+        off = (lo + GUARD + align - 1) // align * align
+        end = off + span
         if end > len(self.arena):
             grown = np.zeros((max(end + GUARD, 2 * len(self.arena)) + 3) & ~3, dtype=np.uint8)
             grown[: self.used] = self.arena[: self.used]
             self.arena = grown
+        else:
+            self.arena[off:end] = 0  # bytes a freed top block left
         self.used = end
-        a = Allocation(GLOBAL_BASE + off, nbytes, off, True, name)
-        self.allocs.append(a)
-        self._starts = np.append(self._starts, np.uint64(a.addr))
-        self._ends = np.append(self._ends, np.uint64(a.addr + nbytes))
-        self._live = np.append(self._live, True)
+        return self._add(Allocation(GLOBAL_BASE + off, nbytes, off, True, name, lo))
+
+    def _add(self, a: Allocation) -> int:
+        bisect.insort(self.allocs, a, key=lambda x: x.addr)
+        self._index()
         return a.addr
 
+    def _index(self) -> None:
+        self._starts = np.array([a.addr for a in self.allocs], dtype=np.uint64)
+        self._ends = np.array([a.addr + a.size for a in self.allocs], dtype=np.uint64)
+
     def free(self, addr: int) -> None:
-        for i, a in enumerate(self.allocs):
-            if a.addr == addr and a.live:
-                a.live = False
-                self._live[i] = False
-                return
-        raise Diagnostic(f"free of 0x{addr:x}: not a live allocation")
+        i = bisect.bisect_left(self.allocs, addr, key=lambda x: x.addr)
+        if i == len(self.allocs) or self.allocs[i].addr != addr:
+            raise Diagnostic(f"free of 0x{addr:x}: not a live allocation")
+        a = self.allocs.pop(i)
+        a.live = False
+        self._index()
+        self._release(a.block, a.offset + max(a.size, 1))
+
+    def _release(self, lo: int, hi: int) -> None:
+        """Return arena range [lo, hi) to the free list, merged with free neighbours."""
+        j = bisect.bisect_left(self._free, [lo, hi])
+        if j < len(self._free) and self._free[j][0] == hi:
+            hi = self._free.pop(j)[1]
+        if j > 0 and self._free[j - 1][1] == lo:
+            j -= 1
+            lo = self._free.pop(j)[0]
+        if hi >= self.used:  # the top of the arena: lower it instead
+            self.used = lo
+            if len(self.arena) > 4 * max(self.used, self.capacity):
+                self.arena = self.arena[: max(2 * self.used, self.capacity)].copy()
+            return
+        self._free.insert(j, [lo, hi])
 
     def find(self, addr: int, n: int = 1) -> Allocation | None:
-        for a in self.allocs:
-            if a.live and a.addr <= addr and addr + n <= a.addr + a.size:
+        i = bisect.bisect_right(self.allocs, addr, key=lambda x: x.addr) - 1
+        if i >= 0:
+            a = self.allocs[i]
+            if addr + n <= a.addr + a.size:
                 return a
         return None
 
@@ -111,12 +156,12 @@ class Memory:
         if a.size:  # usually every lane is inside one allocation: two reductions decide it
             lo, hi = int(a.min()), int(a.max())
             j = int(np.searchsorted(self._starts, np.uint64(lo), side="right")) - 1
-            if j >= 0 and self._live[j] and hi + n <= int(self._ends[j]):
+            if j >= 0 and hi + n <= int(self._ends[j]):
                 return np.ones(addrs.shape, dtype=bool)
         i = np.searchsorted(self._starts, a, side="right") - 1
         ok = i >= 0
         ic = np.clip(i, 0, None)
-        ok &= self._live[ic] & (a + np.uint64(n) <= self._ends[ic]) & (a >= self._starts[ic])
+        ok &= (a + np.uint64(n) <= self._ends[ic]) & (a >= self._starts[ic])
         return ok
 
     def offsets(self, addrs: np.ndarray, n: int) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 
 from gcnforge.asm.families import swizzle
 from gcnforge.emulator import buffer_format as bf
-from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.core import Unsupported, WaveFault
 from gcnforge.emulator.program import M0, XOp
 from gcnforge.isa import buffer_rsrc
 
@@ -35,7 +35,7 @@ def _size_kind(base: str):
     last = b.split("_")[-1]
     n = _SIZES.get(last)
     if n is None:
-        raise WaveFault(f"cannot size memory instruction {base}")
+        raise Unsupported(f"cannot size memory instruction {base}")
     return n, last in ("sbyte", "sshort", "i8", "i16"), d16
 
 
@@ -225,7 +225,7 @@ def atomic_fn(inst):
     op = atomic_operation(inst.base)
     t = next((o.optype for o in inst.operands if o.name in ("vdata", "data0", "sdata")), "")
     if op is None or t not in _DTYPES:
-        raise WaveFault(f"atomic '{inst.mnemonic}' is not implemented by the emulator")
+        raise Unsupported(f"atomic '{inst.mnemonic}' is not implemented by the emulator")
     fn = _pk_add(t == "v2bf16") if op == "pk_add" else _ATOMIC_OPS[op]
     dt = _DTYPES[t]
     res = (fn, dt, np.dtype(dt).itemsize)
@@ -435,7 +435,7 @@ def _format_op(x, ins, w, lanes):
     addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, fmt.nbytes, 1, fmt=True)
     if not load:
         if count != len(fmt.bits):
-            raise WaveFault(f"storing {count} component(s) to a {len(fmt.bits)}-component format is not modelled")
+            raise Unsupported(f"storing {count} component(s) to a {len(fmt.bits)}-component format is not modelled")
         regs = x.vread_n(data, w, (count + 1) // 2 if d16 else count)
         vals = bf.d16_unpack(regs, count, floaty) if d16 else regs
         _buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes, fmt.store(vals))
@@ -488,7 +488,7 @@ def ds_swizzle(x, ins, w):
     """DS_SWIZZLE_B32 offset modes (ISA guide; encodings in ``asm.families.swizzle``)."""
     off = ins.mods.get("offset", 0)
     if off >= swizzle.ROTATE_LO:
-        raise WaveFault(f"ds_swizzle_b32 offset 0x{off:x} (rotate/FFT mode) is not supported by the emulator")
+        raise Unsupported(f"ds_swizzle_b32 offset 0x{off:x} (rotate/FFT mode) is not supported by the emulator")
     lanes = x.exec_lanes(w)
     src = x.vread(ins.ops[2] if len(ins.ops) > 2 else ins.ops[1], w, 1)
     lane = np.arange(64)
