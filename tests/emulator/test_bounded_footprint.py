@@ -10,19 +10,33 @@ import numpy as np
 import gcnforge.runtime as rt
 from gcnforge.binary import assemble
 from gcnforge.emulator import decode
-from gcnforge.perfmodel.kernels import _DESC, _HEAD
 from gcnforge.runtime.kernargs import ArgLayout
 
 LITERAL = 0x5EED0000  # not an inline constant: the instruction carries it as a literal dword
 
-_SRC = _HEAD.format(name="k") + f"""  s_load_dwordx2 s[4:5], s[0:1], 0x0
+_SRC = f""".amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
   v_lshlrev_b32_e32 v1, 2, v0
   v_mov_b32_e32 v2, 0x{LITERAL:x}
   v_add_u32_e32 v2, v0, v2
   s_waitcnt lgkmcnt(0)
   global_store_dword v1, v2, s[4:5]
   s_endpgm
-""" + _DESC.format(name="k", kernarg=16)
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+"""
 
 
 def _rss() -> int:
