@@ -104,16 +104,24 @@ amdgcn.module @ops #amdgcn.target<gfx942> {
 }
 
 // -----
-// s_waitcnt also parses LLVM's counter spelling (ISA guide S_WAITCNT packing).
+// s_waitcnt parses and prints LLVM's counter spelling (ISA guide S_WAITCNT packing); an
+// integer immediate prints as llvm-mc 22 prints it (112 -> vmcnt(0) lgkmcnt(0), 52863 ->
+// lgkmcnt(14)); one with unused bits set (16240) has no such spelling and stays an integer.
 // RUN: gcnforge-opt %s --split-input-file | filecheck %s --check-prefix=WAIT
-// WAIT: amdgcn.sopp s_waitcnt 112
-// WAIT: amdgcn.sopp s_waitcnt 3952
-// WAIT: amdgcn.sopp s_waitcnt 49279
+// WAIT: amdgcn.sopp s_waitcnt vmcnt(0) lgkmcnt(0)
+// WAIT: amdgcn.sopp s_waitcnt vmcnt(0)
+// WAIT: amdgcn.sopp s_waitcnt lgkmcnt(0)
+// WAIT: amdgcn.sopp s_waitcnt vmcnt(0) lgkmcnt(0)
+// WAIT: amdgcn.sopp s_waitcnt lgkmcnt(14)
+// WAIT: amdgcn.sopp s_waitcnt 16240
 amdgcn.module @w #amdgcn.target<gfx942> {
   amdgcn.kernel @k {
     amdgcn.sopp s_waitcnt vmcnt(0) lgkmcnt(0)
     amdgcn.sopp s_waitcnt vmcnt(0)
     amdgcn.sopp s_waitcnt lgkmcnt(0)
+    amdgcn.sopp s_waitcnt 112
+    amdgcn.sopp s_waitcnt 52863
+    amdgcn.sopp s_waitcnt 16240
     amdgcn.end
   }
 }

@@ -17,7 +17,7 @@
 // CHECK-NEXT: amdgcn.smem s_load_dword %{{.*}}, %[[KP]], %[[O8]]
 // CHECK: %[[O16:.*]] = arith.constant 16 : i32
 // CHECK-NEXT: amdgcn.smem s_load_dwordx2 %{{.*}}, %[[KP]], %[[O16]]
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 49279
+// CHECK-NEXT: amdgcn.sopp s_waitcnt lgkmcnt(0)
 // CHECK: %[[S10:.*]] = arith.constant 10 : i32
 // CHECK: amdgcn.vop3 v_bfe_u32 %{{.*}}, %[[V0]], %[[S10]], %{{.*}}
 // CHECK: arith.constant 256 : i32

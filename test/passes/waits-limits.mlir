@@ -5,7 +5,7 @@
 // SIInsertWaitcnts caps it); that wait also covers the third load (14 younger ones).
 // CHECK-LABEL: amdgcn.kernel @limits
 // CHECK-COUNT-17: amdgcn.ds ds_read_b32
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 52863
+// CHECK-NEXT: amdgcn.sopp s_waitcnt lgkmcnt(14)
 // CHECK-NEXT: amdgcn.vop2 v_add_u32_e32 %{{.*}}, %r1, %r1
 // CHECK-NEXT: amdgcn.vop2 v_add_u32_e32 %{{.*}}, %r3, %r3
 builtin.module {

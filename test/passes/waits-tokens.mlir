@@ -7,10 +7,10 @@
 // CHECK: global_load_dword
 // CHECK-NEXT: global_load_dword
 // CHECK-NEXT: global_load_dword
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 3954
+// CHECK-NEXT: amdgcn.sopp s_waitcnt vmcnt(2)
 // CHECK-NEXT: v_add_f32_e32
 // CHECK-NEXT: amdgcn.smem s_load_dword
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 49279
+// CHECK-NEXT: amdgcn.sopp s_waitcnt lgkmcnt(0)
 // CHECK-NEXT: amdgcn.end
 // CHECK-NOT: amdgcn.wait
 builtin.module {

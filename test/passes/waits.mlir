@@ -6,9 +6,9 @@
 // CHECK-LABEL: amdgcn.kernel @inorder
 // CHECK: global_load_dword
 // CHECK-NEXT: global_load_dword
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 3953
+// CHECK-NEXT: amdgcn.sopp s_waitcnt vmcnt(1)
 // CHECK-NEXT: v_add_f32_e32 %{{.*}}, %{{.*}}, %{{.*}} : !amdgcn.vgpr<3>, !amdgcn.vgpr<1>, !amdgcn.vgpr<1>
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 3952
+// CHECK-NEXT: amdgcn.sopp s_waitcnt vmcnt(0)
 // CHECK-NEXT: v_add_f32_e32
 // The error is at the first read (the author's line), each note at its own.
 // VERIFY: waits.mlir:[[# @LINE + 12]]:7: error: @inorder: 2 read(s) of registers whose load may still be in flight
@@ -36,7 +36,7 @@ builtin.module {
 // (0xC07F = 49279).
 // CHECK-LABEL: amdgcn.kernel @mixed
 // CHECK: s_load_dword
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 49279
+// CHECK-NEXT: amdgcn.sopp s_waitcnt lgkmcnt(0)
 // CHECK-NEXT: v_add_f32_e32
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {
@@ -59,7 +59,7 @@ builtin.module {
 // Across a loop's back edge: the load issued at the end of the body is waited for at its top.
 // CHECK-LABEL: amdgcn.kernel @loop
 // CHECK: ^{{.*}}:
-// CHECK-NEXT: amdgcn.sopp s_waitcnt 3952
+// CHECK-NEXT: amdgcn.sopp s_waitcnt vmcnt(0)
 // CHECK-NEXT: v_add_f32_e32
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {

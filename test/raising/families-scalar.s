@@ -14,7 +14,7 @@
 // CHECK: amdgcn.sopk s_movk_i32 %{{[0-9]+}}, 4660 {{.*}} : !amdgcn.sgpr<10>
 // CHECK: amdgcn.sopc s_cmp_lt_u32 {{.*}} : !amdgcn.sgpr<6>, !amdgcn.sgpr<7>
 // CHECK: amdgcn.sop2 s_cselect_b32
-// CHECK: amdgcn.sopp s_waitcnt 49279
+// CHECK: amdgcn.sopp s_waitcnt lgkmcnt(0)
 // CHECK: amdgcn.sopp s_nop 3
 // CHECK: amdgcn.end {pc = {{[0-9]+}} : i64, src = "{{.*}}families-scalar.s:{{[0-9]+}}"}
 // RT: round trip byte-identical

@@ -193,9 +193,26 @@ class GcnforgeOptMain(xDSLOptMain):
         for name, factory in registered_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self):
+        # only the output formats gcnforge-opt means: MLIR text (custom or generic form); the
+        # multiverse's other targets (arm-asm, wgsl, ...) do not apply to amdgcn IR
+        from xdsl.universe import Universe
+
+        self.available_targets["mlir"] = Universe.get_multiverse().all_targets["mlir"]
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
         from gcnforge.cli._mcpu import known
+
+        for action in arg_parser._actions:  # xDSL's help lists every pass of every dialect
+            if "--passes" in action.option_strings:
+                action.help = ("comma-separated pass pipeline, options in braces ('amdgcn-regalloc,amdgcn-insert-waits"
+                               "{mode=verify}'); --list-passes (or -p help) lists gcnforge's passes; xDSL's generic "
+                               "passes (canonicalize, cse, dce, ...) are accepted too")
+            elif "--target" in action.option_strings:
+                action.help = "output format: mlir (default); '--target PROC' names a processor, as --mcpu"
+        arg_parser.add_argument("--list-passes", action="store_true",
+                                help="list gcnforge's passes, one line each, and exit")
 
         arg_parser.add_argument(
             "--mcpu", "-mcpu", dest="mcpu", default=None, metavar="PROC",
@@ -310,6 +327,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                     out = a.split("=", 1)[1]
             return _emit_irdl(out)
         args = _processor_target(args)
+        if "--list-passes" in args or _asks_pass_help(args):
+            print(list_passes())
+            return 0
         tool = GcnforgeOptMain(description="gcnforge-opt: the amdgcn dialect's optimizer driver", args=args)
         tool.run()
         return 0
@@ -359,3 +379,33 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"error: internal error in gcnforge-opt: {type(e).__name__}: {e} "
               "(set GCNFORGE_DEBUG=1 for a traceback)", file=sys.stderr)
         return 2
+
+
+def _asks_pass_help(args: list[str]) -> bool:
+    """``-p help`` / ``--passes help`` / ``--passes=help``."""
+    for i, a in enumerate(args):
+        if a in ("-p", "--passes") and i + 1 < len(args) and args[i + 1] == "help":
+            return True
+        if a in ("--passes=help", "-phelp"):
+            return True
+    return False
+
+
+def list_passes() -> str:
+    """gcnforge's passes, one line each: name, options with defaults, what it does (the pass
+    class's docstring, else its module's first line, without the leading pass name)."""
+    import dataclasses as dc
+
+    lines = []
+    passes = registered_passes()
+    for name in sorted(passes):
+        cls = passes[name]()
+        doc = cls.__doc__ or ""
+        if doc.startswith(cls.__name__ + "("):  # dataclass's generated text: use the module's
+            doc = sys.modules[cls.__module__].__doc__ or ""
+        what = " ".join(doc.strip().split("\n\n")[0].split())
+        what = re.sub(rf"^``{re.escape(name)}``:\s*", "", what).split(". ")[0].rstrip(".").replace("``", "")
+        opts = ", ".join(f"{f.name}={f.default!r}" for f in dc.fields(cls)) if dc.is_dataclass(cls) else ""
+        lines.append((name, f"{what}{' {' + opts + '}' if opts else ''}"))
+    width = max((len(n) for n, _ in lines), default=0)
+    return "\n".join(f"{n.ljust(width)}  {w}" for n, w in lines)

@@ -6,8 +6,12 @@ GPU is present or ``--device`` says otherwise) and print the results.
 
 Arguments are ``-a name=value`` (or ``-a value``, taken in order). Pointer arguments take a ``.npy``
 file or a generated array ``zeros|ones|arange|rand:SHAPE:DTYPE`` (SHAPE like ``64x64``);
-scalars take numbers, converted to the argument's declared type. ``--save DIR`` writes every
-pointer argument after the launch as ``DIR/<name>.npy``.
+scalars take numbers, converted to the argument's declared type. Pointer arguments are
+summarised after the run (``--print-arrays`` prints them); ``--save NAME=out.npy`` writes one
+(``--save DIR`` every one as ``DIR/<name>.npy``); ``--expect NAME=ref.npy`` compares one with a
+reference (``--rtol``/``--atol``) and exits 1 on a mismatch; ``--quiet`` prints only problems.
+Without ``--timing`` no time is printed for an emulated run (the timing model's prediction is
+what ``--timing`` gives; a GPU run prints its measured time).
 """
 
 from __future__ import annotations
@@ -50,9 +54,22 @@ def register(subparsers) -> None:
                                 "of work-groups when the grid is large)", "the code object's target")
     p.add_argument("--trace-out", default=None, metavar="FILE",
                    help="with --timing: write the modelled execution as a Chrome/Perfetto trace (JSON)")
+    p.add_argument("--timing-complete", action="store_true",
+                   help="with --timing on a sampled grid: run the other work-groups afterwards, untimed, so every "
+                        "output is written")
     p.add_argument("--flops", type=float, default=None, help="with --timing: the launch's FLOP count (for TFLOP/s)")
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
-    p.add_argument("--save", default=None, metavar="DIR", help="write pointer arguments as .npy after the run")
+    p.add_argument("--save", action="append", default=[], metavar="NAME=FILE.npy|DIR",
+                   help="after the run, write argument NAME to FILE.npy (repeat), or every pointer argument "
+                        "as DIR/<name>.npy")
+    p.add_argument("--expect", action="append", default=[], metavar="NAME=REF.npy",
+                   help="compare argument NAME after the run with REF.npy (--rtol/--atol); exit 1 on a mismatch")
+    p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of --expect (default %(default)s)")
+    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of --expect (default %(default)s)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing but diagnostics, --expect mismatches and sanitizer reports")
+    p.add_argument("--print-arrays", action="store_true",
+                   help="print pointer arguments' contents (default: a one-line summary each)")
     p.add_argument("--seed", type=int, default=0, help="seed for rand: arrays")
     p.add_argument("--max-instructions", type=int, default=None, metavar="N",
                    help="emulator: stop with a diagnostic after N wave-instructions (default "
@@ -151,8 +168,8 @@ def run(args) -> int:
         extra["trace"] = lambda ev: print(f"0x{ev.pc:06x}: {ev.text}")
     if args.sanitize_continue:
         extra["sanitize_mode"] = "continue"
-    if (args.trace_out or args.flops is not None) and not args.timing:
-        raise Diagnostic("--trace-out and --flops need --timing DEVICE")
+    if (args.trace_out or args.flops is not None or args.timing_complete) and not args.timing:
+        raise Diagnostic("--trace-out, --flops and --timing-complete need --timing DEVICE")
     if args.timing:
         if args.trace:
             raise Diagnostic("--trace and --timing cannot be combined")
@@ -161,6 +178,8 @@ def run(args) -> int:
         # a name is checked here; whether its device runs the code object's target, at the launch
         timing = True if args.timing.lower() == "auto" else profiles.get(args.timing)
         extra.update(timing=timing, flops=args.flops, trace_out=args.trace_out)
+        if args.timing_complete:
+            extra["timing_complete"] = True
         args.device = args.device or "emulator"
     device: object = args.device
     if args.max_instructions is not None:
@@ -173,24 +192,29 @@ def run(args) -> int:
         device = EmulatorBackend(max_instructions=args.max_instructions)
     res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
             sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
-    timing = ""
-    if res.seconds is not None:
-        timing = (f", {res.cycles} modeled cycles = {res.seconds * 1e6:.3f} us at {res.clock_hz / 1e6:.0f} MHz"
-                  if res.modeled and res.cycles is not None else f", {res.seconds * 1e6:.3f} us measured")
-    print(f"ran {args.kernel} on {res.backend}{timing}")
+    say = (lambda *a, **k: None) if args.quiet else print
+    # One answer to "how long": a time only when one was asked for (--timing: the model's
+    # prediction for the whole grid) or measured (a GPU's events), never the emulator's
+    # issue-model cycles of whatever it happened to run.
+    measured = f", {res.seconds * 1e6:.3f} us measured" if res.seconds is not None and not res.modeled else ""
+    say(f"ran {args.kernel} on {res.backend}{measured}")
     if res.timing is not None:
-        print(res.timing.text())
+        say(res.timing.text())
         if args.trace_out:
-            print(f"trace written to {args.trace_out}")
-    save = Path(args.save) if args.save else None
-    if save:
-        save.mkdir(parents=True, exist_ok=True)
-    with np.printoptions(threshold=64, edgeitems=4, linewidth=100):
-        for name, v in named.items():
-            if isinstance(v, np.ndarray):
-                print(f"{name} {v.dtype}{list(v.shape)}:\n{v}")
-                if save:
-                    np.save(save / f"{name}.npy", v)
+            say(f"trace written to {args.trace_out}")
+    arrays = {n: v for n, v in named.items() if isinstance(v, np.ndarray)}
+    if res.partial:
+        say("outputs: only the sampled work-groups ran (timing mode), so the arrays are partial and not shown; "
+            "--timing-complete runs the rest, untimed")
+    else:
+        for name, v in arrays.items():
+            if args.print_arrays:
+                with np.printoptions(threshold=64, edgeitems=4, linewidth=100):
+                    say(f"{name} {v.dtype}{list(v.shape)}:\n{v}")
+            else:
+                say(summarize(name, v))
+    _save(args.save, arrays)
+    bad = _expect(args.expect, arrays, args.rtol, args.atol, res.partial)
     sys.stdout.flush()
     reports = list(getattr(res.stats, "reports", None) or ())
     for r in reports:
@@ -198,7 +222,69 @@ def run(args) -> int:
     if reports:
         print(f"{len(reports)} sanitizer report(s)", file=sys.stderr)
         return 1
-    return 0
+    return 1 if bad else 0
+
+
+def summarize(name: str, v: np.ndarray) -> str:
+    """One line per array: shape, dtype, range, mean, the first values."""
+    head = ", ".join(f"{x:.6g}" if v.dtype.kind == "f" else str(x) for x in v.reshape(-1)[:4])
+    if v.size == 0:
+        return f"{name} {v.dtype}{list(v.shape)}: empty"
+    if v.dtype.kind in "fiub":
+        w = v.astype(np.float64)
+        return (f"{name} {v.dtype}{list(v.shape)}: min {w.min():.6g} max {w.max():.6g} mean {w.mean():.6g} "
+                f"[{head}{', ...' if v.size > 4 else ''}]")
+    return f"{name} {v.dtype}{list(v.shape)}: [{head}{', ...' if v.size > 4 else ''}]"
+
+
+def _pairs(specs: list[str], what: str, arrays: dict) -> list[tuple[str, Path]]:
+    out = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not path:
+            raise Diagnostic(f"{what} '{spec}': expected NAME=FILE.npy")
+        if name not in arrays:
+            raise Diagnostic(f"{what} '{spec}': no pointer argument '{name}'",
+                             notes=(f"pointer arguments: {', '.join(arrays) or 'none'}",))
+        out.append((name, Path(path)))
+    return out
+
+
+def _save(specs: list[str], arrays: dict) -> None:
+    dirs = [s for s in specs if "=" not in s]
+    for d in dirs:
+        Path(d).mkdir(parents=True, exist_ok=True)
+        for name, v in arrays.items():
+            np.save(Path(d) / f"{name}.npy", v)
+    for name, path in _pairs([s for s in specs if "=" in s], "--save", arrays):
+        np.save(path, arrays[name])
+
+
+def _expect(specs: list[str], arrays: dict, rtol: float, atol: float, partial: bool) -> int:
+    """Compare with references; print one line per mismatching argument; the count of them."""
+    pairs = _pairs(specs, "--expect", arrays)
+    if pairs and partial:
+        raise Diagnostic("--expect needs the whole grid's outputs; this timed launch ran a sample of work-groups")
+    bad = 0
+    for name, path in pairs:
+        ref = make_array(str(path), np.random.default_rng(0))
+        got = arrays[name]
+        if ref.shape != got.shape and ref.size == got.size:
+            ref = ref.reshape(got.shape)
+        if ref.shape != got.shape:
+            print(f"--expect {name}: shape {list(got.shape)} != reference {list(ref.shape)} ({path})", file=sys.stderr)
+            bad += 1
+            continue
+        g, r = got.astype(np.float64), ref.astype(np.float64)
+        ok = np.isclose(g, r, rtol=rtol, atol=atol, equal_nan=True)
+        if not ok.all():
+            idx = np.argwhere(~ok)
+            first = tuple(int(i) for i in idx[0])
+            print(f"--expect {name}: {len(idx)} of {ok.size} elements differ from {path} (rtol {rtol}, atol {atol}); "
+                  f"max abs error {np.nanmax(np.abs(g - r)):.6g}; first at {list(first)}: {got[first]!r} != "
+                  f"{ref[first]!r}", file=sys.stderr)
+            bad += 1
+    return bad
 
 
 def _device_name(text: str) -> str:

@@ -98,9 +98,15 @@ def _run(args, load_blocks) -> int:
         if prof is not None:
             us = 1e6 / prof.clock_hz
             it = f", {r.per_iteration * us:.4f} us per iteration" if r.per_iteration is not None else ""
-            print(f"  at {prof.name}'s {prof.clock_hz / 1e6:.0f} MHz: {r.cycles * us:.4f} us{it}")
+            print(f"  one wave through this block at {prof.name}'s {prof.clock_hz / 1e6:.0f} MHz: "
+                  f"{r.cycles * us:.4f} us{it}")
         if mca is not None and i in mca:
             m = mca[i]
             print(f"  llvm-mca: {m.total_cycles} cycles (x{MCA_CYCLE} = {m.total_cycles * MCA_CYCLE} shader clocks), "
                   + ", ".join(f"{k} {v:g}" for k, v in m.pressure.items() if v))
+    if prof is not None and blocks:
+        # one answer to "how long": these are per-block figures of one wave alone, not a launch's
+        print(f"note: not the kernel's time: the figures above are one wave through each block in isolation; "
+              f"a launch's predicted time (the whole grid, real addresses, caches, every wave) is "
+              f"'gcnforge run FILE KERNEL --grid .. --block .. --timing {prof.name.lower()}'")
     return 0

@@ -81,9 +81,10 @@ def print_inst(op, printer: Printer) -> None:
                 si += 1
             else:
                 v = imms[ii]
-                # (isa.waitcnt.text would print s_waitcnt as vmcnt(0) lgkmcnt(0); the parser
-                # accepts that spelling, the printer keeps the integer that existing tests expect)
-                items.append(str(v))
+                # s_waitcnt prints its counters as LLVM does (vmcnt(0) lgkmcnt(0)); the parser
+                # reads that spelling back to the same immediate. A value with unused bits set
+                # has no such spelling and stays an integer.
+                items.append(waitcnt.text(v) if op.mnemonic == "s_waitcnt" and waitcnt.is_canonical(v) else str(v))
                 ii += 1
         items.extend(args[ai:])
     else:
