@@ -17,6 +17,7 @@ from collections.abc import Callable
 from gcnforge.binary.descriptor import FIELD_BY_NAME, SGPR_ENCODING_GRANULE, VGPR_ENCODING_GRANULE, KernelDescriptor
 from gcnforge.binary.expr import Node
 from gcnforge.binary.target_id import TargetId
+from gcnforge.isa.target import USER_SGPRS
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.record import FrozenRecord, Record
 
@@ -48,11 +49,7 @@ FLAT_SCRATCH_ONLY = {
     ".amdhsa_enable_private_segment": False,
 }
 # User SGPRs each enable implies (AMDHSA "Initial Kernel Execution State").
-IMPLIED_USER_SGPRS = {
-    "user_sgpr_dispatch_ptr": 2, "user_sgpr_queue_ptr": 2, "user_sgpr_kernarg_segment_ptr": 2,
-    "user_sgpr_dispatch_id": 2, "user_sgpr_private_segment_size": 1,
-    "user_sgpr_private_segment_buffer": 4, "user_sgpr_flat_scratch_init": 2,
-}
+IMPLIED_USER_SGPRS = {f"user_sgpr_{name}": n for name, n in USER_SGPRS.items()}
 SIZE_DIRECTIVES = {".amdhsa_group_segment_fixed_size", ".amdhsa_private_segment_fixed_size", ".amdhsa_kernarg_size"}
 OTHER_DIRECTIVES = {
     ".amdhsa_user_sgpr_count", ".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr",

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
 from gcnforge.isa.target import TARGETS as _TARGET_FACTS
+from gcnforge.isa.target import SYSTEM_SGPRS, SYSTEM_VGPRS, USER_SGPRS  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import AttrParser
@@ -252,16 +253,3 @@ class FloatModeAttr(KeyValueAttr):
                 raise VerifyException(f"#amdgcn.float_mode: {fname} must be in [0, {hi}], got {p.data}")  # type: ignore[attr-defined]
 
 
-# Preloaded registers a kernel may request (LLVM AMDGPUUsage, ".amdhsa_user_sgpr_*",
-# ".amdhsa_system_sgpr_*", ".amdhsa_system_vgpr_workitem_id"), with their SGPR counts.
-USER_SGPRS = {
-    "private_segment_buffer": 4,
-    "dispatch_ptr": 2,
-    "queue_ptr": 2,
-    "kernarg_segment_ptr": 2,
-    "dispatch_id": 2,
-    "flat_scratch_init": 2,
-    "private_segment_size": 1,
-}
-SYSTEM_SGPRS = ("workgroup_id_x", "workgroup_id_y", "workgroup_id_z", "workgroup_info", "private_segment_wavefront_offset")
-SYSTEM_VGPRS = ("workitem_id_x", "workitem_id_y", "workitem_id_z")

@@ -28,6 +28,7 @@ from gcnforge.emulator.core import LANE, Machine, WaveFault, rows
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.isa.semantics import VSKIPPED
+from gcnforge.isa.target import USER_SGPRS
 
 U64 = np.uint64
 
@@ -116,28 +117,12 @@ class Executor(Machine):
     def _setup(self, d, kernarg_addr, dispatch_ptr, queue_ptr, nthreads):
         s = 0
         W = self.W
-        user = []
-        if d.user_sgpr_private_segment_buffer:  # a V# for swizzled scratch (unused on gfx942 code)
-            user += [("psb", 4)]
-        if d.user_sgpr_dispatch_ptr:
-            user += [("dispatch_ptr", 2)]
-        if d.user_sgpr_queue_ptr:
-            user += [("queue_ptr", 2)]
-        if d.user_sgpr_kernarg_segment_ptr:
-            user += [("kernarg", 2)]
-        if d.user_sgpr_dispatch_id:
-            user += [("dispatch_id", 2)]
-        if d.user_sgpr_flat_scratch_init:
-            user += [("flat_scratch_init", 2)]
-        if d.user_sgpr_private_segment_size:
-            user += [("private_segment_size", 1)]
-        for name, n in user:
-            if name == "dispatch_ptr":
-                self.swrite64(s, slice(None), np.full(W, dispatch_ptr, U64))
-            elif name == "queue_ptr":
-                self.swrite64(s, slice(None), np.full(W, queue_ptr, U64))
-            elif name == "kernarg":
-                self.swrite64(s, slice(None), np.full(W, kernarg_addr, U64))
+        pointers = {"dispatch_ptr": dispatch_ptr, "queue_ptr": queue_ptr, "kernarg_segment_ptr": kernarg_addr}
+        for name, n in USER_SGPRS.items():  # in the hardware's order; others (a scratch V#: unused) stay 0
+            if not getattr(d, f"user_sgpr_{name}"):
+                continue
+            if name in pointers:
+                self.swrite64(s, slice(None), np.full(W, pointers[name], U64))
             elif name == "private_segment_size":
                 self.S[:, s] = self.priv_bytes
             s += n

@@ -25,6 +25,22 @@ from gcnforge.record import FrozenRecord
 # it keeps a damaged descriptor from making the runtime or the emulator write gigabytes of zeros.
 MAX_KERNARG_BYTES = 1 << 16
 
+# The preloaded registers a kernel may request, in the order the hardware loads them, with
+# their SGPR counts (LLVM AMDGPUUsage, "Initial Kernel Execution State": ".amdhsa_user_sgpr_*",
+# ".amdhsa_system_sgpr_*", ".amdhsa_system_vgpr_workitem_id"; one SGPR per system register).
+USER_SGPRS = {
+    "private_segment_buffer": 4,
+    "dispatch_ptr": 2,
+    "queue_ptr": 2,
+    "kernarg_segment_ptr": 2,
+    "dispatch_id": 2,
+    "flat_scratch_init": 2,
+    "private_segment_size": 1,
+}
+SYSTEM_SGPRS = ("workgroup_id_x", "workgroup_id_y", "workgroup_id_z", "workgroup_info", "private_segment_wavefront_offset")
+SYSTEM_VGPRS = ("workitem_id_x", "workitem_id_y", "workitem_id_z")
+
+
 class Target(FrozenRecord):
     """A FrozenRecord, not a dataclass: every ``gcnforge`` command reads the target list, and
     the ``dataclasses`` import is a measurable part of ``gcnforge as`` start-up (issue 15)."""

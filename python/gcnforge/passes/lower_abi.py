@@ -27,7 +27,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.dialect.attrs import USER_SGPRS
+from gcnforge.isa.target import USER_SGPRS
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp, BlockIdOp, KernelOp, LdsAllocOp, LoadArgOp, ThreadIdOp

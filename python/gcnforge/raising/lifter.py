@@ -34,6 +34,7 @@ from gcnforge.binary.metadata import format_metadata_yaml
 from gcnforge.binary.target_id import parse_target_id
 from gcnforge.binary.toolchain import directive_target
 from gcnforge.isa import table
+from gcnforge.isa.target import USER_SGPRS
 from gcnforge.binary.to_asm import _attrs, _data_sections
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
@@ -187,9 +188,7 @@ def _kernel_args(md: dict, kernel: str = "") -> list[KernelArgAttr]:
 
 def _kernel_op(k: KernelInfo, region: Region, gfx90a: bool) -> KernelOp:
     kd = k.descriptor
-    user = [u for u in ("private_segment_buffer", "dispatch_ptr", "queue_ptr", "kernarg_segment_ptr",
-                        "dispatch_id", "flat_scratch_init", "private_segment_size")
-            if getattr(kd, f"user_sgpr_{u}", 0)]
+    user = [u for u in USER_SGPRS if getattr(kd, f"user_sgpr_{u}", 0)]
     system = [s for s in ("workgroup_id_x", "workgroup_id_y", "workgroup_id_z", "workgroup_info")
               if getattr(kd, f"system_sgpr_{s}")]
     if kd.enable_private_segment:

@@ -42,15 +42,6 @@ from gcnforge.isa import table
 from gcnforge.translate.inst_text import inst_text
 
 PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
-USER_SGPR_DIRECTIVE = {
-    "private_segment_buffer": ".amdhsa_user_sgpr_private_segment_buffer",
-    "dispatch_ptr": ".amdhsa_user_sgpr_dispatch_ptr",
-    "queue_ptr": ".amdhsa_user_sgpr_queue_ptr",
-    "kernarg_segment_ptr": ".amdhsa_user_sgpr_kernarg_segment_ptr",
-    "dispatch_id": ".amdhsa_user_sgpr_dispatch_id",
-    "flat_scratch_init": ".amdhsa_user_sgpr_flat_scratch_init",
-    "private_segment_size": ".amdhsa_user_sgpr_private_segment_size",
-}
 
 
 class Counts:
@@ -166,7 +157,7 @@ def descriptor_text(k: KernelOp, c: Counts | None = None) -> str:
     user = _names(k.user_sgprs)
     system = _names(k.system_sgprs)
     vgprs = _names(k.system_vgprs)
-    from gcnforge.dialect.attrs import USER_SGPRS
+    from gcnforge.isa.target import USER_SGPRS
 
     nuser = sum(USER_SGPRS[u] for u in user)
     preloaded = nuser + len(system)
@@ -178,7 +169,7 @@ def descriptor_text(k: KernelOp, c: Counts | None = None) -> str:
          f"\t\t.amdhsa_kernarg_size {kernarg_size}",
          f"\t\t.amdhsa_user_sgpr_count {nuser}"]
     for u in user:
-        d.append(f"\t\t{USER_SGPR_DIRECTIVE[u]} 1")
+        d.append(f"\t\t.amdhsa_user_sgpr_{u} 1")
     for s in system:
         if s == "private_segment_wavefront_offset":
             d.append("\t\t.amdhsa_enable_private_segment 1")
