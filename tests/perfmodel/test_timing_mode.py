@@ -72,9 +72,11 @@ def test_streaming_copy_is_held_to_hbm_bandwidth():
     t = r.timing
     assert (o[: 256 * 4] == a[: 256 * 4]).all()  # the sampled work-group ran on real data
     moved = 2 * 4 * n  # read + write
-    # peak 5.3 TB/s (data sheet): the model may not beat it, and this copy is bandwidth bound
-    assert moved / t.seconds <= MI300X.hbm_bytes_per_s * 1.001
-    assert moved / t.seconds >= 0.9 * MI300X.hbm_bytes_per_s
+    # measured 4.017 TB/s (AMD compute-memory-modes blog, a Triton copy on all XCDs): the model
+    # may not beat it, and this copy is bandwidth bound; the launch overhead comes on top
+    assert moved / t.kernel_seconds <= 4.017e12 * 1.001
+    assert moved / t.kernel_seconds >= 0.9 * 4.017e12
+    assert t.seconds == pytest.approx(t.kernel_seconds + MI300X.launch_overhead_s)
     assert t.limiter == "HBM bandwidth" and t.sampled < nwg
     assert t.bytes_hbm == pytest.approx(4 * n, rel=0.01)
 

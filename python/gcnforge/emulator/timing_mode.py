@@ -4,7 +4,11 @@ wave executed and the addresses its memory instructions touched, and hand that t
 
 Which work-groups run: those the dispatcher puts on CU 0 (ids 0, cus, 2*cus, ...; see
 ``perfmodel.timing``), one resident round of them; the whole grid when it has at most
-``max_sample`` work-groups, so small launches also produce complete outputs.
+``max_sample`` work-groups, so small launches also produce complete outputs. Grids are not
+assumed uniform: the last work-group (the far corner) runs too, and when its path differs
+from the first one's, one work-group of every edge class (last in x, in y, in z and their
+combinations) runs as well. Each class's work-groups are modelled by that class's samples,
+weighed by how many work-groups the class has (edge tiles, early exits of a sampled class).
 When only a sample runs, the output buffers hold only the sampled work-groups' results
 (the report says so, and the runtime's LaunchResult has ``partial``), unless ``complete``
 asks to run the other work-groups afterwards, untimed (emulation time grows with the grid). Data-dependent kernels are modelled along the paths the sampled
@@ -121,6 +125,58 @@ def _footprint(memory, lines: set[int]) -> float:
     return float(total)
 
 
+def _signature(streams: list) -> tuple:
+    """What identifies a work-group's path: each wave's executed pcs."""
+    return tuple(hash(tuple(pc for pc, _ in st)) for st in streams)
+
+
+def _klass(lin: int, grid: tuple[int, int, int]) -> str:
+    """A work-group's position class: which dimensions it is the last of (of those > 1)."""
+    x, y, z = lin % grid[0], (lin // grid[0]) % grid[1], lin // (grid[0] * grid[1])
+    edges = [d for d, c, g in zip("xyz", (x, y, z), grid) if g > 1 and c == g - 1]
+    return "edge " + "".join(edges) if edges else "interior"
+
+
+def _edge_reps(grid: tuple[int, int, int]) -> list[int]:
+    """One work-group of every edge class (last in x, y, z and their combinations)."""
+    import itertools
+
+    dims = [d for d in range(3) if grid[d] > 1]
+    out = []
+    for flags in itertools.product((False, True), repeat=len(dims)):
+        c = [0, 0, 0]
+        for d, f in zip(dims, flags):
+            c[d] = grid[d] - 1 if f else 0
+        out.append(c[0] + grid[0] * (c[1] + grid[1] * c[2]))
+    return out
+
+
+def _classes(sample: dict[int, list], grid: tuple[int, int, int], cus: int):
+    """(path_of, weights): a work-group the emulator did not run replays a sample of its position
+    class; each sample stands for its class's count divided over the class's samples."""
+    import math
+
+    by: dict[str, list[int]] = {}
+    for g in sorted(sample):
+        by.setdefault(_klass(g, grid), []).append(g)
+    interior = by.get("interior") or by[min(by)]
+
+    def count(k: str) -> int:
+        dims = [(d, g) for d, g in zip("xyz", grid) if g > 1]
+        return math.prod(1 if d in k.split(" ", 1)[-1] and k != "interior" else g - 1 for d, g in dims)
+
+    weights: dict[int, float] = {}
+    for k, gs in by.items():
+        for g in gs:
+            weights[g] = count(k) / len(gs)
+
+    def path_of(wid: int) -> int:
+        gs = by.get(_klass(wid, grid), interior)
+        return gs[(wid // cus) % len(gs)]
+
+    return path_of, weights
+
+
 def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, profile, *, flops: float | None = None,
               dynamic_lds: int = 0, keep_slices: bool = False, max_sample: int = MAX_SAMPLE,
               complete: bool = False, **run_kw) -> tuple[object, TimingReport]:
@@ -165,16 +221,38 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
         rec.bind(ev.state)
         rec.on_trace(ev)
 
-    stats = device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds, trace=trace,
-                       observe=rec.on_observe, workgroups=None if whole else [coords(i) for i in want], **run_kw)
+    def run(ids: list[int]):
+        return device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds, trace=trace,
+                          observe=rec.on_observe, workgroups=[coords(i) for i in ids], **run_kw)
+
+    if whole:
+        stats = device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds, trace=trace,
+                           observe=rec.on_observe, **run_kw)
+    else:
+        stats = run(want + ([n_wg - 1] if n_wg - 1 not in want else []))
     sample: dict[int, list] = {}
     for (lin, slot), st in sorted(rec.streams.items()):
         sample.setdefault(lin, []).append([(pc, m) for pc, m in st])
+    path_of = weights = None
+    if not whole:
+        extra = [i for i in _edge_reps(grid) if i not in sample]
+        if _signature(sample[n_wg - 1]) != _signature(sample[0]):
+            if extra:
+                run(extra)
+                sample = {}
+                for (lin, slot), st in sorted(rec.streams.items()):
+                    sample.setdefault(lin, []).append([(pc, m) for pc, m in st])
+            path_of, weights = _classes(sample, grid, prof.cus)
     missing = [pc for st in sample.values() for s in st for pc, _ in s if pc not in static]
     if missing:
         raise Diagnostic(f"timing mode: executed pc 0x{missing[0]:x} is not an instruction of '{kernel}'")
     rep = predict(static, sample, n_wg, occ, prof, kernel=kernel, flops=flops,
-                  footprint_bytes=_footprint(device.memory, rec.lines), keep_slices=keep_slices)
+                  footprint_bytes=_footprint(device.memory, rec.lines), keep_slices=keep_slices,
+                  path_of=path_of, weights=weights)
+    if weights is not None and len({_signature(v) for v in sample.values()}) > 1:
+        rep.notes.append("heterogeneous grid: " + ", ".join(
+            f"{c} ({'path of WG ' + str(g)}: {weights[g]:.0f} work-groups)" for c, g in
+            sorted((_klass(g, grid), g) for g in weights)))
     if not whole and complete:
         done = set(want)
         device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds,

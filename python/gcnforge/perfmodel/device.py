@@ -35,16 +35,59 @@ class DeviceProfile:
     lat_hbm: int  # HBM (MALL miss)
     lds_banks: int = 32  # 4-byte banks
     sources: tuple[str, ...] = ()
+    # --- physics under load (each profile cites or marks as assumed / fitted) ---
+    clock_mfma_hz: float = 0.0  # sustained clock with the matrix cores saturated (0: clock_hz)
+    throttle_tau_s: float = 0.0  # time constant of the clock's fall from clock_hz to clock_mfma_hz (0: at once)
+    hbm_achievable_bytes_per_s: float = 0.0  # a measured streaming figure (0: hbm_bytes_per_s)
+    mall_achievable_bytes_per_s: float = 0.0  # measured Infinity Cache bandwidth (0: mall_bytes_per_s)
+    launch_overhead_s: float = 0.0  # per launch: command-processor dispatch + end-of-kernel write-back
+    maf_flops: tuple[tuple[str, float], ...] = ()  # published Max-Achievable FLOP/s by data type
+    # fitted parameter -> what it absorbs (values are the fields above; bench_timing_model.py fits them)
+    fitted: tuple[tuple[str, str], ...] = ()
+    # regime -> (low, high) relative error of held-out predictions (bench_timing_model.py k-fold)
+    bands: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def cus_per_xcd(self) -> int:
         return self.cus // self.xcds
 
     def hbm_bytes_per_clk(self) -> float:
-        return self.hbm_bytes_per_s / self.clock_hz
+        """Achievable (measured) HBM bytes per shader clock; the data sheet's peak when none is given."""
+        return (self.hbm_achievable_bytes_per_s or self.hbm_bytes_per_s) / self.clock_hz
 
     def mall_bytes_per_clk(self) -> float:
-        return self.mall_bytes_per_s / self.clock_hz
+        return (self.mall_achievable_bytes_per_s or self.mall_bytes_per_s) / self.clock_hz
+
+    @property
+    def hbm_achievable(self) -> float:
+        return self.hbm_achievable_bytes_per_s or self.hbm_bytes_per_s
+
+    def sustained_clock(self, mfma_density: float, seconds: float) -> float:
+        """Mean engine clock over a kernel of ``seconds`` whose matrix cores are busy a fraction
+        ``mfma_density`` of the time device-wide. Power cap: the MAF GEMM (matrix cores always
+        busy) runs at ``clock_mfma_hz`` (AMD MAF part 2's median clock); a kernel keeping them busy
+        a fraction d draws the same matrix-core power at ``clock_mfma_hz / d``, never above the
+        boost clock ``clock_hz`` (lightly loaded kernels run at boost: AMD MAF part 1). The clock
+        falls from boost to that value with time constant ``throttle_tau_s`` (the power
+        controller's response); returned is its mean over ``seconds``."""
+        import math
+
+        dense = self.clock_mfma_hz or self.clock_hz
+        d = min(1.0, max(0.0, mfma_density))
+        f_s = self.clock_hz if d * self.clock_hz <= dense else dense / d
+        if self.throttle_tau_s <= 0 or seconds <= 0:
+            return f_s
+        x = seconds / self.throttle_tau_s
+        return f_s + (self.clock_hz - f_s) * (-math.expm1(-x)) / x
+
+    def maf(self, dtype: str) -> float | None:
+        return dict(self.maf_flops).get(dtype)
+
+    def band(self, regime: str) -> tuple[float, float] | None:
+        for r, lo, hi in self.bands:
+            if r == regime:
+                return lo, hi
+        return None
 
     def mfma_peak_flops(self, mnemonic: str, formats: tuple[int, int] | None = None) -> float:
         """Peak FLOP/s of one MFMA kind on this device's target: every SIMD's matrix core

@@ -81,11 +81,13 @@ _PIPE_PER_CU = ("lds", "vmem", "smem")
 
 
 def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: DeviceProfile, active_cus: int,
-                simds: int = 4, keep_slices: bool = False, max_slices: int = 200_000, reuse: float = 1.0) -> CUResult:
+                simds: int = 4, keep_slices: bool = False, max_slices: int = 200_000, reuse: float = 1.0,
+                footprint_bytes: float | None = None, shared: frozenset | set = frozenset()) -> CUResult:
     """Run the work-groups ``wgs`` (each a list of wave streams) through one CU holding at most
     ``resident`` of them at a time. ``static[pc]`` is the ``issue.Item`` of the instruction at pc;
-    ``reuse``: device-wide bytes read / bytes of the buffers read (``memory.MemoryModel``)."""
-    mem = MemoryModel(prof, active_cus, reuse)
+    ``reuse``: device-wide bytes read / bytes of the buffers read, ``footprint_bytes`` those
+    buffers' bytes, ``shared`` the lines several work-groups read (``memory.MemoryModel``)."""
+    mem = MemoryModel(prof, active_cus, reuse, footprint_bytes, shared)
     busy: dict[str, float] = {}
     counts: dict[str, int] = {}
     stall = {"dependency/pipe": 0.0, "waitcnt": 0.0, "barrier": 0.0}

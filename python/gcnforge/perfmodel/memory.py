@@ -5,19 +5,24 @@ Requests arrive as 128-byte lines (the L1/L2 line of CDNA3, AMD CDNA 3 white pap
 the emulator computed from the lanes' real addresses. Where a line is served:
 
 * vector L1 (32 KiB per CU, LRU): lines this CU read recently;
-* L2 (4 MiB per XCD): lines any modelled work-group touched before (the sample stands for
-  its XCD: a line a sampled work-group read is assumed resident for the others);
-* otherwise the Infinity Cache / HBM: latency ``lat_hbm``; this CU's share of bandwidth is
-  the peak divided by the CUs that are busy. The peak is HBM's when every CU reads data of
-  its own; when the CUs together request ``reuse`` times the bytes the kernel's buffers hold
-  (a GEMM's operand panels are read by every work-group of a row or column), only one
-  request in ``reuse`` can miss the shared caches (each byte comes from HBM once, the
-  Infinity Cache and the XCDs' L2s serve the rest), so the share is ``reuse`` times HBM's,
-  never more than the Infinity Cache's peak (``mall_bytes_per_s``).
+* L2 (4 MiB per XCD, LRU with capacity): lines a modelled work-group of this XCD touched
+  before and that were not evicted since. The simulated CU stands for every CU of its XCD:
+  a line only it reads (private) stands for one line of each of the XCD's active CUs and
+  fills that many slots; a line the sampled work-groups share (an operand panel) fills one.
+  Work-groups reach the XCDs round-robin (``timing``), so the CU's queue is the XCD's share
+  of the grid and reuse between neighbouring work-group ids happens on other XCDs' L2s;
+* otherwise the Infinity Cache (256 MiB) when the buffers the kernel reads fit in it: the
+  first read of a byte comes from HBM, the other ``reuse - 1`` from the Infinity Cache
+  (latency between ``lat_hbm`` and ``lat_mall`` in that proportion); this CU's bandwidth
+  share is ``reuse`` times achievable HBM's, at most the Infinity Cache's measured bandwidth,
+  divided over the busy CUs. When the buffers do not fit, every L2 miss is an HBM access at
+  achievable HBM bandwidth (the Infinity Cache is memory-side and holds at most 256 MiB).
 
-Stores and atomics go through to L2 (write-through L1), count as bytes written and take
-their share of HBM bandwidth (written back); their counter completes after the L2 latency
-(atomics: twice, read and write at L2).
+Stores go through to L2 (write-through L1, no allocate) and take their share of far
+bandwidth (written back); their counter completes after the L2 latency. Global atomics
+(split-K reductions): the XCDs' L2s are not coherent with each other (CDNA 3 white paper),
+so a device-scope atomic is performed at the memory side: it reads and writes its line
+through the far bandwidth and completes after the Infinity Cache latency.
 """
 
 from __future__ import annotations
@@ -44,17 +49,26 @@ class _Server:
 
 
 class MemoryModel:
-    def __init__(self, prof: DeviceProfile, active_cus: int, reuse: float = 1.0):
+    def __init__(self, prof: DeviceProfile, active_cus: int, reuse: float = 1.0, footprint_bytes: float | None = None,
+                 shared: frozenset | set = frozenset()):
         self.p = prof
         active = max(1, min(active_cus, prof.cus))
         per_xcd = max(1, min(prof.cus_per_xcd, -(-active // prof.xcds)))
+        self.per_xcd = per_xcd
         self.l1 = _Server(prof.l1_bytes_per_clk)
         self.l2 = _Server(prof.l2_bytes_per_clk_per_xcd / per_xcd)
-        far = min(prof.hbm_bytes_per_clk() * max(1.0, reuse), max(prof.mall_bytes_per_clk(), prof.hbm_bytes_per_clk()))
+        self.fits_mall = footprint_bytes is None or footprint_bytes <= prof.mall_bytes
+        reuse = max(1.0, reuse) if self.fits_mall else 1.0
+        far = min(prof.hbm_bytes_per_clk() * reuse, max(prof.mall_bytes_per_clk(), prof.hbm_bytes_per_clk()))
         self.hbm = _Server(far / active)
+        # far latency: the first read of a byte from HBM, the re-reads from the Infinity Cache
+        self.lat_far = round(prof.lat_mall + (prof.lat_hbm - prof.lat_mall) / reuse)
         self.l1_lines: OrderedDict[int, None] = OrderedDict()
         self.l1_cap = prof.l1_bytes // prof.line_bytes
-        self.l2_lines: set[int] = set()
+        self.l2_lines: OrderedDict[int, int] = OrderedDict()  # line -> slots it fills
+        self.l2_cap = prof.l2_bytes_per_xcd // prof.line_bytes
+        self.l2_used = 0
+        self.shared = shared
         self.bytes_read_hbm = 0
         self.bytes_written = 0
         self.hits = {"l1": 0, "l2": 0, "hbm": 0}
@@ -70,6 +84,17 @@ class MemoryModel:
                 self.l1_lines.popitem(last=False)
         return hit
 
+    def _l2_fill(self, line: int) -> None:
+        if line in self.l2_lines:
+            self.l2_lines.move_to_end(line)
+            return
+        w = 1 if line in self.shared else self.per_xcd
+        self.l2_lines[line] = w
+        self.l2_used += w
+        while self.l2_used > self.l2_cap and len(self.l2_lines) > 1:
+            _, w_old = self.l2_lines.popitem(last=False)
+            self.l2_used -= w_old
+
     def load(self, t: float, lines, bytes_per_line: int) -> float:
         """Completion time of a wave's load touching ``lines`` issued at ``t``."""
         p = self.p
@@ -81,12 +106,13 @@ class MemoryModel:
                 d = self.l1.take(t, lb) + p.lat_l1
             elif ln in self.l2_lines:
                 self.hits["l2"] += 1
+                self.l2_lines.move_to_end(ln)
                 d = self.l1.take(self.l2.take(t, lb), lb) + p.lat_l2
             else:
                 self.hits["hbm"] += 1
-                self.l2_lines.add(ln)
+                self._l2_fill(ln)
                 self.bytes_read_hbm += lb
-                d = self.l1.take(self.l2.take(self.hbm.take(t, lb), lb), lb) + p.lat_hbm
+                d = self.l1.take(self.l2.take(self.hbm.take(t, lb), lb), lb) + self.lat_far
             done = max(done, d)
         self.outstanding += [(t, 1), (done, -1)]
         return done
@@ -96,11 +122,13 @@ class MemoryModel:
         done = t + p.lat_l2
         lb = p.line_bytes
         for ln in lines:
-            self.l2_lines.add(ln)
             self.l1_lines.pop(ln, None)  # write-through, no allocate in L1
-            # the line goes on to HBM (L2 write-back): stores share this CU's HBM bandwidth too
-            done = max(done, self.hbm.take(self.l2.take(self.l1.take(t, lb), lb), lb) + p.lat_l2
-                       + (p.lat_l2 if atomic else 0))
+            if atomic:  # performed at the memory side: read and write of the line over the far path
+                done = max(done, self.hbm.take(self.l2.take(self.l1.take(t, lb), lb), 2 * lb) + p.lat_mall)
+                continue
+            self._l2_fill(ln)
+            # the line goes on to HBM (L2 write-back): stores share this CU's far bandwidth too
+            done = max(done, self.hbm.take(self.l2.take(self.l1.take(t, lb), lb), lb) + p.lat_l2)
         self.bytes_written += nbytes
         self.outstanding += [(t, 1), (done, -1)]
         return done

@@ -12,6 +12,22 @@
       pointer-chase latencies of scalar L1, vector L1, L2, Infinity Cache (MALL) and HBM.
       The values below are read off their published latency plots (approximately 27, 57,
       118, 218 and 350 ns) and converted at 2.1 GHz; treat them as +-15%.
+[MAF] AMD ROCm blog, "Measuring Max-Achievable FLOPs - Part 2" (Sander, Masters, Poursartip, Ho,
+      28 Feb 2025; rocm.blogs.amd.com/software-tools-optimization/measuring-max-achievable-flops-part2/):
+      MI300X (750 W) Max-Achievable FLOP/s FP16 654, BF16 708, FP8 1273 TFLOP/s with hipBLASLt
+      at median engine clocks of 1115, 1207 and 1230 MHz. ``clock_mfma_hz`` is the BF16 GEMM's
+      median clock: the sustained clock with every matrix core busy.
+[BW]  AMD ROCm blog "GPU partitioning: compute and memory modes" (compute-memory-modes): a Triton
+      copy kernel reading on all 8 XCDs reaches ~4017 GB/s in SPX/NPS1 (the mode profiled here);
+      AMD's MI300X acceptance floor for BabelStream copy is 4.177 TB/s (ROCm/system-acceptance-docs).
+[ICM] Chips and Cheese, "Testing AMD's Giant MI300X": measured Infinity Cache bandwidth ~11.9 TB/s
+      (the white paper's 17.2 TB/s is the peak).
+[FIT] Fitted by ``benchmarks/bench_timing_model.py`` on aiter's bf16_tuned_gemm.csv and
+      asm_a8w8_gemm.csv (MI308X rows; see mi308x.py) and assumed equal here (same command processor
+      and power management): ``launch_overhead_s`` absorbs the command processor's dispatch and the
+      end-of-kernel cache write-back of every launch (no published MI300X figure; PETSc measured
+      1.3-3.7 us for a null kernel on MI250X); ``throttle_tau_s`` absorbs how fast the power
+      controller brings the clock from boost down to the sustained clock.
 [LDS] LDS load-to-use latency: ~64 cycles, the order measured for GCN/CDNA LDS by Chips
       and Cheese's CDNA 2/3 articles (a modelling figure, not an AMD specification).
 """
@@ -19,6 +35,12 @@
 from gcnforge.perfmodel.device import DeviceProfile
 
 _CLK = 2.1e9
+# [FIT] values from ``python benchmarks/bench_timing_model.py`` (all calibration rows); the MI308X
+# profile holds the same, plus its own fitted sustained clock
+LAUNCH_OVERHEAD_S = 2.6e-6
+THROTTLE_TAU_S = 1.581e-5
+# regime -> (low, high) of measured / predicted - 1 over the held-out MI308X rows (assumed to carry over)
+BANDS: tuple = (("CU pipes", -0.365, 0.26), ("MFMA", -0.159, -0.003), ("latency", -0.407, 1.223))
 
 
 def _cyc(ns: float) -> int:
@@ -33,6 +55,14 @@ PROFILE = DeviceProfile(
     mall_bytes_per_s=17.2e12,  # [WP]
     lat_lds=64,  # [LDS]
     lat_smem=_cyc(27), lat_l1=_cyc(57), lat_l2=_cyc(118), lat_mall=_cyc(218), lat_hbm=_cyc(350),  # [CC]
+    clock_mfma_hz=1207e6,  # [MAF]
+    hbm_achievable_bytes_per_s=4.017e12,  # [BW]
+    mall_achievable_bytes_per_s=11.9e12,  # [ICM]
+    launch_overhead_s=LAUNCH_OVERHEAD_S, throttle_tau_s=THROTTLE_TAU_S,  # [FIT]
+    maf_flops=(("fp16", 654e12), ("bf16", 708e12), ("fp8", 1273e12)),  # [MAF]
+    bands=BANDS,  # [FIT]
+    fitted=(("launch_overhead_s", "per-launch dispatch + end-of-kernel write-back (fitted on MI308X rows)"),
+            ("throttle_tau_s", "how fast the clock falls from boost to the sustained clock (fitted on MI308X rows)")),
     sources=("AMD MI300X data sheet", "ROCm GPU specifications", "AMD CDNA 3 white paper",
              "Chips and Cheese: Testing AMD's Giant MI300X (2024)", "Tee et al., SC25 workshops"),
 )

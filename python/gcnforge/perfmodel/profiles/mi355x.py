@@ -25,7 +25,12 @@ Assumed (not published, as far as we could find; each says why):
          MI300X's in nanoseconds (they sit behind the Infinity Fabric and the memory controllers,
          which do not run at the shader clock), converted at this device's clock.
 [A-MALL] Infinity Cache peak bandwidth: MI300X's 17.2 TB/s (same 256 MB, 2 I/O dies instead
-         of 4; no CDNA4 figure found).
+         of 4; no CDNA4 figure found), and its measured 11.9 TB/s as the achievable figure.
+[A-LOAD] No Max-Achievable FLOPs, sustained clock or measured HBM bandwidth is published for
+         MI355X / MI350X (as far as we could find): the sustained clock under matrix-core load
+         is assumed to be the MI300X's MAF-median / peak ratio (1207 / 2100) of this part's peak,
+         the achievable HBM bandwidth the MI300X's measured fraction (4.017 / 5.3) of 8 TB/s;
+         launch overhead, throttle time constant and error bands: the MI300X's (fitted values).
 """
 
 from dataclasses import replace
@@ -45,6 +50,8 @@ def profile(name: str, clock_hz: float) -> DeviceProfile:
         # line_bytes, lds/l1/l2 bytes per clock, mall_bytes_per_s: MI300X's  [A-CU] [A-MALL]
         # lat_lds, lat_smem, lat_l1, lat_l2: MI300X's cycles  [A-LAT]
         lat_mall=round(_NS_MALL * 1e-9 * clock_hz), lat_hbm=round(_NS_HBM * 1e-9 * clock_hz),  # [A-LAT]
+        clock_mfma_hz=clock_hz * _MI300X.clock_mfma_hz / _MI300X.clock_hz, maf_flops=(),  # [A-LOAD]
+        hbm_achievable_bytes_per_s=8.0e12 * _MI300X.hbm_achievable_bytes_per_s / _MI300X.hbm_bytes_per_s,  # [A-LOAD]
         sources=(f"AMD {name} data sheet", "ROCm GPU specifications", "AMD Hot Chips 2025 (CDNA 4)",
                  "AMD ISSCC 2026 (MI355X)", "MI300X profile (cache bandwidths and latencies assumed equal)"),
     )
