@@ -1,6 +1,6 @@
 """Regenerate ``python/gcnforge/isa/data/gfx942.aliases.json`` (with ``--mcpu gfx950``, the
 gfx950 delta over it): every mnemonic alias llvm-mc 22 accepts for the target, with the
-canonical mnemonic LLVM prints for it.
+table records it encodes as.
 
     python -m tools.isa_gen.aliases [--mcpu gfx942|gfx950] [--check]
 
@@ -14,19 +14,18 @@ candidates come from, all of it LLVM's AMDGPU TableGen output or rules of its pa
   generation and every ``InstAlias`` (the gfx940 MFMA renames of VOP3PInstructions.td's
   ``VOP3P_Real_MFMA_gfx940_aliases``: ``v_mfma_f32_32x32x8f16`` for
   ``v_mfma_f32_32x32x8_f16``; gfx950's ``v_mfma_f32_16x16x32f16`` ...). Reading the table
-  from the same LLVM that is the oracle keeps ``--check`` reproducible without the sources;
+  from the same LLVM that is the oracle keeps ``--check`` reproducible without the sources.
+  ``tests/asm/test_aliases.py`` checks that llvm-mc refuses every other name of it on the
+  target ("not supported on this GPU"), so none is left out;
 * ``MnemonicAlias``/``AMDGPUMnemonicAlias`` names are not in that table (the generated
   ``applyMnemonicAliases`` compares them in code), so every table mnemonic's shortenings at
   an ``_`` (``v_accvgpr_read`` for ``v_accvgpr_read_b32``, VOP3PInstructions.td) and its
-  spellings with one ``_`` dropped are probed too;
+  spellings with an ``_`` next to a digit dropped (``v_smfmac_f32_16x16x32f16``) are probed;
 * the parser's encoding suffixes (``AMDGPUAsmParser::parseMnemonicSuffix``): ``_e32``,
-  ``_e64``, ``_sdwa``, ``_dpp`` after any table mnemonic or alias (``s_nop_e32``,
-  ``v_mfma_f32_32x32x8_f16_e64``).
-
-Left out: a spelling whose bytes no table record decodes (``v_nop_sdwa``: a
-form the table lacks because LLVM 22's disassembler does not decode it either; the
-generator prints them). ``_vgprcd`` (the VGPR-accumulator MFMA records, ``V_MFMA_*_vgprcd_e64``) is part of LLVM's
-record names only, not of any spelling: it is probed with the rest and llvm-mc refuses it.
+  ``_e64``, ``_sdwa``, ``_dpp`` after any table mnemonic or alias that has none
+  (``s_nop_e32``, ``v_mfma_f32_32x32x8_f16_e64``; stacked ones, see ``suffixed``);
+* ``_vgprcd`` after every MFMA name: the suffix of LLVM's VGPR-accumulator MFMA records
+  (``V_MFMA_*_vgprcd_e64``). It is part of record names only: llvm-mc refuses every one.
 
 Each candidate is probed with ``llvm-mc -show-encoding`` on up to ``SAMPLES`` corpus lines
 (``tools/isa_gen/corpus*``; gfx950 adds ``gfx950_forms``) of each related table mnemonic:
@@ -34,6 +33,8 @@ the one it was derived from, else the mnemonics it equals without ``_``, else th
 spellings (``difflib``). It is an alias when LLVM encodes such a line; what it stands for
 is the table record LLVM's bytes decode as, ``[mnemonic, encoding, opcode]`` (its
 canonical name, and the record itself: ``v_clrexcp_e64`` is the VOP3 ``v_clrexcp``).
+Left out, and printed by the generator: a spelling whose bytes no table record decodes
+(``v_nop_sdwa``: a form the table lacks, as LLVM 22's disassembler does not decode it).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def candidates(known: set[str], mnemonics: list[str]) -> dict[str, set[str]]:
             out.setdefault(c, set()).add(rel)
 
     for m in mnemonics:
-        for c in _shortenings(m) + _dropped_underscore(m):
+        for c in _shortenings(m) + _dropped_underscore(m) + ([m + "_vgprcd"] if "mfma" in m else []):
             add(c, m)
     squashed: dict[str, list[str]] = {}
     by_word: dict[str, list[str]] = {}
