@@ -183,7 +183,9 @@ class _Kernel(MInstCache):
                                        if f != "x"})
                         if self.first_finding is None:
                             self.first_finding = op
-                        self.findings.append(f"{op_place(op)}: '{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
+                        place = op_place(op)  # a located op's line; a raised op has its pc from the caller
+                        where = f"{place}: " if not isinstance(place, str) else ""
+                        self.findings.append(f"{where}'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
                                              f"while a load writing it may be in flight (needs "
                                              f"{' '.join(f'{c}({v})' for c, v in need.items())})")
                     elif modify:
