@@ -97,8 +97,8 @@ class TimingReport:
         band = "" if self.band is None else (f" (band {self.us * (1 + self.band[0]):.2f}-{self.us * (1 + self.band[1]):.2f}"
                                              f" us from held-out residuals of the {self.regime} regime)")
         lines = [f"{self.kernel} on {self.device} (modelled): {self.us:.2f} us{band}",
-                 f"  kernel {self.kernel_seconds * 1e6:.2f} us at a mean {self.clock_eff_hz / 1e6:.0f} MHz (boost "
-                 f"{self.clock_hz / 1e6:.0f}, matrix cores {100 * self.mfma_density:.0f}% busy) + launch "
+                 f"  kernel {self.kernel_seconds * 1e6:.2f} us at {self.clock_eff_hz / 1e6:.0f} MHz (the mean sustained "
+                 f"clock: boost {self.clock_hz / 1e6:.0f}, matrix cores {100 * self.mfma_density:.0f}% busy) + launch "
                  f"{self.launch_seconds * 1e6:.2f} us",
                  f"  grid {self.workgroups} work-groups, {self.workgroups_per_cu} on the busiest CU; occupancy "
                  f"{o.waves_per_simd} waves/SIMD, {o.wgs_per_cu} work-groups/CU (limit: {o.limiter}); "
