@@ -155,6 +155,45 @@ def test_ranges_that_fit_only_after_compaction(name):
         assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]]), f"lane {lane}"
 
 
+# Random kernels of bench_regalloc_limit --kernels (seeds 0 and 3) at their max-live bound:
+# colouring, splitting and compaction all fail ("cannot place %.. (v[2]) ... fragment the
+# file"); placement instruction by instruction (issue 28.6) allocates them, its copies
+# written back as moves register by register (regalloc/pointwise_ir.py).
+FIT_ONLY_POINTWISE = {
+    "seed0": ([("pair", 2, 16), ("pair", 25, 19), ("pair", 22, 37), ("v_and_b32", 32, 8), ("v_max_u32", 8, 6),
+               ("v_max_u32", 34, 38), ("v_xor_b32", 19, 6), ("v_sub_u32", 21, 30), ("v_sub_u32", 22, 27),
+               ("v_mul_lo_u32", 39, 13)], 3),
+    "seed3": ([("v_xor_b32", 23, 38), ("pair", 37, 4), ("v_add_u32", 30, 16), ("v_and_b32", 12, 30),
+               ("pair", 25, 9), ("v_and_b32", 9, 33), ("pair", 0, 4)], 1),
+}
+
+
+@pytest.mark.parametrize("name", FIT_ONLY_POINTWISE)
+def test_kernels_placed_instruction_by_instruction(name, monkeypatch):
+    """At the max-live bound these allocate only through the last resort (without it the
+    pass fails as before); results equal Python's and the roomy build's on the emulator."""
+    from gcnforge.passes.regalloc import kernel
+
+    ops, nout = FIT_ONLY_POINTWISE[name]
+    build, evaluate = program(ops, nout)
+    roomy_mod, roomy = compile_kernel(build)
+    bound = roomy.attributes["regalloc_bound"].data["v"].value.data
+    mod, kern = compile_kernel(build, max_vgprs=bound)
+    assert kern.attributes["regalloc"].data["v"].value.data <= bound
+    ins, got = _run(mod, nout, 11)
+    _, roomy_got = _run(roomy_mod, nout, 11)
+    assert np.array_equal(got, roomy_got)
+    for lane in range(64):
+        assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]]), f"lane {lane}"
+
+    def refuse(op, limits, coalesce, verify, err, coalesced):
+        raise err
+
+    monkeypatch.setattr(kernel, "_pointwise", refuse)
+    with pytest.raises(Diagnostic, match="out of VGPRs"):
+        compile_kernel(build, max_vgprs=bound)
+
+
 def test_pressure_diagnostic_is_reported():
     build, _ = program([("v_add_u32", i, i + 1) for i in range(12)], 4)
     with pytest.raises(Diagnostic) as e:

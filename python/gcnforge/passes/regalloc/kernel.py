@@ -1,7 +1,8 @@
 """Register allocation of one ``amdgcn.kernel`` (or ``amdgcn.func``): bind, coalesce
 copies, allocate (splitting live ranges when the live values fit but no colouring does,
-then compacting around ranges that find no aligned place), check, write back, and turn
-compaction's parallel copies into ordered moves (``pcopy``).
+then compacting around ranges that find no aligned place, last placing instruction by
+instruction with parallel copies: ``pointwise`` / ``pointwise_ir``), check, write back,
+and turn the parallel copies into ordered moves (``pcopy``).
 
 Pre: ABI ops lowered and calls inlined. Post: every register-typed value is allocated;
 coalesced moves are erased; ``Result`` reports registers used and the lower bound.
@@ -15,13 +16,14 @@ from xdsl.ir import Operation, SSAValue
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.structure_ops import AllocaOp
-from gcnforge.passes.regalloc import pcopy, split_ir
-from gcnforge.passes.regalloc.allocate import COMPACT_ROUNDS, Allocation, Interference, _assign, allocate, fits
+from gcnforge.passes.regalloc import pcopy, pointwise_ir, split_ir
+from gcnforge.passes.regalloc.allocate import COMPACT_ROUNDS, Allocation, Interference, _assign, _result, allocate, fits
 from gcnforge.passes.regalloc.bind import Binding, write_back
 from gcnforge.passes.regalloc.check import check
 from gcnforge.passes.regalloc.compact import compact, first_def
 from gcnforge.passes.regalloc.liveness import Liveness
 from gcnforge.passes.regalloc.model import Program, Ref
+from gcnforge.passes.regalloc.pointwise import Unplaceable, allocate_pointwise
 from gcnforge.passes.regalloc.spill import spill_one
 from gcnforge.passes.regalloc.split import split
 
@@ -158,7 +160,13 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
         if alloc is None:
             # a range still finds no aligned place: copy the values around its definition
             # out of its way (compaction), in the kernel too
-            b, prog, alloc, more, nv, n2 = _compact(op, limits, coalesce, b, prog, err)
+            try:
+                b, prog, alloc, more, nv, n2 = _compact(op, limits, coalesce, b, prog, err)
+            except Diagnostic as e:
+                if not e.message.startswith("out of"):
+                    raise
+                # the last resort: placement instruction by instruction (pointwise_ir)
+                return _pointwise(op, limits, coalesce, verify, e, n)
             moves += more
             nsplit += nv
             n += n2
@@ -174,6 +182,37 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
         pcopy.sequence(op, occ, limits, alloc.used)
         _drop_unused_storage(op)
     return Result(alloc, n, split=nsplit)
+
+
+def _pointwise(op: Operation, limits: dict[str, int], coalesce: bool, verify: bool, err: Diagnostic,
+               coalesced: int) -> Result:
+    """Bind the kernel again, place its model instruction by instruction (``pointwise``) and
+    write it back register by register (``pointwise_ir``); ``err`` (with a note saying
+    where no placement exists, when that is why) when it cannot."""
+    b, prog, m, _live = _bind(op, coalesce)
+    if not pointwise_ir.covered(b, prog):
+        raise err
+    nblocks = len(prog.blocks)
+    before = {id(x) for blk in prog.blocks for x in blk.ops}
+    try:
+        versions = allocate_pointwise(prog, limits)
+    except Unplaceable as u:
+        err.notes = (f"no placement exists {u.message.split(': ', 1)[1]}",) + err.notes
+        raise err from None
+    copies = [x for blk in prog.blocks for x in blk.ops if id(x) not in before]
+    if pointwise_ir.vector_moves(prog, copies) and split_ir.writes_exec(op):
+        raise err  # a vector move copies the active lanes only
+    if verify:
+        problems = check(prog, limits)
+        if problems:
+            raise Diagnostic("register allocation failed its own check (a gcnforge bug): " + problems[0],
+                             op, tuple(problems[1:8]))
+    alloc = _result(prog, Interference(prog, Liveness(prog)))
+    pointwise_ir.write(b, prog, nblocks)
+    occ = pcopy.occupied(prog)
+    pcopy.sequence(op, occ, limits, alloc.used)
+    _drop_unused_storage(op)
+    return Result(alloc, coalesced + m, split=versions)
 
 
 def _drop_unused_storage(op: Operation) -> None:

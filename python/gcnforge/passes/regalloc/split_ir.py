@@ -29,7 +29,7 @@ from gcnforge.passes.regalloc.model import Group, Program
 from gcnforge.passes.regalloc.split import Split
 
 
-def _writes_exec(region_op: Operation) -> bool:
+def writes_exec(region_op: Operation) -> bool:
     from gcnforge.passes.machine import minst
 
     for op in region_op.walk():
@@ -53,7 +53,7 @@ def anchors(b: Binding) -> dict[int, SSAValue]:
 
 
 def eligible(b: Binding, prog: Program):
-    vector_ok = not _writes_exec(b.op)
+    vector_ok = not writes_exec(b.op)
     entry = Liveness(prog).entry_live()
     named = anchors(b)
     # an operand naming part of a group is a split_range / make_range part in the kernel:
