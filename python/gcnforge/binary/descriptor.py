@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import struct
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.record import FrozenRecord
+from gcnforge.record import FrozenRecord, set_fields
 
 DESCRIPTOR_SIZE = 64
 _LAYOUT = struct.Struct("<IIII q 20s III HH I")
@@ -46,10 +46,7 @@ class BitField(FrozenRecord):  # FrozenRecords, not dataclasses: ``gcnforge as``
     width: int
 
     def __init__(self, name: str, word: str, shift: int, width: int) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "word", word)
-        object.__setattr__(self, "shift", shift)
-        object.__setattr__(self, "width", width)
+        set_fields(self, name, word, shift, width)
 
     @property
     def mask(self) -> int:

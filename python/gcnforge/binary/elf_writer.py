@@ -21,7 +21,7 @@ import struct
 
 from gcnforge.binary.target_id import ABI_VERSION_BY_COV, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, TargetId
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.record import FrozenRecord, Record
+from gcnforge.record import FrozenRecord, Record, set_fields
 
 PAGE = 0x1000
 SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "HASH": 5, "DYNAMIC": 6, "NOTE": 7, "NOBITS": 8,
@@ -46,11 +46,7 @@ class InputSection(Record):
     nobits: bool
 
     def __init__(self, name: str, data: bytes, align: int = 1, flags: str = "a", nobits: bool = False) -> None:
-        self.name = name
-        self.data = data
-        self.align = align
-        self.flags = flags
-        self.nobits = nobits
+        set_fields(self, name, data, align, flags, nobits)
 
 
 class InputSymbol(Record):
@@ -65,13 +61,7 @@ class InputSymbol(Record):
 
     def __init__(self, name: str, section: str | None, value: int, size: int = 0, type: str = "NOTYPE",
                  binding: str = "LOCAL", visibility: str = "DEFAULT") -> None:
-        self.name = name
-        self.section = section
-        self.value = value
-        self.size = size
-        self.type = type
-        self.binding = binding
-        self.visibility = visibility
+        set_fields(self, name, section, value, size, type, binding, visibility)
 
 
 class KernelRecord(Record):
@@ -82,10 +72,7 @@ class KernelRecord(Record):
     loc: object  # the .amdhsa_kernel directive, for diagnostics
 
     def __init__(self, name: str, kd_section: str, kd_offset: int, loc: object = None) -> None:
-        self.name = name
-        self.kd_section = kd_section
-        self.kd_offset = kd_offset
-        self.loc = loc
+        set_fields(self, name, kd_section, kd_offset, loc)
 
 
 class DataReloc(FrozenRecord):
@@ -98,10 +85,7 @@ class DataReloc(FrozenRecord):
     target_offset: int
 
     def __init__(self, section: str, offset: int, target_section: str, target_offset: int) -> None:
-        object.__setattr__(self, "section", section)
-        object.__setattr__(self, "offset", offset)
-        object.__setattr__(self, "target_section", target_section)
-        object.__setattr__(self, "target_offset", target_offset)
+        set_fields(self, section, offset, target_section, target_offset)
 
 
 R_AMDGPU_RELATIVE64 = 13

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FunctionType,
     IntegerAttr,
     StringAttr,
@@ -126,12 +127,7 @@ class ModuleOp(IRDLOperation):
             region = parser.parse_region()
         if not region.blocks:
             region.add_block(Block())
-        op = cls.create(
-            attributes={"sym_name": StringAttr(name), "target": target}, regions=[region]
-        )
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return _symbol_op(cls, name, attrs, region, target=target)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -141,6 +137,14 @@ class ModuleOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, reserved_attr_names=("sym_name", "target"), print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+
+def _symbol_op(cls, name: str, attrs: DictionaryAttr | None, region: Region, **fixed: Attribute) -> Operation:
+    """A parsed symbol op (module, kernel): its name, fixed attributes, attribute dict and body."""
+    op = cls.create(attributes={"sym_name": StringAttr(name), **fixed}, regions=[region])
+    if attrs is not None:
+        op.attributes |= attrs.data
+    return op
 
 
 def _check_terminated(op: Operation, what: str) -> None:
@@ -213,11 +217,7 @@ class KernelOp(IRDLOperation):
     def parse(cls, parser: Parser) -> KernelOp:
         name = parser.parse_symbol_name().data
         attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name",))
-        region = parser.parse_region()
-        op = cls.create(attributes={"sym_name": StringAttr(name)}, regions=[region])
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return _symbol_op(cls, name, attrs, parser.parse_region())
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
