@@ -16,9 +16,9 @@ work-groups took.
 
 What is recorded per executed instruction and wave (through ``Device.run``'s ``trace`` and
 ``observe`` hooks, which cost nothing when off): its pc and, for vector memory, the distinct
-128-byte lines its active lanes touched (global) or the LDS passes its addresses need
-(one pass per 128 bytes, times the worst bank's number of distinct dwords: 32 banks of
-4 bytes, AMD CDNA 3 white paper / ISA guide "LDS").
+cache lines (the profile's ``line_bytes``) its active lanes touched (global) or the LDS passes
+its addresses need (one pass per dword per bank, times the worst bank's number of distinct
+dwords; the target's ``lds_banks``: 32 on gfx942, AMD CDNA 3 white paper / ISA guide "LDS").
 """
 
 from __future__ import annotations
@@ -26,14 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa.lds_banks import lds_passes
 from gcnforge.perfmodel.frontends import item_from_decoded
 from gcnforge.perfmodel.issue import Item
 from gcnforge.perfmodel.occupancy import occupancy
 from gcnforge.perfmodel.timing import TimingReport, predict
 
 MAX_SAMPLE = 16  # work-groups emulated at most (seconds of emulation for typical kernels)
-LINE = 128
-BANKS = 32
 
 
 def static_items(image) -> dict[int, Item]:
@@ -49,25 +48,12 @@ def static_items(image) -> dict[int, Item]:
     return out
 
 
-def lds_passes(addrs: np.ndarray, nbytes: int) -> int:
-    """LDS passes for one wave's access: lanes in chunks moving 128 bytes, each chunk as many
-    passes as the busiest bank has distinct dword addresses (broadcasts are free)."""
-    if addrs.size == 0:
-        return 0
-    dw = max(1, nbytes // 4)
-    per = max(1, BANKS // dw)  # lanes per 128-byte chunk
-    words = (addrs.astype(np.int64) // 4)[:, None] + np.arange(dw)[None, :]
-    total = 0
-    for c in range(0, len(words), per):
-        u = np.unique(words[c : c + per].ravel())
-        total += int(np.bincount(u % BANKS, minlength=BANKS).max())
-    return total
-
-
 class _Recorder:
-    def __init__(self, static: dict[int, Item], lin_of):
+    def __init__(self, static: dict[int, Item], lin_of, line_bytes: int, target: str):
         self.static = static
         self.lin_of = lin_of
+        self.line = line_bytes
+        self.target = target
         self.streams: dict[tuple[int, int], list] = {}
         self.cur: dict[tuple[int, int], list] = {}
         self.lines: set[int] = set()
@@ -92,12 +78,12 @@ class _Recorder:
                 m = entry[1]
                 if m is not None and m[0] != "lds":
                     continue  # a global load into LDS (LDS DMA): its global side governs
-                entry[1] = ("lds", lds_passes(sel, n) + (m[1] if m else 0))
+                entry[1] = ("lds", lds_passes(sel, n, self.target) + (m[1] if m else 0))
             elif space == "global":
                 if sel.size == 0:
                     continue
                 a = sel.astype(np.uint64)
-                ln = np.union1d(a // np.uint64(LINE), (a + np.uint64(n - 1)) // np.uint64(LINE))
+                ln = np.union1d(a // np.uint64(self.line), (a + np.uint64(n - 1)) // np.uint64(self.line))
                 lines = tuple(int(x) for x in ln)
                 sem = self.static[entry[0]].sem
                 kind = "atomic" if "atomic" in sem else "store" if "store" in sem else "load"
@@ -113,14 +99,14 @@ class _Recorder:
         self._ex = ex
 
 
-def _footprint(memory, lines: set[int]) -> float:
-    """Bytes of the live allocations the recorded read lines fall in."""
+def _footprint(memory, lines: set[int], line: int) -> float:
+    """Bytes of the live allocations the recorded read lines (of ``line`` bytes) fall in."""
     if not lines:
         return 0.0
-    arr = np.fromiter((ln * LINE for ln in lines), dtype=np.uint64, count=len(lines))
+    arr = np.fromiter((ln * line for ln in lines), dtype=np.uint64, count=len(lines))
     total = 0
     for a in memory.allocs:
-        if a.live and np.any((arr + np.uint64(LINE) > np.uint64(a.addr)) & (arr < np.uint64(a.addr + a.size))):
+        if a.live and np.any((arr + np.uint64(line) > np.uint64(a.addr)) & (arr < np.uint64(a.addr + a.size))):
             total += a.size
     return float(total)
 
@@ -215,7 +201,7 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
     def lin_of(wg) -> int:
         return int(wg[0]) + grid[0] * (int(wg[1]) + grid[1] * int(wg[2]))
 
-    rec = _Recorder(static, lin_of)
+    rec = _Recorder(static, lin_of, prof.line_bytes, prof.target)
 
     def trace(ev):
         rec.bind(ev.state)
@@ -247,7 +233,7 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
     if missing:
         raise Diagnostic(f"timing mode: executed pc 0x{missing[0]:x} is not an instruction of '{kernel}'")
     rep = predict(static, sample, n_wg, occ, prof, kernel=kernel, flops=flops,
-                  footprint_bytes=_footprint(device.memory, rec.lines), keep_slices=keep_slices,
+                  footprint_bytes=_footprint(device.memory, rec.lines, prof.line_bytes), keep_slices=keep_slices,
                   path_of=path_of, weights=weights)
     if weights is not None and len({_signature(v) for v in sample.values()}) > 1:
         rep.notes.append("heterogeneous grid: " + ", ".join(

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.isa.lds_banks import lds_passes  # noqa: F401  (part of gcnforge.lib)
 from gcnforge.isa.mfma_layout import Fragment, fragment
-from gcnforge.isa.target import target as _target
 
 
 def mfma_fragment(mnemonic: str, matrix: str, fmt: str | None = None) -> Fragment:
@@ -119,22 +119,6 @@ def _mad(k, v, c: int, add):
         return add if v * c == 0 else k.v_add_u32(v * c, add)
     s = _scale(k, v, c)
     return s if isinstance(add, int) and add == 0 else k.v_add_u32(s, add)
-
-
-def lds_passes(addrs, nbytes: int, target: str = "gfx942") -> int:
-    """LDS passes for one wave's access of ``nbytes`` per lane at byte ``addrs`` (active lanes)."""
-    banks = _target(target).lds_banks
-    a = np.asarray(addrs, np.int64).ravel()
-    if a.size == 0:
-        return 0
-    dw = max(1, nbytes // 4)
-    per = max(1, banks // dw)  # lanes whose dwords fill the banks once
-    words = (a // 4)[:, None] + np.arange(dw)[None, :]
-    total = 0
-    for c in range(0, len(words), per):
-        u = np.unique(words[c : c + per].ravel())
-        total += int(np.bincount(u % banks, minlength=banks).max())
-    return total
 
 
 def bank_conflicts(addrs, nbytes: int, target: str = "gfx942") -> float:

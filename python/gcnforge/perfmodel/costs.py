@@ -15,8 +15,8 @@ Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers 
 * Transcendentals (v_exp/v_log/v_rcp/v_rsq/v_sqrt/v_sin/v_cos) are quarter rate: 16 cycles,
   and they occupy the VALU while they run. CDNA3's vector FP64 is full rate (MI300 white
   paper: FP64 vector = FP32 vector peak), so ``valu_dp`` costs 4 like ``valu``.
-* Memory pipes: issue occupancy from bytes moved per wave, LDS 128 B/clock/CU (AMD CDNA3
-  white paper), vector memory 64 B/clock (a model assumption), minimum one issue window.
+* Memory pipes: issue occupancy from bytes moved per wave at the device profile's LDS and
+  vector L1 bytes per clock (``lds_bytes_per_clk``, ``l1_bytes_per_clk``), minimum one issue window.
   Memory latencies come from the device profile (``perfmodel.profiles``, cited there; when none
   is given, the active target's default device: MI300X for gfx942, MI355X for gfx950): LDS ``lat_lds``, SMEM ``lat_smem``, vector memory ``lat_hbm`` (the
   static view of one wave cannot know what hits in a cache, so a load is a first touch; the
@@ -58,18 +58,27 @@ def _default_profile(target: str):
     return get(DEFAULT.get(target, "mi300x"))
 
 
+def _profile(prof):
+    if prof is None:  # the active target's default device (gfx942: MI300X, gfx950: MI355X)
+        from gcnforge.isa.table import active_target
+
+        return _default_profile(active_target())
+    return prof
+
+
+@cache
+def _wave_size(target: str) -> int:
+    from gcnforge.isa.target import target as facts
+
+    return facts(target).wave_size
+
+
 def _latency(sem: str, prof) -> int:
     attr = _MEMORY.get(sem)
     if attr is not None:
-        if prof is None:  # the active target's default device (gfx942: MI300X, gfx950: MI355X)
-            from gcnforge.isa.table import active_target
-
-            prof = _default_profile(active_target())
-        return getattr(prof, attr)
+        return getattr(_profile(prof), attr)
     return LATENCY.get(sem, 4)
 
-LDS_BYTES_PER_CLK = 128
-VMEM_BYTES_PER_CLK = 64
 
 def mfma_flops(base: str, target: str | None = None) -> int:
     """Floating-point (or integer) operations of one MFMA: 2 * M * N * K * blocks (the
@@ -122,10 +131,10 @@ def cost(sem: str, base: str, data_dwords: int, prof=None,
         return pipe, c, c
     if sem == "trans":
         return pipe, 16, LATENCY["trans"]
-    if pipe == "lds":
-        return pipe, max(ISSUE, 64 * 4 * data_dwords // LDS_BYTES_PER_CLK), _latency(sem, prof)
-    if pipe == "vmem":
-        return pipe, max(ISSUE, 64 * 4 * data_dwords // VMEM_BYTES_PER_CLK), _latency(sem, prof)
+    if pipe in ("lds", "vmem"):  # the wave's bytes at the profile's LDS or vector L1 bytes per clock
+        p = _profile(prof)
+        per_clk = p.lds_bytes_per_clk if pipe == "lds" else p.l1_bytes_per_clk
+        return pipe, max(ISSUE, _wave_size(p.target) * 4 * data_dwords // per_clk), _latency(sem, p)
     if pipe in ("salu", "smem"):
         return pipe, 1, _latency(sem, prof)
     return pipe, ISSUE, _latency(sem, prof)

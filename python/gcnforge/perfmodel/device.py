@@ -33,7 +33,6 @@ class DeviceProfile:
     lat_l2: int  # L2 hit
     lat_mall: int  # Infinity Cache hit
     lat_hbm: int  # HBM (MALL miss)
-    lds_banks: int = 32  # 4-byte banks
     sources: tuple[str, ...] = ()
     # --- physics under load (each profile cites or marks as assumed / fitted) ---
     clock_mfma_hz: float = 0.0  # sustained clock with the matrix cores saturated (0: clock_hz)

@@ -10,7 +10,8 @@ from ``gcnforge.isa.target``).
   10 / 9 / 8 / 7 waves for at most 80 / 88 / 100 / more SGPRs (VCC, FLAT_SCRATCH and
   XNACK_MASK included: the descriptor's count).
 * gfx942 holds at most 8 waves per SIMD (``Target.max_waves_per_simd``).
-* LDS: 64 KiB per CU shared by the work-groups on it, allocated in 512-byte granules.
+* LDS: the target's ``lds_bytes`` per CU shared by the work-groups on it, allocated in
+  ``lds_granule`` granules.
 * A work-group's waves all live on one CU, spread over its 4 SIMDs; at most 16
   work-groups of more than one wave per CU (barrier resources; LLVM AMDGPUBaseInfo
   getMaxWorkGroupsPerCU).
@@ -22,7 +23,6 @@ from dataclasses import dataclass
 
 from gcnforge.isa.target import target as isa_target
 
-LDS_PER_CU = 65536  # gfx942 (ROCm GPU specifications: LDS 64 KiB per CU on MI300); per target: isa.target lds_bytes
 MAX_WGS_PER_CU = 16
 
 
