@@ -64,13 +64,50 @@ amdgcn.module @m #amdgcn.target<gfx942> {
 }
 """
 
+# issue 28 item 1: a loop's operand naming its own body's block argument (xDSL kept the
+# forward reference: "Forward declared values do not have an owner", a traceback)
+LOOP_OWN_BLOCK_ARG = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %r = amdgcn.loop 4 iter(%a : !amdgcn.vgpr) {
+    ^bb0(%a : !amdgcn.vgpr):
+      amdgcn.yield %a : !amdgcn.vgpr
+    }
+    amdgcn.end
+  }
+}
+"""
+
+# issue 28 item 2: a loop yielding its own result; with a schedule, amdgcn-schedule erased the
+# loop while the yield used it ("Attempting to delete SSA value that still has uses")
+LOOP_YIELDS_OWN_RESULT = """\
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %one = arith.constant 1 : i32
+    %x0 = amdgcn.alloca : !amdgcn.vgpr
+    %x = amdgcn.vop1 v_mov_b32_e32 %x0, %one : !amdgcn.vgpr, i32
+    %r = amdgcn.loop 4 iter(%x : !amdgcn.vgpr) {
+    ^bb0(%acc : !amdgcn.vgpr):
+      %d0 = amdgcn.alloca : !amdgcn.vgpr
+      %a = amdgcn.vop2 v_add_u32_e32 %d0, %one, %acc {sched = array<i64: 0, 1, 0>} : !amdgcn.vgpr, i32, !amdgcn.vgpr
+      amdgcn.yield %r : !amdgcn.vgpr
+    }
+    amdgcn.end
+  }
+}
+"""
+
 
 @pytest.mark.parametrize("text, line, what, args", [
     (EMPTY_KERNEL, 2, "a kernel needs a body", ("-p", "amdgcn-regalloc")),
     (TWICE_DEFINED_LABEL, 6, "re-declaration of block 'loop'", ()),
     (UNTERMINATED, 2, "closing string literal", ()),
     (SCHED_HUGE_DELAY, 8, "sched values must be at most", ("-p", "amdgcn-schedule")),
-], ids=["empty-kernel", "label-twice", "unterminated-string", "sched-delay"])
+    (LOOP_OWN_BLOCK_ARG, 3, "%a is defined inside this op's own region", ()),
+    (LOOP_YIELDS_OWN_RESULT, 10, "%r is a result of the enclosing 'amdgcn.loop', used inside it",
+     ("-p", "amdgcn-schedule,amdgcn-lower-loops")),
+], ids=["empty-kernel", "label-twice", "unterminated-string", "sched-delay", "loop-own-block-arg",
+        "loop-yields-own-result"])
 def test_minimized_crash_or_hang_is_a_located_diagnostic(text, line, what, args, tmp_path):
     f = tmp_path / "in.mlir"
     f.write_text(text)

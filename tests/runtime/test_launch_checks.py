@@ -226,9 +226,9 @@ def test_declared_access_and_const_layouts():
 
 
 @pytest.mark.parametrize("kw,msg", [
-    (dict(grid=1.5, block=64), "grid must be an int or a tuple of 1 to 3 ints, got 1.5"),
-    (dict(grid=None, block=64), "grid must be an int or a tuple of 1 to 3 ints, got None"),
-    (dict(grid=1, block=1.0), "block must be an int or a tuple of 1 to 3 ints, got 1.0"),
+    (dict(grid=1.5, block=64), "grid must be an int or a sequence (tuple, list, 1-D array) of 1 to 3 ints, got 1.5"),
+    (dict(grid=None, block=64), "grid must be an int or a sequence (tuple, list, 1-D array) of 1 to 3 ints, got None"),
+    (dict(grid=1, block=1.0), "block must be an int or a sequence (tuple, list, 1-D array) of 1 to 3 ints, got 1.0"),
     (dict(grid="4", block=64), "grid must be an int"),
     (dict(grid=(1, 1, 1, 1), block=64), "grid must be an int"),
     (dict(grid=(2, 0), block=64), "grid (2, 0, 1) has a dimension below 1"),
@@ -240,6 +240,31 @@ def test_declared_access_and_const_layouts():
 ])
 def test_bad_grid_or_block_is_a_diagnostic(mod, kw, msg):
     assert msg in _no_launch(mod, "dflt", np.zeros(64, np.float32), **kw)
+
+
+def test_grid_and_block_take_any_sequence_of_ints(mod):
+    """issue 28 item 7: a list, a range or a 1-D array is a grid or block as a tuple is, the
+    same for both (the message says so); missing dimensions are 1."""
+    dev = RecordingBackend()
+    for grid, block in (([1, 1], [64]), (range(1, 3), np.array([64, 1])), ((2,), (64, 1, 1))):
+        mod["dflt"](np.zeros(256, np.float32), grid=grid, block=block, device=dev)
+    assert [(x["grid"], x["block"]) for x in dev.launches] == [((1, 1, 1), (64, 1, 1)), ((1, 2, 1), (64, 1, 1)),
+                                                                ((2, 1, 1), (64, 1, 1))]
+    for kw in (dict(grid=[1, 1.0], block=64), dict(grid=1, block=[64, "1"]), dict(grid=b"\x01", block=64)):
+        assert "must be an int or a sequence (tuple, list, 1-D array) of 1 to 3 ints" in \
+            _no_launch(mod, "dflt", np.zeros(64, np.float32), **kw)
+
+
+def test_unknown_module_attribute_lists_the_kernels(mod):
+    """issue 28 item 7: ``mod.nope`` is a Diagnostic naming the kernels, and still an
+    AttributeError (``hasattr``/``getattr`` with a default keep working)."""
+    with pytest.raises(Diagnostic) as ei:
+        mod.nope  # noqa: B018
+    assert isinstance(ei.value, AttributeError)
+    assert "has no attribute 'nope'" in str(ei.value) and "module['name']" in str(ei.value)
+    assert any(n.startswith("kernels: ") and "dflt" in n and "reqd" in n for n in ei.value.notes), ei.value.notes
+    assert not hasattr(mod, "nope") and getattr(mod, "nope", 7) == 7
+    assert mod.kernels is mod.code_object.kernels  # the CodeObject's own attributes still pass through
 
 
 def test_reqd_workgroup_size_must_match(mod, co):

@@ -307,7 +307,7 @@ def resolve(mnemonic: str) -> list[Instruction] | None:
     out = [i for s in _SUFFIXES if (i := table.by_mnemonic(mnemonic + s)) is not None]
     if out:
         return out
-    if mnemonic.endswith("_e64"):
+    if mnemonic.endswith("_e64") and not mnemonic[:-4].endswith(_SUFFIXES):  # (llvm-mc refuses x_e64_e64)
         i = table.by_mnemonic(mnemonic[:-4])
         if i is not None and i.encoding.startswith("VOP3"):
             return [i]

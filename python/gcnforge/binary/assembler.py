@@ -17,6 +17,7 @@ import struct
 
 from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, KernelRecord, link, section_addresses
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr, symbols_in
+from gcnforge.binary.ignored_directives import IgnoredDirectives
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
 from gcnforge.binary.statements import Statement, statement_at
 from gcnforge.binary.text_util import is_ident, names, shift, split_args, split_args_with_loc, string_arg, unquote
@@ -82,6 +83,7 @@ class Assembler:
         self._evaluating: set[str] = set()
         self._memo: dict[str, Value] = {}
         self._placement: dict[str, tuple[str, int]] = {}
+        self.ignored = IgnoredDirectives()  # still checked as llvm-mc checks them
 
     # -- symbols ------------------------------------------------------------------------
     def _attr(self, name: str, loc: SourceLoc | None = None) -> _SymAttr:
@@ -243,6 +245,10 @@ class Assembler:
             cur.size += parsed.size
             if cur.size > MAX_SECTION:
                 raise Diagnostic(f"section {cur.name} exceeds {MAX_SECTION} bytes", loc)
+        try:
+            self.ignored.finish()  # (an unfinished .cfi frame)
+        except Diagnostic as d:
+            errors.append(d)
         if errors:
             raise collected(errors)
         return self._finish()
@@ -348,6 +354,7 @@ class Assembler:
     def _directive(self, st: Statement) -> None:
         d, args, loc = st.name, st.args, st.args_loc
         if d in IGNORED:
+            self.ignored.check(d, args, loc, st.loc)
             return
         if d in _SECTION_DIRECTIVES:
             name, flags = _SECTION_DIRECTIVES[d]
@@ -702,6 +709,22 @@ def _is_branch_fixup(fixup: tuple, label: str, col: int) -> bool:
     ``sym@rel32`` literal): then another label at that place changes only the fixup."""
     fld, name, tok = fixup
     return not fld.startswith("@") and name == label and tok.text == label and tok.col == col
+
+
+class _ParseOnly(Assembler):
+    def _finish(self) -> bytes:
+        return b""
+
+
+def check_statements(text: str, target: str = "gfx942", filename: str = "<asm>") -> None:
+    """What ``llvm-mc`` refuses while it reads the file, before any layout: every directive
+    (the ``.amdgpu_metadata`` YAML, the ignored ones' operands), label and instruction; not the
+    linking of the pieces (``gcnforge as`` without ``-o`` checks this, as ``llvm-mc
+    -show-encoding`` does)."""
+    try:
+        _ParseOnly(target, filename).run(text)
+    except RecursionError:
+        raise Diagnostic("expressions or symbol definitions nested too deeply", filename) from None
 
 
 def assemble_builtin(text: str, target: str = "gfx942", filename: str = "<asm>",

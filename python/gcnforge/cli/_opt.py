@@ -156,7 +156,8 @@ class GcnforgeOptMain(xDSLOptMain):
         return first if first.lstrip().startswith(("error:",)) or ": error:" in first else f"error: {first}"
 
     def _verify_located(self, prog: Operation) -> None:
-        """Verify op by op (outermost first) and report the first failure at its text."""
+        """Verify op by op (outermost first), then SSA dominance, and report the first failure
+        at its text."""
         for op in prog.walk():
             try:
                 op.verify(verify_nested_ops=False)
@@ -165,6 +166,12 @@ class GcnforgeOptMain(xDSLOptMain):
 
                 msg = first_lines(str(e)) or "operation does not verify"
                 raise LocatedError(self._where(op, msg)) from None
+        from gcnforge.dialect.dominance import check_dominance
+
+        try:
+            check_dominance(prog)
+        except Diagnostic as d:
+            raise LocatedError(str(d)) from None
 
     def _where(self, op: Operation, msg: str) -> str:
         from gcnforge.dialect.source import loc_of

@@ -31,8 +31,11 @@ def _run(args) -> int:
         raise Diagnostic(f"--mcpu {args.mcpu}: the encoding listing knows {', '.join(table.known_targets())} "
                          "(with -o, the code object's target may be another gfx9 processor)")
     from gcnforge.asm.listing import show_encoding
+    from gcnforge.binary.assembler import check_statements
 
-    sys.stdout.write(show_encoding(text, name, target=args.mcpu))
+    listing = show_encoding(text, name, target=args.mcpu)
+    check_statements(text, args.mcpu, name)  # the directives too, as llvm-mc -show-encoding reads them
+    sys.stdout.write(listing)
     return 0
 
 

@@ -92,6 +92,7 @@ def _parser_class() -> type:
     """``LocatingParser``, defined on first use: ``xdsl.parser`` costs a compile that never
     parses text about 6 ms of CPU (issue 15)."""
     from xdsl.parser import Parser
+    from xdsl.parser.core import ForwardDeclaredValue
 
     class LocatingParser(Parser):
         """xDSL's parser that stamps each op with where its text starts (``line_offset`` for
@@ -100,6 +101,13 @@ def _parser_class() -> type:
         def __init__(self, *args, line_offset: int = 0, **kw):
             super().__init__(*args, **kw)
             self._line_offset = line_offset
+            self._forward: dict[ForwardDeclaredValue, tuple] = {}  # -> (its first operand's span, name)
+
+        def resolve_operand(self, operand, typ):
+            v = super().resolve_operand(operand, typ)
+            if isinstance(v, ForwardDeclaredValue) and v not in self._forward:
+                self._forward[v] = (operand.span, operand.operand_name)
+            return v
 
         def parse_operation(self) -> Operation:
             span = self._current_token.span
@@ -107,10 +115,38 @@ def _parser_class() -> type:
                 op = super().parse_operation()
             except (VerifyException, ValueError) as e:  # an attribute built while parsing (i32 out of range ...)
                 raise ParseError(span, str(e).splitlines()[0] if str(e) else "invalid operation") from None
+            self._check_forward(op)
             if not isinstance(op.location, FileLineColLoc):
                 loc = span.get_location()
                 op.location = make_loc(loc.file, loc.line + self._line_offset, loc.col)
             return op
+
+        def parse_module(self, allow_implicit_module: bool = True):
+            try:
+                return super().parse_module(allow_implicit_module)
+            except ParseError as e:  # xDSL puts "used but not defined" at the end of the input: the first use
+                uses = [(sp, n) for v, (sp, n) in self._forward.items()
+                        if any(v is p for p in self.forward_ssa_references.get(n, {}).values())]
+                if not e.msg.startswith("values used but not defined") or not uses:
+                    raise
+                sp, name = min(uses, key=lambda u: u[0].start)
+                raise ParseError(sp, f"%{name} is not defined where it is used (not at all, or in a region "
+                                     "that does not enclose this use)") from None
+
+        def _check_forward(self, op: Operation) -> None:
+            # xDSL 0.74 resolves a forward reference when the name is defined, by replacing the
+            # placeholder's uses; a name defined inside the op's own region (``iter(%a)`` where
+            # %a is the loop body's block argument) is defined before the op exists, so the op
+            # would keep the placeholder, which has no owner. MLIR scopes it out: refuse it.
+            for v in op.operands:
+                at = self._forward.get(v) if isinstance(v, ForwardDeclaredValue) else None
+                if at is None:
+                    continue
+                sp, name = at
+                pending = self.forward_ssa_references.get(name, {})
+                if not any(p is v for p in pending.values()):
+                    raise ParseError(sp, f"%{name} is defined inside this op's own region (a block argument or "
+                                         "value of its body), which the op's operands cannot use")
 
         def _parse_block(self) -> Block:
             # xDSL 0.74 forgets where a forward-referenced block was defined, so a second
@@ -156,7 +192,8 @@ def parse_module(text: str, filename: str = "<mlir>", ctx=None, line_offset: int
 
 def verify_located(root: Operation) -> None:
     """Verify op by op (outermost first) so the first failure is reported at its op's
-    location (xDSL's ``verify`` says what failed, not where)."""
+    location (xDSL's ``verify`` says what failed, not where), then SSA dominance
+    (``gcnforge.dialect.dominance``)."""
     from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
     for op in root.walk():
@@ -166,6 +203,9 @@ def verify_located(root: Operation) -> None:
             raise Diagnostic(first_lines(str(e)) or "operation does not verify", op) from None
         except DiagnosticException as e:
             raise Diagnostic(first_lines(str(e)) or "operation does not verify", op) from None
+    from gcnforge.dialect.dominance import check_dominance
+
+    check_dominance(root)  # (xDSL's verifier does not check it; MLIR's does)
 
 
 def first_lines(msg: str) -> str:

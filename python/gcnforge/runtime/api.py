@@ -15,7 +15,8 @@ take numbers converted by the declared type; an OpenCL ``__local`` pointer argum
 its size in bytes (the kernel receives its LDS offset, and the launch's dynamic LDS grows).
 
 Before anything is copied, the launch is checked against what the metadata says
-(``binding``): ``grid``/``block`` are 1 to 3 positive ints, ``block`` equals
+(``binding``): ``grid``/``block`` are an int or a sequence (tuple, list, 1-D array) of 1 to 3
+positive ints, missing dimensions 1; ``block`` equals
 ``.reqd_workgroup_size`` and stays within ``.max_flat_workgroup_size``; an array's dtype
 matches the pointee type its ``.type_name`` spells (``float*`` takes float32; ``half4*``
 or a typedef'd ``short4v*`` takes float16/int16 arrays holding whole vectors, or records as
@@ -53,6 +54,12 @@ def load(source: str | Path | bytes | Any, device: Backend | str | None = None) 
         co = read_code_object(source if isinstance(source, (str, Path)) else bytes(source))
         return Module(co, name, device)
     return Module(source, getattr(source, "path", "<code object>"), device)
+
+
+class NoSuchAttribute(Diagnostic, AttributeError):
+    """A Module attribute that neither the Module nor its CodeObject has: a Diagnostic that
+    lists the kernels, and an AttributeError so that ``hasattr`` and ``getattr(m, x, d)``
+    keep working."""
 
 
 class Module:
@@ -105,9 +112,14 @@ class Module:
     def __getattr__(self, name: str) -> Any:
         """Everything else is the CodeObject's (``kernels``, ``metadata``, ``text``, ``data``...),
         so ``gcnforge.load`` gives the code object plus the ability to launch it."""
-        if name == "code_object":
+        if name == "code_object" or name.startswith("__"):  # (copy/pickle probes: the plain error)
             raise AttributeError(name)
-        return getattr(self.code_object, name)
+        try:
+            return getattr(self.code_object, name)
+        except AttributeError:
+            known = ", ".join(self.kernel_names) or "none"
+            raise NoSuchAttribute(f"{self.name} has no attribute '{name}' (a kernel is launched as "
+                                  f"module['name'] or module.kernel('name'))", notes=(f"kernels: {known}",)) from None
 
     def __contains__(self, name: str) -> bool:
         return name in self.code_object.kernels

@@ -225,16 +225,18 @@ _GRID_WORK_ITEMS = (1 << 32) - 1
 
 
 def normalize_dims(d: object, what: str, max_workgroup: int | None = None) -> tuple[int, int, int]:
-    """``grid``/``block`` as 3 positive ints. ``max_workgroup``: the target's limit on
-    work-items per workgroup (for ``block``)."""
+    """``grid``/``block`` as 3 positive ints, from an int or any sequence of 1 to 3 ints (a
+    tuple, a list, a range, a 1-D array; missing dimensions are 1). ``max_workgroup``: the
+    target's limit on work-items per workgroup (for ``block``)."""
     if isinstance(d, (int, np.integer)):
         t: tuple = (d,)
-    elif isinstance(d, (tuple, list)) or (isinstance(d, np.ndarray) and d.ndim == 1):
+    elif (isinstance(d, Sequence) and not isinstance(d, (str, bytes, bytearray))) or \
+            (isinstance(d, np.ndarray) and d.ndim == 1):
         t = tuple(d)
     else:
         t = ()
     if not 1 <= len(t) <= 3 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in t):
-        raise Diagnostic(f"{what} must be an int or a tuple of 1 to 3 ints, got {d!r}")
+        raise Diagnostic(f"{what} must be an int or a sequence (tuple, list, 1-D array) of 1 to 3 ints, got {d!r}")
     t = tuple(int(x) for x in t) + (1,) * (3 - len(t))
     if any(x < 1 for x in t):
         raise Diagnostic(f"{what} {t} has a dimension below 1")
