@@ -70,6 +70,6 @@ def test_cli_trace_and_sanitize_continue(co_bytes, tmp_path, capsys):
     assert lines[0].split(": ", 1)[1].startswith("s_load_dwordx2") and lines[-1].endswith("s_endpgm")
     assert main([*base, "-a", "out=zeros:4:u32", "-a", "tag=7", "--sanitize-continue"]) == 1
     err = capsys.readouterr().err
-    assert "5 sanitizer report(s)" in err and "Traceback" not in err
+    assert "sanitizer summary: 5 site(s)" in err and "Traceback" not in err
     assert main([*base, "-a", "out=zeros:4:u32", "-a", "tag=7", "--sanitize"]) == 1
     assert "sanitizer" in capsys.readouterr().err

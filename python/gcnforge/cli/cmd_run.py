@@ -47,7 +47,11 @@ def register(subparsers) -> None:
                         "hip:N is GPU N (see gcnforge devices)")
     p.add_argument("--sanitize", action="store_true", help="check memory accesses (emulator)")
     p.add_argument("--sanitize-continue", action="store_true",
-                   help="like --sanitize, but collect every report, print them, and exit 1 if any")
+                   help="like --sanitize, but run to the end: every site (kind, pc) is printed once, in full at its "
+                        "first occurrence, then a summary table with the count of each; exit 1 if any")
+    p.add_argument("--suppress", default=None, metavar="FILE",
+                   help="sanitizer suppressions: one rule per line, 'kind=hazard pc=0x100-0x180 kernel=gemm*' "
+                        "(any of the three); matching reports are counted, not printed, and do not stop the run")
     p.add_argument("--trace", action="store_true",
                    help="print each executed instruction's pc and text (emulator)")
     timing_option.add_option(p, "predict the kernel's time on DEVICE with the emulator's timing mode (runs a sample "
@@ -168,6 +172,12 @@ def run(args) -> int:
         extra["trace"] = lambda ev: print(f"0x{ev.pc:06x}: {ev.text}")
     if args.sanitize_continue:
         extra["sanitize_mode"] = "continue"
+    if args.suppress:
+        if not (args.sanitize or args.sanitize_continue):
+            raise Diagnostic("--suppress silences sanitizer reports: add --sanitize or --sanitize-continue")
+        from gcnforge.emulator.suppressions import Suppressions
+
+        extra["sanitize_suppress"] = Suppressions.load(args.suppress)  # a bad file fails before the run
     if (args.trace_out or args.flops is not None or args.timing_complete) and not args.timing:
         raise Diagnostic("--trace-out, --flops and --timing-complete need --timing DEVICE")
     if args.timing:
@@ -217,10 +227,11 @@ def run(args) -> int:
     bad = _expect(args.expect, arrays, args.rtol, args.atol, res.partial)
     sys.stdout.flush()
     reports = list(getattr(res.stats, "reports", None) or ())
-    for r in reports:
-        print(r, file=sys.stderr)
+    suppressed = dict(getattr(res.stats, "suppressed", None) or {})
+    if reports or suppressed:
+        print(sanitizer_summary(reports, dict(getattr(res.stats, "report_counts", None) or {}), suppressed),
+              file=sys.stderr)
     if reports:
-        print(f"{len(reports)} sanitizer report(s)", file=sys.stderr)
         return 1
     return 1 if bad else 0
 
@@ -294,3 +305,22 @@ def _device_name(text: str) -> str:
     if text != "emulator" and gpu_index(text) is None:
         raise argparse.ArgumentTypeError(f"'{text}' is not a device (emulator, hip, hip:N)")
     return text
+
+
+def sanitizer_summary(reports: list, counts: dict, suppressed: dict) -> str:
+    """Each site's first report in full, then a table: kind, pc, occurrences, instruction; then
+    the suppressed counts (compute-sanitizer's shape: every error once per site, a summary)."""
+    out = [str(r) for r in reports]
+    if reports:
+        out.append("")
+        out.append(f"sanitizer summary: {len(reports)} site(s), {sum(counts.values()) or len(reports)} occurrence(s)")
+        rows = [(r.kind or "?", f"0x{r.loc.pc:x}", str(counts.get((r.loc.pc, r.kind), 1)), r.loc.text)
+                for r in reports if getattr(r, "loc", None) is not None]
+        head = ("kind", "pc", "count", "instruction")
+        w = [max(len(x[i]) for x in (head, *rows)) for i in range(3)]
+        for row in (head, *rows):
+            out.append(f"  {row[0].ljust(w[0])}  {row[1].rjust(w[1])}  {row[2].rjust(w[2])}  {row[3]}")
+    if suppressed:
+        out.append(f"suppressed: {sum(suppressed.values())} occurrence(s) at {len(suppressed)} site(s) "
+                   f"({', '.join(sorted({k for _, k in suppressed}))})")
+    return "\n".join(out)

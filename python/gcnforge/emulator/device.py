@@ -34,7 +34,9 @@ class RunStats:
     issues: int = 0  # NumPy-level instruction executions (a group of lockstep waves = 1)
     cycles: int = 0  # modeled: the longest wave's issue cycles (all workgroups resident)
     by_mnemonic: dict = field(default_factory=dict)
-    reports: list = field(default_factory=list)  # sanitizer reports (continue mode)
+    reports: list = field(default_factory=list)  # sanitizer reports (continue mode): each site's first
+    report_counts: dict = field(default_factory=dict)  # (pc, kind) -> occurrences (continue mode)
+    suppressed: dict = field(default_factory=dict)  # (pc, kind) -> occurrences a suppression rule matched
 
     @property
     def lockstep_factor(self) -> float:
@@ -101,11 +103,12 @@ class Device:
     def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
             max_instructions: int | None | str = "default", dynamic_lds: int = 0,
             lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH,
-            trace=None, workgroups=None, observe=None) -> RunStats:
+            trace=None, workgroups=None, observe=None, sanitize_suppress=None) -> RunStats:
         """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
         work-items. ``sanitize``: check the execution (see ``sanitizer.py``);
         ``sanitize_mode`` 'stop' raises the first report, 'continue' collects them in
-        ``RunStats.reports``. ``trace(event)``: called before every executed instruction
+        ``RunStats.reports``; ``sanitize_suppress`` (``suppressions.Suppressions``) silences the
+        reports its rules match. ``trace(event)``: called before every executed instruction
         with a ``TraceEvent`` (pc, text, workgroups and waves executing it) — a debugger's
         hook (print it, stop with an exception, inspect ``event.state``). ``workgroups``: run
         only these work-group ids (x, y, z) of the grid (the timing mode's sample);
@@ -149,7 +152,7 @@ class Device:
         if sanitize:
             from gcnforge.emulator.sanitizer import Sanitizer
 
-            san_kw = {"mode": sanitize_mode}
+            san_kw = {"mode": sanitize_mode, "suppress": sanitize_suppress}
         wgs = _WorkGroups(grid)
         nwgs = wgs.count
         if workgroups is not None:

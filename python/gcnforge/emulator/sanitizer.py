@@ -25,8 +25,11 @@ a ``kind``:
 * ``budget`` — the instruction budget ran out (endless loop; a sanitized run stops by default
   after ``device.SANITIZE_MAX_WAVE_INSTRUCTIONS`` per wave, see ``Device.run``).
 
-Mode ``stop`` raises the first report; ``continue`` collects each (pc, kind) once in
-``RunStats.reports`` and goes on (bad lanes of a memory access are dropped).
+Mode ``stop`` raises the first report; ``continue`` collects each site (pc, kind) once, its
+first occurrence in full, in ``RunStats.reports``, counts every occurrence in
+``RunStats.report_counts`` and goes on (bad lanes of a memory access are dropped). Reports a
+suppression rule matches (``suppressions.py``) are only counted, in ``RunStats.suppressed``,
+in both modes.
 """
 
 from __future__ import annotations
@@ -57,11 +60,11 @@ class SanitizerReport(EmulationError):
 
 
 class Sanitizer(DefinednessMixin, HazardMixin):
-    def __init__(self, image, prog, stats, mode="stop"):
+    def __init__(self, image, prog, stats, mode="stop", suppress=None):
         if mode not in ("stop", "continue"):
             raise ValueError(f"sanitize_mode must be 'stop' or 'continue', not {mode!r}")
         self.image, self.prog, self.stats, self.mode = image, prog, stats, mode
-        self.seen = set()
+        self.suppress = suppress  # a suppressions.Suppressions, or None
         self._roles = {}
         self._ctr = {}
         self._mneeds = {}
@@ -123,13 +126,19 @@ class Sanitizer(DefinednessMixin, HazardMixin):
     def report(self, kind, message, ins, wave, lane=None, notes=()):
         ex = self.ex
         loc = ExecLoc(ex.kernel, ins.pc, ins.text, ex.wgs[ex.wg_of[wave]], int(ex.wave_slot[wave]), lane)
+        key = (ins.pc, kind)
+        counts = self.stats.report_counts  # per (pc, kind) over the whole launch (every batch)
+        if self.suppress is not None and self.suppress.match(ex.kernel, ins.pc, kind) is not None:
+            self.stats.suppressed[key] = self.stats.suppressed.get(key, 0) + 1
+            return
+        if key in counts:  # a site already reported: counted, not built again
+            counts[key] += 1
+            return
         rep = SanitizerReport(f"sanitizer: {message}", loc, notes, kind=kind)
         if self.mode == "stop":
             raise rep
-        key = (ins.pc, kind)
-        if key not in self.seen:
-            self.seen.add(key)
-            self.stats.reports.append(rep)
+        counts[key] = 1
+        self.stats.reports.append(rep)
 
     def roles(self, ins):
         r = self._roles.get(ins.pc)

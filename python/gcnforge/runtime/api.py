@@ -217,10 +217,13 @@ class Kernel:
     def __call__(self, *args: object, grid: object, block: object = None, device: Backend | str | None = None,
                  stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
                  sanitize_mode: str = "stop", timing: Any = None, flops: float | None = None,
-                 trace_out: Any = None, timing_complete: bool = False, **kwargs: object) -> LaunchResult:
+                 trace_out: Any = None, timing_complete: bool = False, sanitize_suppress: Any = None,
+                 **kwargs: object) -> LaunchResult:
         """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
         ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
-        sanitizer reports in ``result.stats.reports`` instead of raising the first one.
+        sanitizer reports in ``result.stats.reports`` (each site once; occurrences per site in
+        ``result.stats.report_counts``) instead of raising the first one;
+        ``sanitize_suppress=`` a suppression file (``gcnforge.emulator.suppressions``).
         ``timing='mi300x'`` (a ``perfmodel.profiles`` name or a DeviceProfile) runs the
         emulator's timing mode: ``result.timing`` is the predicted ``TimingReport`` (``flops``:
         the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there). A large
@@ -251,6 +254,8 @@ class Kernel:
                 extra["trace"] = trace
             if sanitize_mode != "stop":
                 extra["sanitize_mode"] = sanitize_mode
+            if sanitize_suppress is not None:
+                extra["sanitize_suppress"] = sanitize_suppress
             if timing is not None:
                 if backend.name != "emulator":
                     raise Diagnostic(f"timing={timing!r} is the emulator's timing mode; this launch runs on "

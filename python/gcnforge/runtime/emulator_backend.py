@@ -99,15 +99,25 @@ class EmulatorBackend:
     def launch(self, code_object: Any, kernel_name: str, kernarg: bytes, grid: tuple[int, int, int],
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
                stream: Any = None, trace: Any = None, sanitize_mode: str = "stop", timing: Any = None,
-               flops: float | None = None, trace_out: Any = None, timing_complete: bool = False) -> LaunchResult:
+               flops: float | None = None, trace_out: Any = None, timing_complete: bool = False,
+               sanitize_suppress: Any = None) -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
         so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
         every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
-        'continue' (collect them in ``result.stats.reports``): see ``Device.run``."""
+        'continue' (collect them in ``result.stats.reports``, counts per site in
+        ``result.stats.report_counts``); ``sanitize_suppress`` (a suppression file's path or a
+        ``Suppressions``) silences what its rules match: see ``Device.run``."""
         if sanitize_mode not in ("stop", "continue"):
             raise Diagnostic(f"sanitize_mode must be 'stop' or 'continue', got {sanitize_mode!r}")
         dev = self._dev()
         kw: dict[str, Any] = {"sanitize": sanitize, "sanitize_mode": sanitize_mode}
+        if sanitize_suppress is not None:
+            from gcnforge.emulator.suppressions import Suppressions
+
+            if not sanitize:
+                raise Diagnostic("sanitize_suppress= silences sanitizer reports: pass sanitize=True too")
+            kw["sanitize_suppress"] = (sanitize_suppress if isinstance(sanitize_suppress, Suppressions)
+                                       else Suppressions.load(str(sanitize_suppress)))
         if trace is not None:
             kw["trace"] = trace
         params = inspect.signature(dev.run).parameters
