@@ -28,6 +28,7 @@ DPP_CASES = [
     ("row_half_mirror", {"row_half_mirror": True}),
     ("row_bcast:15", {"row_bcast": 15}),
     ("row_bcast:31", {"row_bcast": 31}),
+    *((f"row_newbcast:{n}", {"row_newbcast": n}) for n in (0, 3, 15)),
 ]
 WAIT_CASES = [
     dict(zip(("vmcnt", "expcnt", "lgkmcnt"), vals, strict=True))

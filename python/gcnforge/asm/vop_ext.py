@@ -12,34 +12,11 @@ from gcnforge.asm.operands import format_sreg, parse_int, parse_reg, sreg_code
 from gcnforge.asm.vop_codec import VopCodec
 from gcnforge.asm.vop_mods import nsrc, clamp_omod_text, mods_valid, parse_clamp_omod, parse_uint
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.isa import table
+from gcnforge.isa import dpp, table
 from gcnforge.isa.schema import Instruction, Operand, OperandKind
 
 
-_DPP_SIMPLE = {"row_mirror": 0x140, "row_half_mirror": 0x141}
-_DPP_SHIFT = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}
-_DPP_WAVE = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}
-
-
-def dpp_ctrl_text(v: int) -> str | None:
-    if v <= 0xFF:
-        return "quad_perm:[" + ",".join(str((v >> (2 * i)) & 3) for i in range(4)) + "]"
-    for name, base in _DPP_SHIFT.items():
-        if base < v <= base + 15:
-            return f"{name}:{v - base}"
-    for name, code in _DPP_WAVE.items():
-        if v == code:
-            return f"{name}:1"
-    for name, code in _DPP_SIMPLE.items():
-        if v == code:
-            return name
-    if v == 0x142:
-        return "row_bcast:15"
-    if v == 0x143:
-        return "row_bcast:31"
-    if 0x150 <= v <= 0x15F:
-        return f"row_newbcast:{v - 0x150}"
-    return None
+dpp_ctrl_text = dpp.text  # LLVM's spelling of a DPP_CTRL value, None for an unused one
 
 
 def _dp_alu(inst: Instruction) -> bool:
@@ -76,25 +53,25 @@ class DppCodec(VopCodec):
             if len(items) != 4 or any(x is None or not 0 <= x <= 3 for x in items):
                 raise Diagnostic("quad_perm expects 4 lane selects 0..3", tok.loc(st.loc))
             ctrl = items[0] | items[1] << 2 | items[2] << 4 | items[3] << 6
-        elif name in _DPP_SHIFT:
-            ctrl = _DPP_SHIFT[name] + parse_uint(st, name, val, tok, 15)
-            if ctrl == _DPP_SHIFT[name]:
+        elif name in dpp.ROW_SHIFT:
+            ctrl = dpp.ROW_SHIFT[name] + parse_uint(st, name, val, tok, 15)
+            if ctrl == dpp.ROW_SHIFT[name]:
                 raise Diagnostic(f"{name} expects a shift 1..15", tok.loc(st.loc))
-        elif name in _DPP_WAVE:
+        elif name in dpp.WAVE:
             if val != "1":
                 raise Diagnostic(f"{name} expects {name}:1", tok.loc(st.loc))
-            ctrl = _DPP_WAVE[name]
-        elif name in _DPP_SIMPLE:
-            ctrl = _DPP_SIMPLE[name]
+            ctrl = dpp.WAVE[name]
+        elif name in dpp.FLAG:
+            ctrl = dpp.FLAG[name]
         elif name == "row_newbcast":
-            ctrl = 0x150 + parse_uint(st, name, val, tok, 15)
+            ctrl = dpp.ROW_NEWBCAST + parse_uint(st, name, val, tok, 15)
         elif name == "row_bcast":
             if val not in ("15", "31"):
                 raise Diagnostic("row_bcast expects row_bcast:15 or row_bcast:31", tok.loc(st.loc))
-            ctrl = 0x142 if val == "15" else 0x143
+            ctrl = dpp.ROW_BCAST[int(val)]
         if ctrl is None:
             return False
-        if _dp_alu(st.inst) and not 0x150 <= ctrl <= 0x15F:
+        if _dp_alu(st.inst) and ctrl not in dpp.DP_ALU:
             raise Diagnostic(f"'{st.inst.mnemonic}' runs on the DP ALU, whose DPP only supports row_newbcast:N",
                              tok.loc(st.loc))
         if "dpp_ctrl" in st.extra:
@@ -110,13 +87,13 @@ class DppCodec(VopCodec):
         if "dpp_ctrl" not in st.extra:  # LLVM 22 has no default control: "too few operands"
             raise Diagnostic(f"too few operands for instruction: '{st.inst.mnemonic}' needs a DPP control "
                              "(quad_perm:[...], row_shl:N, row_shr:N, row_ror:N, wave_*, row_mirror, "
-                             "row_half_mirror, row_bcast:N)", st.loc)
+                             "row_half_mirror, row_bcast:N, row_newbcast:N)", st.loc)
 
     def modifier_text(self, di):
         f = di.fields
         ctrl = f.get("dpp_ctrl", 0)
         txt = dpp_ctrl_text(ctrl)
-        if _dp_alu(di.inst) and not 0x150 <= ctrl <= 0x15F:
+        if _dp_alu(di.inst) and ctrl not in dpp.DP_ALU:
             txt = " /* DP ALU dpp only supports row_newbcast */"  # what LLVM 22 prints
         out = [txt or f"dpp_ctrl:0x{ctrl:x}",
                f"row_mask:0x{f.get('row_mask', 0):x}", f"bank_mask:0x{f.get('bank_mask', 0):x}"]

@@ -13,7 +13,7 @@ vcc 106-107, ttmp0-15 108-123, m0 124, null 125, exec 126-127.
 
 from __future__ import annotations
 
-from gcnforge.isa import waitcnt
+from gcnforge.isa import dpp, waitcnt
 from gcnforge.emulator.memory import PRIVATE_BASE, SHARED_BASE
 
 SPECIAL_SREG = {
@@ -138,21 +138,12 @@ _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}  # VOP3 OMOD field (ISA gu
 
 
 def _dpp_ctrl(c: int) -> tuple:
-    """DPP_CTRL as (control, argument), the names of ``lanes.dpp_lanes`` (ISA guide "DPP":
-    0x00-0xFF quad_perm, 0x101-0x12F row_shl/shr/ror 1-15, 0x130/0x134/0x138/0x13C wave_shl/
-    rol/shr/ror, 0x140 row_mirror, 0x141 row_half_mirror, 0x142/0x143 row_bcast 15/31;
-    gfx90a+ 0x150-0x15F row_newbcast 0-15, LLVM SIDefines.h DPP::ROW_NEWBCAST_FIRST/LAST)."""
-    if c <= 0xFF:
-        return "quad_perm", [(c >> (2 * i)) & 3 for i in range(4)]
-    if 0x101 <= c <= 0x12F and c & 0xF:
-        return ("row_shl", "row_shr", "row_ror")[(c >> 4) - 0x10], c & 0xF
-    if 0x150 <= c <= 0x15F:
-        return "row_newbcast", c & 0xF
-    named = {0x130: ("wave_shl", 1), 0x134: ("wave_rol", 1), 0x138: ("wave_shr", 1), 0x13C: ("wave_ror", 1),
-             0x140: ("row_mirror", 0), 0x141: ("row_half_mirror", 0), 0x142: ("row_bcast", 15), 0x143: ("row_bcast", 31)}
-    if c not in named:
-        raise ValueError(f"DPP control 0x{c:x} is not supported by the emulator")
-    return named[c]
+    """DPP_CTRL as (control, argument) (``isa.dpp``: LLVM's names, which ``lanes.dpp_lanes``
+    reads); ValueError for a value no control uses."""
+    got = dpp.decode(c)
+    if got is None:
+        raise ValueError(f"DPP control 0x{c:x} is not a control the target defines")
+    return got
 
 
 def _bits(v: int, n: int) -> list[int]:

@@ -21,7 +21,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect import isa_info
 from gcnforge.dialect.inst_ops import InstOp, constant_of
 from gcnforge.dialect.types import RegisterType, SpecialRegType
-from gcnforge.isa import inline, table, waitcnt
+from gcnforge.isa import dpp, inline, table, waitcnt
 
 def _const_text(v: SSAValue, optype: str, hexa: bool = False) -> str:
     c = constant_of(v)
@@ -62,23 +62,16 @@ def reg_text(v: SSAValue) -> str:
     raise Diagnostic(f"not a register: {t}", _where(v))
 
 
-# DPP_CTRL values (AMD Instinct MI300 ISA Reference Guide, "DPP_CTRL Enumeration"), spelled
-# as LLVM's assembler reads them.
-_DPP_NAMED = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
-              0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
 # VOP3 output modifier (omod field: 1 = *2, 2 = *4, 3 = /2), LLVM spelling.
 _OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 
 
 def dpp_ctrl_text(v: int) -> str:
-    if 0 <= v <= 0xFF:
-        return "quad_perm:[" + ",".join(str((v >> (2 * i)) & 3) for i in range(4)) + "]"
-    for base, name in ((0x100, "row_shl"), (0x110, "row_shr"), (0x120, "row_ror")):
-        if base < v < base + 16:
-            return f"{name}:{v - base}"
-    if v in _DPP_NAMED:
-        return _DPP_NAMED[v]
-    raise Diagnostic(f"dpp_ctrl {v:#x} is not a DPP control gfx942 defines")
+    """LLVM's spelling of a DPP_CTRL value (``isa.dpp``)."""
+    t = dpp.text(v)
+    if t is None:
+        raise Diagnostic(f"dpp_ctrl {v:#x} is not a DPP control gfx942 defines")
+    return t
 
 
 def _mod_text(k: str, v: object) -> str:
