@@ -1,6 +1,7 @@
 """``gcnforge as FILE`` reports every bad line of a file, each at its file:line:col, and
-exits 1: both the encoding listing and ``-o`` (the whole-file assembler), as llvm-mc does.
-The locations are llvm-mc 22's for the same file (live)."""
+exits 1: both the encoding listing and ``-o`` (the whole-file assembler), as llvm-mc does,
+for lines that do not parse and for labels that do not resolve. The locations are llvm-mc
+22's for the same file (live)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,34 @@ def test_three_bad_lines_all_reported(tmp_path, output):
     ours = _errors(p.stderr, src)
     assert [line for line, _ in ours] == [4, 6, 8], p.stderr
     assert not p.stdout.strip()
+    tools = require_llvm("llvm-mc")
+    llvm = subprocess.run([tools["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", str(src),
+                           "-o", str(tmp_path / "llvm.o")], capture_output=True, text=True, timeout=120)
+    assert ours == _errors(llvm.stderr, src), (p.stderr, llvm.stderr)
+
+
+UNDEFINED = """\
+.text
+k:
+  s_branch .Lnope1
+  s_nop 0
+  s_cbranch_scc0 .Lnope2
+  s_getpc_b64 s[0:1]
+  s_branch .Lnope3
+  s_endpgm
+"""
+
+
+@pytest.mark.parametrize("output", [False, True], ids=["listing", "code-object"])
+def test_three_undefined_labels_all_reported(tmp_path, output):
+    """Errors found when labels resolve (after every line is read) are reported per line too."""
+    src = tmp_path / "labels.s"
+    src.write_text(UNDEFINED)
+    argv = [sys.executable, "-m", "gcnforge.cli.main", "as", str(src)] + (["-o", str(tmp_path / "k.o")] if output else [])
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    ours = _errors(p.stderr, src)
+    assert [line for line, _ in ours] == [3, 5, 7], p.stderr
     tools = require_llvm("llvm-mc")
     llvm = subprocess.run([tools["llvm-mc"], "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", str(src),
                            "-o", str(tmp_path / "llvm.o")], capture_output=True, text=True, timeout=120)

@@ -112,7 +112,12 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
 
     for ln in lines:
         if ln.parsed is not None:
-            ln.data = ln.parsed.encode(ln.pc, resolve)
+            try:
+                ln.data = ln.parsed.encode(ln.pc, resolve)
+            except Diagnostic as d:  # an undefined label, a branch out of range: report every one
+                errors.append(d)
+    if errors:
+        raise collected(errors)
     return lines
 
 

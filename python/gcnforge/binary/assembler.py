@@ -470,6 +470,7 @@ class Assembler:
                                   len(relocs))
         datas: dict[str, bytearray] = {}
         encoded: dict[int, bytes] = {}  # id(ParsedInst) -> bytes, for the shared label-free ones
+        errors: list[Diagnostic] = []  # every line whose label or symbol does not resolve
         for sec in self.sections.values():
             out_name, base = self._placement.get(sec.name, (sec.name, 0))
             if sec.nobits:
@@ -494,27 +495,8 @@ class Assembler:
                             raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected "
                                              f"{payload.size}", self.item_loc(loc))
                     put(enc)
-                elif kind == "inst":
-                    def resolve(name: str, _loc=loc, _out=out_name) -> int:
-                        # Addresses are offsets in the output section, so code may refer to labels in
-                        # other input sections that ld.lld would merge into the same one (.text.*).
-                        try:
-                            v = self.lookup(name)
-                        except KeyError:
-                            raise Diagnostic(f"undefined symbol '{name}'", _loc) from None
-                        if isinstance(v, Reloc):
-                            out, placed = self._place(v.section, v.offset)
-                            if out == _out:
-                                return placed
-                            if out not in addrs or _out not in addrs:
-                                raise Diagnostic(f"label '{name}' is in section {out}, which is not in the code "
-                                                 "object", _loc)
-                            return addrs[out] + placed - addrs[_out]  # relative to this section's start
-                        return v
-                    enc = payload.encode(base + off, resolve)
-                    if len(enc) != payload.size:
-                        raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected {payload.size}", loc)
-                    put(enc)
+                elif kind == "inst":  # refers to labels or symbols: encoded at its final place
+                    put(self._encode_linked(payload, base + off, loc, out_name, addrs, errors))
                 elif kind == "data":
                     size, node = payload
                     v = values[(sec.name, off)]
@@ -545,6 +527,8 @@ class Assembler:
             if len(buf) != sec.size:
                 raise Diagnostic(f"internal: section {sec.name} laid out to {len(buf)} bytes, expected {sec.size}")
             datas[sec.name] = buf
+        if errors:
+            raise collected(errors)
 
         for block, sec, off, end_loc in self.kernels:
             kd = build_descriptor(block, self.absolute, self.target, end_loc)
@@ -552,6 +536,39 @@ class Assembler:
 
         sections = self._merge_sections(datas)
         return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata, relocs)
+
+    def _encode_linked(self, inst, pc: int, loc: SourceLoc, out_name: str, addrs: dict[str, int],
+                       errors: list[Diagnostic]) -> bytes:
+        """The bytes of an instruction that refers to labels or symbols, at ``pc`` in output
+        section ``out_name``; an error (an undefined symbol, a branch out of range) goes to
+        ``errors``, at the symbol's column, and zeros stand in, so every such line is reported."""
+        def resolve(name: str) -> int:
+            # Addresses are offsets in the output section, so code may refer to labels in
+            # other input sections that ld.lld would merge into the same one (.text.*).
+            try:
+                v = self.lookup(name)
+            except KeyError:
+                at = self.item_loc(loc)
+                tok = next((t for _, n, t in inst.fixups if n == name), None)
+                raise Diagnostic(f"undefined symbol '{name}'", tok.loc(at) if tok is not None else at) from None
+            if isinstance(v, Reloc):
+                out, placed = self._place(v.section, v.offset)
+                if out == out_name:
+                    return placed
+                if out not in addrs or out_name not in addrs:
+                    raise Diagnostic(f"label '{name}' is in section {out}, which is not in the code object",
+                                     self.item_loc(loc))
+                return addrs[out] + placed - addrs[out_name]  # relative to this section's start
+            return v
+
+        try:
+            enc = inst.encode(pc, resolve)
+        except Diagnostic as d:
+            errors.append(d)
+            return bytes(inst.size)
+        if len(enc) != inst.size:
+            raise Diagnostic(f"internal: instruction encoded to {len(enc)} bytes, expected {inst.size}", loc)
+        return enc
 
     def _data_values(self) -> tuple[dict[tuple[str, int], int], list[DataReloc]]:
         """Values of the data directives; a label address in a 64-bit slot of a writable section
