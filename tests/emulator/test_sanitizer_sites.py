@@ -107,3 +107,14 @@ def test_cli_summary_and_suppress(kernel, tmp_path, capsys):
     (tmp_path / "s.txt").write_text("kind=hazard\n")
     assert main(base + ["--sanitize", "--suppress", str(tmp_path / "s.txt")]) == 0
     assert "suppressed:" in capsys.readouterr().err
+
+
+def test_huge_grid_is_refused_up_front_with_an_estimate():
+    """grid=(65535, 65535, 1) is legal but would emulate for hours: after the first batch of
+    work-groups the launch is refused with its estimate and the option that lifts the budget."""
+    src = SRC.replace("  global_store_dword v1, v16, s[0:1]\n", "")
+    k = gcnforge.load(gcnforge.assemble(src)).kernel("k", layout=ArgLayout.slots16(["out:u32*"]))
+    with pytest.raises(Diagnostic, match=r"would execute about [\d,]+ wave-instructions \(4,294,836,225 work-groups") as e:
+        k(out=np.zeros(4, np.uint32), grid=(65535, 65535, 1), block=128, device="emulator")
+    assert "measured on the first" in e.value.message  # refused after one batch, not at the budget
+    assert any("--max-instructions" in n for n in e.value.notes)

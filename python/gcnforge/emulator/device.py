@@ -190,12 +190,31 @@ class Device:
                         stats.by_mnemonic[k] = stats.by_mnemonic.get(k, 0) + v
                     if remaining is not None:
                         remaining -= ex.executed
+                        if i == 0 and nwgs > per:
+                            _refuse_over_budget(kernel, nwgs, min(per, nwgs), ex.executed, max_instructions)
             finally:
                 for a in (kernarg_addr, dispatch, queue):
                     self.memory.free(a)
         stats.cycles = cycles
         self.clock += cycles
         return stats
+
+
+def _refuse_over_budget(kernel: str, nwgs: int, first: int, executed: int, budget: int) -> None:
+    """After the first batch: a launch whose work-groups all do what the first ones did would
+    execute ``nwgs / first * executed`` wave-instructions; refuse it now, with that estimate,
+    when it is over the budget (instead of running minutes to stop at the budget anyway).
+    Work-groups that exit early make the estimate high; the flag that lifts the budget says so."""
+    estimate = executed * nwgs // max(first, 1)
+    if estimate > budget:
+        per_wg = executed / max(first, 1)
+        raise EmulationError(
+            f"{kernel}: this launch would execute about {estimate:,} wave-instructions ({nwgs:,} work-groups x "
+            f"{per_wg:,.0f} per work-group, measured on the first {first}), over the emulator's budget of "
+            f"{budget:,}", None,
+            ("raise the budget: gcnforge run --max-instructions N, or EmulatorBackend(max_instructions=N) / "
+             "Device.run(max_instructions=N) from Python (None: no limit); or launch a smaller grid, or "
+             "--timing, which runs a sample of work-groups",), kind="budget")
 
 
 __all__ = ["Device", "RunStats", "EmulationError", "emulated_target"]
