@@ -200,8 +200,13 @@ def run(args) -> int:
         from gcnforge.runtime.emulator_backend import EmulatorBackend
 
         device = EmulatorBackend(max_instructions=args.max_instructions)
-    res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
-            sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
+    from gcnforge.cli._progress import progress
+
+    with progress(f"{args.kernel}{' (sanitized)' if args.sanitize or args.sanitize_continue else ''}") as bar:
+        if not args.timing:
+            extra["progress"] = bar
+        res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
+                sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
     say = (lambda *a, **k: None) if args.quiet else print
     # One answer to "how long": a time only when one was asked for (--timing: the model's
     # prediction for the whole grid) or measured (a GPU's events), never the emulator's

@@ -103,12 +103,13 @@ class Device:
     def run(self, code_object, kernel: str, kernarg: bytes, grid, block, sanitize=False,
             max_instructions: int | None | str = "default", dynamic_lds: int = 0,
             lockstep: bool = True, sanitize_mode: str = "stop", waves_per_batch: int = WAVES_PER_BATCH,
-            trace=None, workgroups=None, observe=None, sanitize_suppress=None) -> RunStats:
+            trace=None, workgroups=None, observe=None, sanitize_suppress=None, progress=None) -> RunStats:
         """Run ``kernel`` over ``grid`` workgroups (a count per dimension) of ``block``
         work-items. ``sanitize``: check the execution (see ``sanitizer.py``);
         ``sanitize_mode`` 'stop' raises the first report, 'continue' collects them in
         ``RunStats.reports``; ``sanitize_suppress`` (``suppressions.Suppressions``) silences the
-        reports its rules match. ``trace(event)``: called before every executed instruction
+        reports its rules match; ``progress(done, total)`` is called after each batch of
+        work-groups (a progress bar's hook). ``trace(event)``: called before every executed instruction
         with a ``TraceEvent`` (pc, text, workgroups and waves executing it) — a debugger's
         hook (print it, stop with an exception, inspect ``event.state``). ``workgroups``: run
         only these work-group ids (x, y, z) of the grid (the timing mode's sample);
@@ -188,6 +189,8 @@ class Device:
                     cycles = max(cycles, int(ex.cycles.max()) if ex.W else 0)
                     for k, v in ex.counts.items():
                         stats.by_mnemonic[k] = stats.by_mnemonic.get(k, 0) + v
+                    if progress is not None:
+                        progress(min(i + per, nwgs), nwgs)
                     if remaining is not None:
                         remaining -= ex.executed
                         if i == 0 and nwgs > per:

@@ -218,7 +218,7 @@ class Kernel:
                  stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
                  sanitize_mode: str = "stop", timing: Any = None, flops: float | None = None,
                  trace_out: Any = None, timing_complete: bool = False, sanitize_suppress: Any = None,
-                 **kwargs: object) -> LaunchResult:
+                 progress: Any = None, **kwargs: object) -> LaunchResult:
         """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
         ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
         sanitizer reports in ``result.stats.reports`` (each site once; occurrences per site in
@@ -256,6 +256,8 @@ class Kernel:
                 extra["sanitize_mode"] = sanitize_mode
             if sanitize_suppress is not None:
                 extra["sanitize_suppress"] = sanitize_suppress
+            if progress is not None and backend.name == "emulator":
+                extra["progress"] = progress  # progress(done, total) after each batch of work-groups
             if timing is not None:
                 if backend.name != "emulator":
                     raise Diagnostic(f"timing={timing!r} is the emulator's timing mode; this launch runs on "

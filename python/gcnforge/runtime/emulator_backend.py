@@ -100,7 +100,7 @@ class EmulatorBackend:
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
                stream: Any = None, trace: Any = None, sanitize_mode: str = "stop", timing: Any = None,
                flops: float | None = None, trace_out: Any = None, timing_complete: bool = False,
-               sanitize_suppress: Any = None) -> LaunchResult:
+               sanitize_suppress: Any = None, progress: Any = None) -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
         so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
         every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
@@ -120,6 +120,8 @@ class EmulatorBackend:
                                        else Suppressions.load(str(sanitize_suppress)))
         if trace is not None:
             kw["trace"] = trace
+        if progress is not None and timing is None:  # progress(done, total) per batch of work-groups
+            kw["progress"] = progress
         params = inspect.signature(dev.run).parameters
         if self.max_instructions is not None and "max_instructions" in params:
             kw["max_instructions"] = self.max_instructions
