@@ -38,6 +38,10 @@ HAND = (
     "global_load_dword v6, v[0:1], off offset:16", "global_store_dword v[0:1], v5, off offset:-16",
     "ds_read_b32 v7, v8 offset:16", "ds_write_b64 v8, v[2:3] offset:65532", "s_add_u32 s4, s4, 0x1234",
     "s_mov_b32 s1, 0x40", "s_lshl_b32 s8, s4, 2",
+    # mnemonic aliases (isa.aliases) through the same shapes
+    "v_mul_lo_i32 v1, v2, s3", "v_fma_f32_e64 v4, v20, v27, 0.5", "s_add_u32_e32 s4, s4, 0x1234",
+    "s_mov_b32_e32 s1, 0x40", "ds_read_b32_e32 v7, v8 offset:16", "global_load_dword_e32 v6, v[0:1], off offset:16",
+    "v_mfma_f32_32x32x8f16 a[0:15], v[10:11], v[12:13], a[0:15]", "v_accvgpr_read v1, a2",
 )
 
 
