@@ -58,6 +58,9 @@ def register(subparsers) -> None:
                                 "of work-groups when the grid is large)", "the code object's target")
     p.add_argument("--trace-out", default=None, metavar="FILE",
                    help="with --timing: write the modelled execution as a Chrome/Perfetto trace (JSON)")
+    p.add_argument("--roofline", default=None, metavar="FILE.png",
+                   help="with --timing: draw the kernel on the device's roofline (needs matplotlib: "
+                        "pip install 'gcnforge[plot]')")
     p.add_argument("--timing-complete", action="store_true",
                    help="with --timing on a sampled grid: run the other work-groups afterwards, untimed, so every "
                         "output is written")
@@ -178,8 +181,8 @@ def run(args) -> int:
         from gcnforge.emulator.suppressions import Suppressions
 
         extra["sanitize_suppress"] = Suppressions.load(args.suppress)  # a bad file fails before the run
-    if (args.trace_out or args.flops is not None or args.timing_complete) and not args.timing:
-        raise Diagnostic("--trace-out, --flops and --timing-complete need --timing DEVICE")
+    if (args.trace_out or args.flops is not None or args.timing_complete or args.roofline) and not args.timing:
+        raise Diagnostic("--trace-out, --flops, --roofline and --timing-complete need --timing DEVICE")
     if args.timing:
         if args.trace:
             raise Diagnostic("--trace and --timing cannot be combined")
@@ -217,6 +220,11 @@ def run(args) -> int:
         say(res.timing.text())
         if args.trace_out:
             say(f"trace written to {args.trace_out}")
+        if args.roofline:
+            from gcnforge.perfmodel import profiles, roofline
+
+            roofline.draw(res.timing, profiles.get(res.timing.device), args.roofline)
+            say(f"roofline written to {args.roofline}")
     arrays = {n: v for n, v in named.items() if isinstance(v, np.ndarray)}
     if res.partial:
         say("outputs: only the sampled work-groups ran (timing mode), so the arrays are partial and not shown; "
