@@ -127,3 +127,30 @@ def test_heterogeneous_grid_weighs_each_path_by_its_count():
     # no early exit (last row index past the grid): uniform, every work-group counted
     rep = k(9, grid=(400, 4), block=(64,), device="emulator", timing="mi300x").timing
     assert rep.mfma_flops == pytest.approx(1600 * 8 * 16384)
+
+
+def test_no_saturated_prediction_exceeds_the_maf():
+    # MAF part 2, MI300X: BF16 708 TFLOP/s (1307.4 peak at 2100 MHz), FP8 1273 (2614.9 peak)
+    bf16, fp8 = "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x16_fp8_fp8"
+    f = MI300X.dense_clock(bf16, "bf16")
+    assert f == pytest.approx(708 / 1307.4 * 2.1e9, rel=2e-3)
+    for mn, dt, maf in ((bf16, "bf16", 708e12), (fp8, "fp8", 1273e12)):
+        dense = MI300X.dense_clock(mn, dt)
+        for d in (0.5, 0.8, 1.0):  # long kernels at several matrix-core densities: TFLOP/s <= MAF
+            clk = MI300X.sustained_clock(d, 10.0, dense)
+            assert d * MI300X.mfma_peak_flops(mn) * clk / MI300X.clock_hz <= maf * 1.001
+    assert MI300X.dense_clock("v_mfma_i32_32x32x16_i8", "int8") == MI300X.clock_mfma_hz  # no int8 MAF
+
+
+def test_a_prediction_above_the_maf_is_flagged_with_its_reason():
+    import gcnforge.runtime as rt
+    from gcnforge.binary import assemble
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    k = rt.load(assemble(EARLY_EXIT)).kernel("mm", layout=ArgLayout.slots16(["last:u32"]))
+    rep = k(9, grid=(400, 4), block=(64,), device="emulator", timing="mi300x").timing
+    assert rep.dtype == "bf16" and rep.regime and not any("MAF" in n for n in rep.notes)
+    # a caller's FLOP count far beyond the MFMAs executed: above the 708 TFLOP/s BF16 MAF, flagged
+    rep = k(9, grid=(400, 4), block=(64,), device="emulator", timing="mi300x", flops=1e12).timing
+    (note,) = [n for n in rep.notes if n.startswith("ABOVE MAF")]
+    assert "708 TFLOP/s for bf16" in note

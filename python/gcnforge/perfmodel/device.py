@@ -61,23 +61,36 @@ class DeviceProfile:
     def hbm_achievable(self) -> float:
         return self.hbm_achievable_bytes_per_s or self.hbm_bytes_per_s
 
-    def sustained_clock(self, mfma_density: float, seconds: float) -> float:
+    def sustained_clock(self, mfma_density: float, seconds: float, dense_hz: float | None = None) -> float:
         """Mean engine clock over a kernel of ``seconds`` whose matrix cores are busy a fraction
         ``mfma_density`` of the time device-wide. Power cap: the MAF GEMM (matrix cores always
         busy) runs at ``clock_mfma_hz`` (AMD MAF part 2's median clock); a kernel keeping them busy
         a fraction d draws the same matrix-core power at ``clock_mfma_hz / d``, never above the
         boost clock ``clock_hz`` (lightly loaded kernels run at boost: AMD MAF part 1). The clock
         falls from boost to that value with time constant ``throttle_tau_s`` (the power
-        controller's response); returned is its mean over ``seconds``."""
+        controller's response); returned is its mean over ``seconds``. ``dense_hz``: the
+        saturated clock of the kernel's data type when the profile knows its MAF
+        (``dense_clock``), else ``clock_mfma_hz``."""
         import math
 
-        dense = self.clock_mfma_hz or self.clock_hz
+        dense = dense_hz or self.clock_mfma_hz or self.clock_hz
         d = min(1.0, max(0.0, mfma_density))
         f_s = self.clock_hz if d * self.clock_hz <= dense else dense / d
         if self.throttle_tau_s <= 0 or seconds <= 0:
             return f_s
         x = seconds / self.throttle_tau_s
         return f_s + (self.clock_hz - f_s) * (-math.expm1(-x)) / x
+
+    def dense_clock(self, mnemonic: str | None, dtype: str | None) -> float:
+        """The clock at which a kernel keeping every matrix core busy with ``mnemonic`` would draw
+        the power of AMD's MAF GEMM of that data type: MAF / the peak at ``clock_hz``, times
+        ``clock_hz`` (MI300X BF16: 708 / 1307.4 x 2100 = 1137 MHz, the blog's 1207 MHz median at its
+        94% software efficiency, footnote 2), so no prediction exceeds the published MAF; without
+        a MAF for the data type: ``clock_mfma_hz``."""
+        maf = self.maf(dtype) if dtype else None
+        if maf and mnemonic:
+            return min(self.clock_hz, maf / self.mfma_peak_flops(mnemonic) * self.clock_hz)
+        return self.clock_mfma_hz or self.clock_hz
 
     def maf(self, dtype: str) -> float | None:
         return dict(self.maf_flops).get(dtype)

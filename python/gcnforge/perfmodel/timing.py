@@ -76,6 +76,7 @@ class TimingReport:
     regime: str = ""
     band: tuple[float, float] | None = None  # relative error band of the regime (held-out residuals)
     dtype: str | None = None  # the MFMAs' data type
+    mfma: str | None = None  # the MFMA executed most
     launches: int = 1
     utilization: dict[str, float] = field(default_factory=dict)  # per pipe, on the busiest CU
     stalls: dict[str, float] = field(default_factory=dict)  # wave-cycles waiting, by cause
@@ -94,8 +95,9 @@ class TimingReport:
 
     def text(self) -> str:
         o = self.occupancy
-        band = "" if self.band is None else (f" (band {self.us * (1 + self.band[0]):.2f}-{self.us * (1 + self.band[1]):.2f}"
-                                             f" us from held-out residuals of the {self.regime} regime)")
+        band = (f" (no error band: no held-out calibration rows in the {self.regime} regime)" if self.band is None else
+                f" (band {self.us * (1 + self.band[0]):.2f}-{self.us * (1 + self.band[1]):.2f} us from held-out "
+                f"residuals of the {self.regime} regime)")
         lines = [f"{self.kernel} on {self.device} (modelled): {self.us:.2f} us{band}",
                  f"  kernel {self.kernel_seconds * 1e6:.2f} us at {self.clock_eff_hz / 1e6:.0f} MHz (the mean sustained "
                  f"clock: boost {self.clock_hz / 1e6:.0f}, matrix cores {100 * self.mfma_density:.0f}% busy) + launch "
@@ -157,13 +159,14 @@ def _mfma_of(static, streams, target: str) -> tuple[float, float, dict]:
     return f, c, kinds
 
 
-def kernel_seconds(cycles: float, mfma_density: float, prof: DeviceProfile) -> tuple[float, float]:
+def kernel_seconds(cycles: float, mfma_density: float, prof: DeviceProfile,
+                   dense_hz: float | None = None) -> tuple[float, float]:
     """(seconds, mean clock) of ``cycles`` of the boost clock run at the sustained clock: the
-    fixed point of T = cycles / clock(density, T)."""
+    fixed point of T = cycles / clock(density, T); ``dense_hz``: ``DeviceProfile.dense_clock``."""
     t = cycles / prof.clock_hz
     f = prof.clock_hz
     for _ in range(40):
-        f = prof.sustained_clock(mfma_density, t)
+        f = prof.sustained_clock(mfma_density, t, dense_hz)
         t_new = cycles / f
         if abs(t_new - t) <= 1e-9 * t:
             break
@@ -214,7 +217,7 @@ def retime(rep: TimingReport, prof: DeviceProfile) -> float:
     parameters) gives under ``prof``'s: the same simulated cycles, device-wide MFMA density and
     traffic, at ``prof``'s sustained clock, HBM floor and launch overhead (the launches
     ``rep`` counted). ``predict`` computes its own seconds this way."""
-    s, _ = kernel_seconds(rep.cycles, rep.mfma_density, prof)
+    s, _ = kernel_seconds(rep.cycles, rep.mfma_density, prof, prof.dense_clock(rep.mfma, rep.dtype))
     s = max(s, (rep.bytes_hbm + rep.bytes_written) / prof.hbm_achievable)
     return s + prof.launch_overhead_s * rep.launches
 
@@ -287,7 +290,9 @@ def _report(static, sample, cu: CUResult, cycles, simulated, n_wg, occ, prof, ke
         for k, v in k1.items():
             kinds[k] = kinds.get(k, 0) + v
     density = min(1.0, mc / (cycles * simds * cus)) if cycles else 0.0
-    seconds, clock = kernel_seconds(cycles, density, prof)
+    mfma = max(kinds, key=kinds.get) if kinds else None
+    dtype = dtype_of(mfma) if mfma else None
+    seconds, clock = kernel_seconds(cycles, density, prof, prof.dense_clock(mfma, dtype))
     bw_s = (bytes_hbm + bytes_w) / prof.hbm_achievable
     if bw_s > seconds:
         notes.append(f"HBM-bandwidth floor: {bw_s * 1e6:.2f} us at the achievable {prof.hbm_achievable / 1e12:.2f} "
@@ -309,14 +314,17 @@ def _report(static, sample, cu: CUResult, cycles, simulated, n_wg, occ, prof, ke
         if active < cus:
             lim += f"; only {active} of {cus} CUs have work"
     regime = regime_of(lim)
-    dtype = dtype_of(max(kinds, key=kinds.get)) if kinds else None
     rep = TimingReport(kernel, prof.name, seconds + launch, cycles, prof.clock_hz, n_wg, -(-n_wg // cus), len(sample),
                        occ, bytes_hbm, bytes_w, mf, flops, pct_mfma, pct_hbm, lim, seconds, launch, clock, density,
-                       regime, prof.band(regime), dtype, launches, util, dict(cu.stall), cu.loops, notes, cu)
+                       regime, prof.band(regime), dtype, mfma, launches, util, dict(cu.stall), cu.loops, notes, cu)
     maf = prof.maf(dtype) if dtype else None
     if maf and rep.tflops and rep.tflops * 1e12 > maf:
+        steady = prof.sustained_clock(density, 0.0, prof.dense_clock(mfma, dtype))
+        why = (f"it runs {rep.kernel_seconds * 1e6:.0f} us, against the {prof.throttle_tau_s * 1e6:.0f} us the clock takes "
+               f"to fall from boost, at a mean {clock / 1e6:.0f} MHz (steady {steady / 1e6:.0f} MHz); MAF is a long "
+               f"GEMM's median" if clock > steady * 1.001 else "the flops counted exceed the MFMAs executed")
         notes.append(f"ABOVE MAF: {rep.tflops:.1f} TFLOP/s exceeds {prof.name}'s published Max-Achievable "
-                     f"{maf / 1e12:.0f} TFLOP/s for {dtype} (AMD ROCm blog, MAF part 2): the model is optimistic here")
+                     f"{maf / 1e12:.0f} TFLOP/s for {dtype} (AMD ROCm blog, MAF part 2): {why}")
     return rep
 
 

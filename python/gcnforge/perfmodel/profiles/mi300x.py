@@ -15,8 +15,10 @@
 [MAF] AMD ROCm blog, "Measuring Max-Achievable FLOPs - Part 2" (Sander, Masters, Poursartip, Ho,
       28 Feb 2025; rocm.blogs.amd.com/software-tools-optimization/measuring-max-achievable-flops-part2/):
       MI300X (750 W) Max-Achievable FLOP/s FP16 654, BF16 708, FP8 1273 TFLOP/s with hipBLASLt
-      at median engine clocks of 1115, 1207 and 1230 MHz. ``clock_mfma_hz`` is the BF16 GEMM's
-      median clock: the sustained clock with every matrix core busy.
+      at median engine clocks of 1115, 1207 and 1230 MHz. ``maf_flops`` sets, per data type, the
+      clock at which fully busy matrix cores draw the MAF GEMM's power (``DeviceProfile.dense_clock``:
+      MAF / peak x 2100 MHz, e.g. BF16 1137 MHz = the 1207 MHz median at the blog's 94% software
+      efficiency); ``clock_mfma_hz``, the BF16 median clock, stands for data types without a MAF.
 [BW]  AMD ROCm blog "GPU partitioning: compute and memory modes" (compute-memory-modes): a Triton
       copy kernel reading on all 8 XCDs reaches ~4017 GB/s in SPX/NPS1 (the mode profiled here);
       AMD's MI300X acceptance floor for BabelStream copy is 4.177 TB/s (ROCm/system-acceptance-docs).
