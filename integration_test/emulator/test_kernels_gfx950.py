@@ -170,6 +170,24 @@ def test_load_to_lds_of_16_bytes(code):
     np.testing.assert_array_equal(out.array, data)  # lane l's 16 bytes at LDS 16*l
 
 
+def test_buffer_load_to_lds_rows_advance_with_soffset_offset_and_m0(code):
+    """Pins the LDS-DMA address rule aiter's gfx950 GEMMs depend on (issue 30), on code clang 22
+    built from __builtin_amdgcn_raw_ptr_buffer_load_lds(..., 16, voffset, soffset, imm): clang
+    puts the LDS pointer in M0 and the intrinsic's immediate in the instruction's offset field,
+    which LLVM (IntrinsicsAMDGPU.td, "imm offset ... applied to both global and LDS address")
+    and the ISA guides' LDS_ADDR = M0 + inst_offset + TID * size apply to both addresses. Each
+    row r lands at M0_r + 16 r + 16 lane and holds global bytes sbase + 2048 r + 16 r + 16 lane."""
+    data = np.random.default_rng(11).integers(0, 2**32, 4096, dtype=np.uint64).astype(U)
+    sbase = 256
+    out = Buf(np.zeros(18 * 64, U))
+    run(code, "lds_dma16_rows", [out, Buf(data), np.uint32(sbase)], (1,), (64,))
+    got = out.array.view(np.uint8)
+    src = data.view(np.uint8)
+    for r in range(4):
+        lds0, g0 = 4 * 272 * r + 16 * r, sbase + 2048 * r + 16 * r
+        np.testing.assert_array_equal(got[lds0 : lds0 + 1024], src[g0 : g0 + 1024], err_msg=f"row {r}")
+
+
 def test_dot2_f32_bf16(code):
     rng = np.random.default_rng(8)
     x = rng.standard_normal(2 * N).astype(np.float32).astype(BF16)

@@ -136,3 +136,18 @@ __kernel void fp6_pk32_more(__global uint* out, __global ushort* back, __global 
   *(__global v32h*)(back + 64 * i) = hb;
   *(__global v32bf*)(back + 64 * i + 32) = ab;
 }
+
+// buffer loads to LDS of 16 bytes per lane (buffer_load_dwordx4 ... lds) with advancing
+// soffset, instruction offset and M0 (the LDS base), four rows; then LDS read back whole
+__kernel void lds_dma16_rows(__global uint* out, __global const uint* in, uint sbase) {
+  __local uint tile[4 * 288];
+  int l = LID(x);
+  __amdgpu_buffer_rsrc_t r = __builtin_amdgcn_make_buffer_rsrc((void*)in, (short)0, 1 << 20, 0x00020000);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(r, (__local void*)(tile + 0 * 272), 16, l * 16, sbase + 0 * 2048, 0, 0);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(r, (__local void*)(tile + 1 * 272), 16, l * 16, sbase + 1 * 2048, 16, 0);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(r, (__local void*)(tile + 2 * 272), 16, l * 16, sbase + 2 * 2048, 32, 0);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(r, (__local void*)(tile + 3 * 272), 16, l * 16, sbase + 3 * 2048, 48, 0);
+  __builtin_amdgcn_s_waitcnt(0);
+  BARRIER();
+  for (int k = 0; k < 18; ++k) out[64 * k + l] = tile[64 * k + l];
+}
