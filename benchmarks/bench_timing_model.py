@@ -359,7 +359,7 @@ def microbenchmarks() -> None:
           f"~350 ns (Chips and Cheese / SC25 MALL paper), the profile's lat_hbm = "
           f"{p.lat_hbm / p.clock_hz * 1e9:.0f} ns + the loop's own instructions")
     copy = rt.load(assemble(micro("copy"))).kernel("copy", layout=ArgLayout.slots16(["out:u32*", "inp:u32*"]))
-    nwg = 304 * 64
+    nwg = p.cus * 64  # 64 work-groups per CU of the profile's device
     nn = nwg * 256 * 4
     t = copy(np.zeros(nn, np.uint32), np.arange(nn, dtype=np.uint32), grid=(nwg,), block=(256,), device="emulator",
              timing=p).timing

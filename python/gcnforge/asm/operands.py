@@ -34,13 +34,14 @@ from typing import NamedTuple
 from gcnforge.asm.literal import forces_lit, format_forced, is_lit_form, split_lit, value_class
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa import inline
+from gcnforge.isa.target import target as _target
 
 # ---------------------------------------------------------------------------------------
 # The number space
 # ---------------------------------------------------------------------------------------
 LITERAL = 255
 VGPR_BASE = 256
-NUM_SGPRS = 102
+NUM_SGPRS = _target().sgprs  # s0..s101: the SGPR codes of the source/destination fields
 TTMP_BASE = 108
 NULL = 125
 M0 = 124
@@ -377,7 +378,7 @@ def sreg_valid(code: int, dwords: int) -> bool:
         return _align(code, dwords) + dwords <= 104
     if TTMP_BASE <= code < TTMP_BASE + 16:
         return _align(code - TTMP_BASE, dwords) + dwords <= 16
-    return dwords == 2 and code in (102, 104, 106, 126)
+    return dwords == 2 and code in SPECIAL64 and code != NULL
 
 
 def _align(code: int, dwords: int) -> int:

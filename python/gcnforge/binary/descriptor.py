@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import struct
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.isa.target import target as _target
 from gcnforge.record import FrozenRecord, set_fields
 
 DESCRIPTOR_SIZE = 64
@@ -31,8 +32,10 @@ _LAYOUT = struct.Struct("<IIII q 20s III HH I")
 
 # Granules LLVM uses for gfx90a/gfx940-class targets (AMDGPUBaseInfo.cpp:
 # getVGPREncodingGranule = 8 with gfx90a insts, getSGPREncodingGranule = 8 on gfx9).
-VGPR_ENCODING_GRANULE = 8
-SGPR_ENCODING_GRANULE = 8
+# the gfx9 granules of the descriptor's granulated counts (every gfx9 target: isa.target)
+VGPR_ENCODING_GRANULE = _target().vgpr_encoding_granule
+SGPR_ENCODING_GRANULE = _target().sgpr_encoding_granule
+ADDRESSABLE_SGPRS = _target().sgprs  # gfx8/gfx9 (AMDGPUBaseInfo.cpp getAddressableNumSGPRs)
 # gfx940+ have architected flat scratch: the assembler always adds VCC + FLAT_SCRATCH + XNACK
 # (6 SGPRs) to .amdhsa_next_free_sgpr (AMDGPUBaseInfo.cpp getNumExtraSGPRs).
 ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS = 6
@@ -231,7 +234,7 @@ class KernelDescriptor(FrozenRecord):
             d["tg_split"] = self.tg_split
         d["next_free_vgpr"] = self.next_free_vgpr
         if reassemble:
-            d["next_free_sgpr"] = min(max(0, self.next_free_sgpr - ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS), 102)
+            d["next_free_sgpr"] = min(max(0, self.next_free_sgpr - ARCHITECTED_FLAT_SCRATCH_EXTRA_SGPRS), ADDRESSABLE_SGPRS)
             d["user_sgpr_count"] = self.user_sgpr_count
         else:
             d["reserve_vcc"] = 0

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gcnforge.binary.descriptor import FIELD_BY_NAME, SGPR_ENCODING_GRANULE, VGPR_ENCODING_GRANULE, KernelDescriptor
+from gcnforge.binary.descriptor import (ADDRESSABLE_SGPRS, FIELD_BY_NAME, SGPR_ENCODING_GRANULE, VGPR_ENCODING_GRANULE,
+                                       KernelDescriptor)
 from gcnforge.binary.expr import Node
 from gcnforge.binary.target_id import TargetId
 from gcnforge.isa.target import USER_SGPRS
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.record import FrozenRecord, Record
 
-ADDRESSABLE_SGPRS = 102  # gfx8/gfx9 (AMDGPUBaseInfo.cpp getAddressableNumSGPRs)
 MAX_USER_SGPRS = 16  # gfx9 user SGPRs usable for kernarg preload (getMaxNumUserSGPRs)
 
 # Directives that set a descriptor bit field directly: directive -> field name.

@@ -41,6 +41,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.exceptions import VerifyException
 
 from gcnforge.dialect import mlir_compat
+from gcnforge.isa.target import target as _target
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import AttrParser
@@ -49,9 +50,10 @@ if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or writ
 VALUE = -2  # state: an SSA value not bound to storage
 UNALLOCATED = -1  # state: storage, register not chosen yet
 
+_TARGET = _target()  # gfx942's register files (gfx950 has the same)
 # Registers addressable by an instruction on gfx942 (ISA guide 3.6 / 3.7). The allocator
 # uses gcnforge.isa.target for the budget; these are the hard encoding limits.
-FILE_LIMIT = {"v": 256, "a": 256, "s": 102}
+FILE_LIMIT = {"v": _TARGET.arch_vgprs, "a": _TARGET.agprs, "s": _TARGET.sgprs}
 VALID_COUNTS = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32)
 
 

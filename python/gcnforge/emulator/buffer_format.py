@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcnforge.emulator.core import Unsupported, WaveFault
+from gcnforge.emulator.core import WAVE, Unsupported, WaveFault
 
 # DFMT -> component bit widths (gfx9 BUF_DATA_FORMAT_*; 0 is INVALID, 15 reserved)
 DFMT_BITS = {1: (8,), 2: (16,), 3: (8, 8), 4: (32,), 5: (16, 16), 10: (8, 8, 8, 8), 11: (32, 32),
@@ -50,10 +50,10 @@ class Format:
         for b in self.bits:
             nb = b // 8
             u = np.ascontiguousarray(raw[:, :, off:off + nb]).view({1: np.uint8, 2: np.uint16, 4: np.uint32}[nb])
-            comps.append(self._to_reg(u.reshape(k, 64), b))
+            comps.append(self._to_reg(u.reshape(k, WAVE), b))
             off += nb
         one = np.uint32(0x3F800000) if self.nfmt in _FLOATY else np.uint32(1)
-        out = np.zeros((k, count, 64), np.uint32)
+        out = np.zeros((k, count, WAVE), np.uint32)
         for i in range(count):
             s = self.dst_sel[i]
             if s == 1:
@@ -81,14 +81,14 @@ class Format:
         k = vals.shape[0]
         parts = []
         for i, b in enumerate(self.bits):
-            v = vals[:, i, :] if i < vals.shape[1] else np.zeros((k, 64), np.uint32)
+            v = vals[:, i, :] if i < vals.shape[1] else np.zeros((k, WAVE), np.uint32)
             if b == 32 and self.nfmt in (4, 5, 7):
                 c = v.astype(np.uint32)
             elif b == 16 and self.nfmt == 7:
                 c = v.view(np.float32).astype(np.float16).view(np.uint16)  # IEEE round to nearest even
             else:
                 raise Unsupported(f"store conversion to {b}-bit {NFMT_NAMES[self.nfmt]} is not modelled by the emulator")
-            parts.append(np.ascontiguousarray(c).view(np.uint8).reshape(k, 64, b // 8))
+            parts.append(np.ascontiguousarray(c).view(np.uint8).reshape(k, WAVE, b // 8))
         return np.concatenate(parts, axis=2)
 
 
@@ -103,7 +103,7 @@ def d16_pack(vals: np.ndarray, floaty: bool) -> np.ndarray:
     """(k, count, 64) register values -> (k, ceil(count/2), 64): two 16-bit values a VGPR."""
     k, c, _ = vals.shape
     h = _f16_bits(vals, floaty)
-    out = np.zeros((k, (c + 1) // 2, 64), np.uint32)
+    out = np.zeros((k, (c + 1) // 2, WAVE), np.uint32)
     for i in range(c):
         out[:, i // 2, :] |= h[:, i, :] << np.uint32(16 * (i % 2))
     return out
@@ -112,7 +112,7 @@ def d16_pack(vals: np.ndarray, floaty: bool) -> np.ndarray:
 def d16_unpack(packed: np.ndarray, count: int, floaty: bool) -> np.ndarray:
     """(k, ceil(count/2), 64) packed halves -> (k, count, 64) 32-bit register values."""
     k = packed.shape[0]
-    out = np.zeros((k, count, 64), np.uint32)
+    out = np.zeros((k, count, WAVE), np.uint32)
     for i in range(count):
         h = (packed[:, i // 2, :] >> np.uint32(16 * (i % 2))) & np.uint32(0xFFFF)
         out[:, i, :] = h.astype(np.uint16).view(np.float16).astype(np.float32).view(np.uint32) if floaty else h

@@ -19,8 +19,11 @@ import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator.program import EXEC, M0, NULL, XOp
+from gcnforge.isa.target import target
 
-LANE = np.arange(64, dtype=np.uint64)
+WAVE = target().wave_size  # lanes per wave: wave64 on every emulated target (gfx942, gfx950)
+
+LANE = np.arange(WAVE, dtype=np.uint64)
 ONE = np.uint64(1)
 U32 = np.uint64(0xFFFFFFFF)
 
@@ -74,7 +77,7 @@ def rows(w):
 def mask_to_lanes(m: np.ndarray) -> np.ndarray:
     """(n,) uint64 masks -> (n, 64) bool."""
     m = np.ascontiguousarray(m, dtype=np.uint64)
-    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(len(m), 64).view(bool)
+    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(len(m), WAVE).view(bool)
 
 
 def lanes_to_mask(b: np.ndarray) -> np.ndarray:
@@ -86,7 +89,7 @@ class Machine:
     def __init__(self, nwaves: int, nvgpr: int, accum_offset: int):
         self.W = nwaves
         self.S = np.zeros((nwaves, 128), dtype=np.uint32)
-        self.V = np.zeros((nwaves, nvgpr, 64), dtype=np.uint32)
+        self.V = np.zeros((nwaves, nvgpr, WAVE), dtype=np.uint32)
         self.nv = nvgpr
         self.accum_offset = accum_offset
         self.SCC = np.zeros(nwaves, dtype=np.uint32)
@@ -109,7 +112,7 @@ class Machine:
 
     def exec_lanes(self, w) -> np.ndarray:
         e = np.ascontiguousarray(self.S[rows(w), EXEC : EXEC + 2])
-        return np.unpackbits(e.view(np.uint8), bitorder="little").reshape(len(e), 64).view(bool)
+        return np.unpackbits(e.view(np.uint8), bitorder="little").reshape(len(e), WAVE).view(bool)
 
     def sread64(self, i: int, w) -> np.ndarray:
         return self.S[w, i].astype(np.uint64) | (self.S[w, i + 1].astype(np.uint64) << np.uint64(32))
@@ -175,7 +178,7 @@ class Machine:
         if op.kind == "lds_direct":
             raise WaveFault("lds_direct is not supported on gfx942")
         s = self.sread(op, w, n)
-        return np.repeat(s[:, None], 64, axis=1)
+        return np.repeat(s[:, None], WAVE, axis=1)
 
     def vview(self, op: XOp, w) -> np.ndarray:
         """Like ``vread`` of one dword, but VGPRs of consecutive waves come back as a view of

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gcnforge.emulator.core import WAVE
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator.decode import decode_kernel
 from gcnforge.emulator.executor import EmulationError, Executor
@@ -162,10 +163,10 @@ class Device:
             if any(not all(0 <= c < n for c, n in zip(g, grid)) for g in wgs):
                 raise Diagnostic(f"work-group ids {wgs} outside the grid {grid}")
         nthreads = block[0] * block[1] * block[2]
-        wpg = (nthreads + 63) // 64
+        wpg = -(-nthreads // WAVE)
         per = max(1, waves_per_batch // wpg)
         if d.private_segment_fixed_size:  # bound the scratch arrays the batch allocates
-            per = max(1, min(per, SCRATCH_BATCH_BYTES // (wpg * 64 * d.private_segment_fixed_size)))
+            per = max(1, min(per, SCRATCH_BATCH_BYTES // (wpg * WAVE * d.private_segment_fixed_size)))
         remaining = max_instructions
         cycles = 0
         with table.use_target(t.name):  # table lookups (the sanitizer's) read the target's

@@ -24,7 +24,7 @@ import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator import livelock
-from gcnforge.emulator.core import LANE, Machine, WaveFault, rows
+from gcnforge.emulator.core import LANE, WAVE, Machine, WaveFault, rows
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.isa.semantics import VSKIPPED
@@ -71,7 +71,7 @@ class Executor(Machine):
         self.mem = device.memory
         self.block = block
         nthreads = block[0] * block[1] * block[2]
-        self.waves_per_wg = (nthreads + 63) // 64
+        self.waves_per_wg = -(-nthreads // WAVE)
         nw = self.waves_per_wg * len(wgs)
         super().__init__(nw, desc.next_free_vgpr, min(desc.accum_offset, desc.next_free_vgpr))
         self.kernel = image.name
@@ -83,7 +83,7 @@ class Executor(Machine):
         # from 0 (their result is discarded) even when the kernel has no LDS
         self.lds = np.zeros((len(wgs), (max(lds_bytes, 16) + 3) & ~3), dtype=np.uint8)
         self.priv_bytes = desc.private_segment_fixed_size
-        self.scratch = np.zeros((nw, 64, max(self.priv_bytes, 4)), dtype=np.uint8)
+        self.scratch = np.zeros((nw, WAVE, max(self.priv_bytes, 4)), dtype=np.uint8)
         self.done = np.zeros(nw, dtype=bool)
         self.at_barrier = np.zeros(nw, dtype=bool)
         self.lockstep = lockstep
@@ -156,7 +156,7 @@ class Executor(Machine):
             self.S[:, s] = 0
             s += 1
         bx, by, bz = self.block
-        tid = self.wave_slot[:, None] * 64 + np.arange(64)[None, :]
+        tid = self.wave_slot[:, None] * WAVE + np.arange(WAVE)[None, :]
         x, y, z = tid % bx, (tid // bx) % by, tid // (bx * by)
         v0 = x.astype(np.uint32)
         if d.system_vgpr_workitem_id >= 1:
@@ -333,7 +333,7 @@ class Executor(Machine):
             r = words.take(idx)
             if not full:
                 r[~m] = 0
-            return r.view(np.uint8).reshape(len(w), 64, n)
+            return r.view(np.uint8).reshape(len(w), WAVE, n)
         d = np.ascontiguousarray(data).view(np.uint32).reshape(idx.shape)
         if full:
             words[idx] = d
@@ -359,7 +359,7 @@ class Executor(Machine):
             is_prv = mask & (hi == U64(PRIVATE_APERTURE_HI))
             is_glb = mask & ~is_lds & ~is_prv
             lo = addrs & U64(0xFFFFFFFF)
-            out = np.zeros((k, 64, n), np.uint8) if data is None else None
+            out = np.zeros((k, WAVE, n), np.uint8) if data is None else None
             for sub, m, a in (("global", is_glb, addrs), ("lds", is_lds, lo), ("scratch", is_prv, lo)):
                 if m.any():
                     r = self.lane_access(sub, a, n, m, w, ins, data)
@@ -376,11 +376,11 @@ class Executor(Machine):
             ok = self.mem.check(flat, n)
             bad = fm & ~ok
             if bad.any():
-                raise self._fault_lanes(bad.reshape(k, 64), w,
+                raise self._fault_lanes(bad.reshape(k, WAVE), w,
                                         f"{'store to' if data is not None else 'load from'} unmapped global address "
                                         f"0x{int(flat[np.argmax(bad)]):x} ({n} bytes)")
             if data is None:
-                return self.mem.gather(flat, n, fm, checked=True).reshape(k, 64, n)
+                return self.mem.gather(flat, n, fm, checked=True).reshape(k, WAVE, n)
             self.mem.scatter(flat, data.reshape(-1, n), fm, checked=True)
             return None
         if space == "lds":
@@ -408,7 +408,7 @@ class Executor(Machine):
                                                 f"{self.priv_bytes}-byte private segment")
             idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
             wv = w[:, None, None]
-            ln = np.arange(64)[None, :, None]
+            ln = np.arange(WAVE)[None, :, None]
             if data is None:
                 r = self.scratch[wv, ln, idx]
                 r[~m] = 0

@@ -22,7 +22,7 @@ import hashlib
 import numpy as np
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.emulator.core import Unsupported
+from gcnforge.emulator.core import WAVE, Unsupported
 from gcnforge.emulator.program import EXEC, XInst
 
 # modifiers whose value is part of the form (the rest count by presence, or not at all)
@@ -74,11 +74,11 @@ class Probe:
         d = image.descriptor
         self.device = dev = Device()
         ka = dev.memory.alloc(max(d.kernarg_size, 64), 256, name="kernarg")
-        dispatch = dev._dispatch_packet((1, 1, 1), (64, 1, 1), ka, d.private_segment_fixed_size,
+        dispatch = dev._dispatch_packet((1, 1, 1), (WAVE, 1, 1), ka, d.private_segment_fixed_size,
                                         d.group_segment_fixed_size)
         queue = dev.memory.alloc(256, 64, name="queue")
         self.target = target
-        self.ex = Executor(dev, image, prog, [(0, 0, 0)], (64, 1, 1), ka, dispatch, queue,
+        self.ex = Executor(dev, image, prog, [(0, 0, 0)], (WAVE, 1, 1), ka, dispatch, queue,
                            d.group_segment_fixed_size)
         self.exec0 = self.ex.S[0, EXEC : EXEC + 2].copy()
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-LANE = np.arange(64)
+from gcnforge.emulator.core import WAVE
+
+LANE = np.arange(WAVE)
 ROW = LANE // 16
 IN_ROW = LANE % 16
 
@@ -19,7 +21,7 @@ def dpp_lanes(ctrl: tuple) -> tuple[np.ndarray, np.ndarray]:
     """(source lane per lane, valid per lane) for a DPP control as LLVM prints it."""
     kind, arg = ctrl
     src = LANE.copy()
-    ok = np.ones(64, dtype=bool)
+    ok = np.ones(WAVE, dtype=bool)
     if kind == "quad_perm":
         src = (LANE & ~3) + np.array(arg)[LANE & 3]
     elif kind == "row_shl":
@@ -34,16 +36,16 @@ def dpp_lanes(ctrl: tuple) -> tuple[np.ndarray, np.ndarray]:
         src = ROW * 16 + (IN_ROW - arg) % 16
     elif kind in ("wave_shl", "wave_shl:1"):
         src = LANE + 1
-        ok = src < 64
-        src = np.minimum(src, 63)
+        ok = src < WAVE
+        src = np.minimum(src, WAVE - 1)
     elif kind in ("wave_shr", "wave_shr:1"):
         src = LANE - 1
         ok = src >= 0
         src = np.maximum(src, 0)
     elif kind in ("wave_rol", "wave_rol:1"):
-        src = (LANE + 1) % 64
+        src = (LANE + 1) % WAVE
     elif kind in ("wave_ror", "wave_ror:1"):
-        src = (LANE - 1) % 64
+        src = (LANE - 1) % WAVE
     elif kind == "row_mirror":
         src = ROW * 16 + 15 - IN_ROW
     elif kind == "row_half_mirror":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.emulator import numerics_ocp as ocp
-from gcnforge.emulator.core import WaveFault
+from gcnforge.emulator.core import WAVE, WaveFault
 from gcnforge.emulator.numerics import f32_to_bf16_rne
 from gcnforge.emulator.ops_vop3p import _dot, _mods
 from gcnforge.emulator.valu_core import ctx, read_src, vop
@@ -153,14 +153,14 @@ def _pack_fields(codes, bits) -> np.ndarray:
     """(k, n, 64) codes of ``bits`` each, element 0 in the lowest bits -> (k, n*bits/32, 64) dwords."""
     k, n, _ = codes.shape
     b = ((codes[:, :, None, :].astype(U32) >> np.arange(bits, dtype=U32)[None, None, :, None]) & U32(1)).astype(np.uint8)
-    b = b.reshape(k, n * bits, 64).transpose(0, 2, 1)  # (k, 64, bits)
+    b = b.reshape(k, n * bits, WAVE).transpose(0, 2, 1)  # (k, 64, bits)
     return np.ascontiguousarray(np.packbits(b, axis=2, bitorder="little")).view(U32).transpose(0, 2, 1)
 
 
 def _unpack_fields(dwords, bits, n) -> np.ndarray:
     """(k, m, 64) dwords -> (k, n, 64) codes of ``bits``, element 0 in the lowest bits."""
     raw = np.ascontiguousarray(dwords.transpose(0, 2, 1)).view(np.uint8)  # (k, 64, 4m)
-    b = np.unpackbits(raw, axis=2, bitorder="little")[:, :, : n * bits].reshape(len(dwords), 64, n, bits)
+    b = np.unpackbits(raw, axis=2, bitorder="little")[:, :, : n * bits].reshape(len(dwords), WAVE, n, bits)
     return (b.astype(U32) << np.arange(bits, dtype=U32)).sum(axis=3, dtype=U32).transpose(0, 2, 1)
 
 
@@ -169,7 +169,7 @@ def _vals32(x, op, w, n, src):
     if src == "f32":
         return x.vread_n(op, w, n).astype(U32).view(F32).astype(np.float64)
     d = x.vread_n(op, w, n // 2).astype(U32)
-    h = np.stack([d & U32(0xFFFF), d >> U32(16)], axis=2).reshape(d.shape[0], n, 64)  # lo, hi per dword
+    h = np.stack([d & U32(0xFFFF), d >> U32(16)], axis=2).reshape(d.shape[0], n, WAVE)  # lo, hi per dword
     h = h.astype(np.uint16)
     return (h.astype(U32) << U32(16)).view(F32).astype(np.float64) if src == "bf16" else h.view(np.float16).astype(np.float64)
 
@@ -184,7 +184,7 @@ def _to6_pk32(fmt, src, sr, two_x=False):
         lanes = x.exec_lanes(w)
         if two_x:
             a, b = _vals32(x, ins.ops[1], w, 16, "f32"), _vals32(x, ins.ops[2], w, 16, "f32")
-            vals = np.stack([a, b], axis=2).reshape(a.shape[0], 32, 64)
+            vals = np.stack([a, b], axis=2).reshape(a.shape[0], 32, WAVE)
             k = 3
         else:
             vals = _vals32(x, ins.ops[1], w, 32, src)
@@ -466,7 +466,7 @@ def _permlane_swap(rows):
         if s0.kind not in ("v", "a"):
             raise WaveFault(f"{ins.base}: the source must be a VGPR")
         d, s = x.vread(vd, w, 1).copy(), x.vread(s0, w, 1).copy()
-        lane = np.arange(64)
+        lane = np.arange(WAVE)
         if rows == 16:
             a = lane[(lane // 16) % 2 == 1]  # VDST lanes swapped: rows 1 and 3
             b = a - 16  # SRC0 lanes: rows 0 and 2

@@ -12,7 +12,7 @@ import numpy as np
 
 from gcnforge.asm.families import swizzle
 from gcnforge.emulator import buffer_format as bf
-from gcnforge.emulator.core import Unsupported, WaveFault
+from gcnforge.emulator.core import WAVE, Unsupported, WaveFault
 from gcnforge.emulator.program import M0, XOp
 from gcnforge.isa import buffer_rsrc
 
@@ -43,19 +43,19 @@ def _bytes_to_dwords(raw: np.ndarray, n: int, signed: bool) -> np.ndarray:
     """(k,64,n) bytes -> (k, dwords, 64) uint32, zero/sign-extending sub-dword values."""
     k = raw.shape[0]
     if n >= 4:
-        d = np.ascontiguousarray(raw).view(np.uint32).reshape(k, 64, n // 4)
+        d = np.ascontiguousarray(raw).view(np.uint32).reshape(k, WAVE, n // 4)
         return np.transpose(d, (0, 2, 1))
     if n == 1:
         v = raw[:, :, 0].astype(np.int8 if signed else np.uint8)
     else:
-        v = np.ascontiguousarray(raw).view(np.int16 if signed else np.uint16).reshape(k, 64)
+        v = np.ascontiguousarray(raw).view(np.int16 if signed else np.uint16).reshape(k, WAVE)
     return v.astype(np.int64).astype(np.uint32)[:, None, :]
 
 
 def _dwords_to_bytes(vals: np.ndarray, n: int) -> np.ndarray:
     """(k, dwords, 64) uint32 -> (k,64,n) bytes (low bytes for sub-dword stores)."""
     k = vals.shape[0]
-    b = np.ascontiguousarray(np.transpose(vals, (0, 2, 1))).view(np.uint8).reshape(k, 64, -1)
+    b = np.ascontiguousarray(np.transpose(vals, (0, 2, 1))).view(np.uint8).reshape(k, WAVE, -1)
     return b[:, :, :n]
 
 
@@ -86,7 +86,7 @@ def _mods_offset(ins, key="offset"):
 def _flat_addr(x, ins, w, vaddr: XOp, saddr: XOp | None, space: str):
     off = _mods_offset(ins)
     if space == "scratch":
-        a = np.zeros((len(w), 64), dtype=np.int64)
+        a = np.zeros((len(w), WAVE), dtype=np.int64)
         if vaddr.kind == "v":
             a = a + x.vread(vaddr, w, 1).astype(np.int64)
         if saddr is not None and saddr.kind == "s":
@@ -105,11 +105,11 @@ def _to_lds(x, ins, w, lanes, raw, n, signed):
     base = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins)
     if n <= 4:
         vals = _bytes_to_dwords(raw, n, signed)[:, 0, :]
-        ldsa = base + 4 * np.arange(64)[None, :]
-        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), 64, 4))
+        ldsa = base + 4 * np.arange(WAVE)[None, :]
+        x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins, vals.view(np.uint8).reshape(len(w), WAVE, 4))
         return
-    ldsa = base + 16 * np.arange(64)[None, :]
-    x.lane_access("lds", ldsa.astype(U64), n, lanes, w, ins, np.ascontiguousarray(raw).reshape(len(w), 64, n))
+    ldsa = base + 16 * np.arange(WAVE)[None, :]
+    x.lane_access("lds", ldsa.astype(U64), n, lanes, w, ins, np.ascontiguousarray(raw).reshape(len(w), WAVE, n))
 
 
 def _space(base):
@@ -236,12 +236,12 @@ def atomic_fn(inst):
 def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
     """Apply an atomic at addr (k,64); returns old values (k,64) of dt. Lanes in order."""
     old_raw = x.lane_access(space, addr, n, mask, w, ins)
-    old = np.ascontiguousarray(old_raw).view(dt).reshape(len(w), 64)
+    old = np.ascontiguousarray(old_raw).view(dt).reshape(len(w), WAVE)
     flat_addr = addr[mask]
     if len(np.unique(flat_addr)) == len(flat_addr):
         with np.errstate(all="ignore"):
             new = fn(old, src_vals, cmp_vals).astype(dt)
-        x.lane_access(space, addr, n, mask, w, ins, np.ascontiguousarray(new).view(np.uint8).reshape(len(w), 64, n))
+        x.lane_access(space, addr, n, mask, w, ins, np.ascontiguousarray(new).view(np.uint8).reshape(len(w), WAVE, n))
         return old
     # lanes sharing an address: apply them one after another (wave order, then lane order),
     # reading each address once and writing its final value once
@@ -255,11 +255,11 @@ def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
         for wi, li in lanes_:
             olds[wi, li] = cur[0]
             cur = np.asarray(fn(cur, src_vals[wi, li:li + 1], cmp_vals[wi, li:li + 1])).astype(dt)
-        one = np.zeros((len(w), 64), bool)
+        one = np.zeros((len(w), WAVE), bool)
         one[wi0, li0] = True
-        buf = np.zeros((len(w), 64), dt)
+        buf = np.zeros((len(w), WAVE), dt)
         buf[wi0, li0] = cur[0]
-        x.lane_access(space, addr, n, one, w, ins, np.ascontiguousarray(buf).view(np.uint8).reshape(len(w), 64, n))
+        x.lane_access(space, addr, n, one, w, ins, np.ascontiguousarray(buf).view(np.uint8).reshape(len(w), WAVE, n))
     return olds
 
 
@@ -344,13 +344,13 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
     rs = _Rsrc(x, w, srsrc, fmt)
     soff = x.sread(soffset, w, 1).astype(U64) if soffset.kind != "off" else np.zeros(len(w), U64)
     idxen, offen = "idxen" in ins.mods, "offen" in ins.mods
-    zero = np.zeros((len(w), 64), U64)
+    zero = np.zeros((len(w), WAVE), U64)
     vidx = x.vread(vaddr, w, 1).astype(U64) if idxen else zero
     if offen:
         voff = x.vread(XOp(vaddr.kind, vaddr.index + 1) if idxen else vaddr, w, 1).astype(U64)
     else:
         voff = zero
-    lane = np.arange(64, dtype=U64)[None, :]
+    lane = np.arange(WAVE, dtype=U64)[None, :]
     index = vidx + np.where(rs.add_tid[:, None], lane, U64(0))
     step = U64(n // parts)
     offset = (voff + U64(_mods_offset(ins)))[:, :, None] + step * np.arange(parts, dtype=U64)
@@ -395,7 +395,7 @@ def _buffer_move(x, ins, w, addr, inb, lanes, n, data=None):
     contiguous = parts == 1 or bool(np.all(addr[:, :, 1:] - addr[:, :, :-1] == U64(step)))
     if contiguous and bool(np.all(inb == inb[:, :, :1])):
         return x.lane_access("global", addr[:, :, 0], n, lanes & inb[:, :, 0], w, ins, data)
-    out = np.zeros((len(w), 64, n), np.uint8) if data is None else None
+    out = np.zeros((len(w), WAVE, n), np.uint8) if data is None else None
     for i in range(parts):
         sl = slice(i * step, (i + 1) * step)
         r = x.lane_access("global", addr[:, :, i], step, lanes & inb[:, :, i], w, ins,
@@ -442,9 +442,9 @@ def _format_op(x, ins, w, lanes):
         return
     vals = fmt.load(_buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes), count)
     if lds:
-        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(64)[None, :]
+        ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(WAVE)[None, :]
         x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins,
-                      np.ascontiguousarray(vals[:, 0, :]).view(np.uint8).reshape(len(w), 64, 4))
+                      np.ascontiguousarray(vals[:, 0, :]).view(np.uint8).reshape(len(w), WAVE, 4))
         return
     if not d16:
         x.vwrite_n(data, w, vals, lanes)
@@ -491,7 +491,7 @@ def ds_swizzle(x, ins, w):
         raise Unsupported(f"ds_swizzle_b32 offset 0x{off:x} (rotate/FFT mode) is not supported by the emulator")
     lanes = x.exec_lanes(w)
     src = x.vread(ins.ops[2] if len(ins.ops) > 2 else ins.ops[1], w, 1)
-    lane = np.arange(64)
+    lane = np.arange(WAVE)
     if off & swizzle.QUAD_PERM_ENC:  # offset[15]: quad-permute mode
         sel = [(off >> (2 * i)) & 3 for i in range(4)]
         s = (lane & ~3) + np.array(sel)[lane & 3]
@@ -507,14 +507,14 @@ def ds_permute(x, ins, w):
     """ds_permute_b32 (push to lane addr/4) and ds_bpermute_b32 (pull from lane addr/4)."""
     lanes = x.exec_lanes(w)
     addr = (x.vread(ins.ops[1], w, 1).astype(np.int64) + _mods_offset(ins))
-    lane_sel = (addr >> 2) & 63
+    lane_sel = (addr >> 2) & (WAVE - 1)
     data = x.vread(ins.ops[2], w, 1)
     k = len(w)
     if ins.base == "ds_bpermute_b32":
         vals = np.take_along_axis(data, lane_sel, axis=1)
         vals = np.where(np.take_along_axis(lanes, lane_sel, axis=1), vals, 0)
     else:
-        vals = np.zeros((k, 64), np.uint32)
+        vals = np.zeros((k, WAVE), np.uint32)
         for wi in range(k):
             for li in np.nonzero(lanes[wi])[0]:
                 vals[wi, lane_sel[wi, li]] = data[wi, li]
@@ -556,15 +556,15 @@ def ds_read_tr(x, ins, w, lanes):
             san.report("misaligned", f"{ins.base} address is not {align}-byte aligned", ins, int(w[wi]), int(li))
     raw = x.lane_access("lds", _ds_addr(x, ins, w, vaddr), nbytes, lanes, w, ins)  # (k, 64, nbytes)
     # the elements of each lane's load, as integers (little-endian bit order)
-    bitsv = np.unpackbits(raw, axis=2, bitorder="little").reshape(len(w), 64, e, bits)
-    lane = np.arange(64)
+    bitsv = np.unpackbits(raw, axis=2, bitorder="little").reshape(len(w), WAVE, e, bits)
+    lane = np.arange(WAVE)
     blk, i = lane // 16 * 16, lane % 16
     r = np.arange(e)[None, :]
     src_lane = blk[:, None] + (16 // e) * r + (i // e)[:, None]  # (64, e)
     src_elem = np.broadcast_to((i % e)[:, None], src_lane.shape)
     out_bits = bitsv[:, src_lane, src_elem, :]  # (k, 64, e, bits)
-    out = np.packbits(out_bits.reshape(len(w), 64, nbytes * 8), axis=2, bitorder="little")
-    x.vwrite_n(dst, w, np.ascontiguousarray(out).view(np.uint32).reshape(len(w), 64, nbytes // 4).transpose(0, 2, 1),
+    out = np.packbits(out_bits.reshape(len(w), WAVE, nbytes * 8), axis=2, bitorder="little")
+    x.vwrite_n(dst, w, np.ascontiguousarray(out).view(np.uint32).reshape(len(w), WAVE, nbytes // 4).transpose(0, 2, 1),
                lanes)
 
 

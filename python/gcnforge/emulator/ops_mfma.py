@@ -38,7 +38,7 @@ from functools import cache
 import numpy as np
 
 from gcnforge.emulator import numerics_ocp as ocp
-from gcnforge.emulator.core import WaveFault, rows
+from gcnforge.emulator.core import WAVE, WaveFault, rows
 from gcnforge.emulator.numerics import bf16_to_f32, fp8_to_f32
 from gcnforge.isa import mfma_layout
 
@@ -88,7 +88,7 @@ class Layout:
         if self.bits == 64:
             return None
         per = 32 // self.bits
-        return (self.reg * 64 + lane) * per + self.lo // self.bits
+        return (self.reg * WAVE + lane) * per + self.lo // self.bits
 
 
 @cache
@@ -161,7 +161,7 @@ def mfma(x, ins, w, ocp_fp8=False):
     is_f64 = types["Src0"] == "FP64"
     A_regs = _regs(x, a_op, w, gA)
     B_regs = _regs(x, b_op, w, gB)
-    lane = np.arange(64)
+    lane = np.arange(WAVE)
     b_src = None if is_f64 or not blgp else _BLGP[blgp](lane)
     fast = ld.order is not None and types["Vdst"] != "FP64"
     if fast and la.flat_dorder is not None:
@@ -203,7 +203,7 @@ def mfma(x, ins, w, ocp_fp8=False):
         D = np.matmul(A, B[:, 0]) + C
         bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32) if types["Vdst"] == "int32" \
             else D.astype(np.float32).view(np.uint32)
-        x.vwrite_n(dst, w, bits.reshape(n, gD, 64), None)
+        x.vwrite_n(dst, w, bits.reshape(n, gD, WAVE), None)
         return
     if c_op.kind == "imm":
         cval = c_op.value
@@ -221,7 +221,7 @@ def mfma(x, ins, w, ocp_fp8=False):
         if blgp & 4:
             C = -C
     D = np.matmul(A, B) + C
-    out = np.zeros((n, gD, 64), np.uint32)
+    out = np.zeros((n, gD, WAVE), np.uint32)
     if types["Vdst"] == "FP64":
         bits = D.astype(np.float64).view(np.uint64)
         out[:, ld.reg, ld.lane] = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
@@ -315,7 +315,7 @@ def smfmac(x, ins, w, ocp_fp8=False):
         bits = (D.astype(np.int64) & 0xFFFFFFFF).astype(np.uint64)
     else:
         bits = D.astype(np.float32).view(np.uint32).astype(np.uint64)
-    out = np.zeros((n, t["gprs"]["D"], 64), np.uint32)
+    out = np.zeros((n, t["gprs"]["D"], WAVE), np.uint32)
     out[:, ld.reg[0], ld.lane[0]] = bits.astype(np.uint32)
     x.vwrite_n(dst, w, out, None)
 
@@ -399,7 +399,7 @@ def mfma_f8f6f4(x, ins, w, ocp_fp8=True):
         C = _decode(_gather(_regs(x, c_op, w, gD), ld), "FP32")[:, 0]
     with np.errstate(invalid="ignore", over="ignore"):
         bits = (prod + C).astype(np.float32).view(np.uint32)
-    out = np.zeros((nw, gD, 64), np.uint32)
+    out = np.zeros((nw, gD, WAVE), np.uint32)
     out.reshape(nw, -1)[:, ld.flat[0]] = bits
     x.vwrite_n(dst, w, out, None)
 

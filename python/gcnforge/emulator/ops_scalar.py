@@ -11,6 +11,9 @@ import numpy as np
 
 from gcnforge.emulator.core import WaveFault, registrar
 from gcnforge.emulator.program import EXEC, M0, VCC
+from gcnforge.isa.target import target
+
+SGPRS = target().sgprs  # s0..s101 on every emulated target (gfx942, gfx950)
 
 U64 = np.uint64
 M32 = U64(0xFFFFFFFF)
@@ -305,7 +308,7 @@ def s_movrel(x, ins, w):
             s = type(s)(s.kind, s.index + off, s.dwords)
         else:
             d = type(d)(d.kind, d.index + off, d.dwords)
-        if d.index + n > 102 or (s.kind == "s" and s.index + n > 102):
+        if d.index + n > SGPRS or (s.kind == "s" and s.index + n > SGPRS):
             raise WaveFault(f"{ins.base}: M0 offset {off} moves the operand outside s0-s101")
         x.swrite(d, np.array([wi]), x.sread(s, np.array([wi]), n), n)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gcnforge.emulator.core import lanes_to_mask, mask_to_lanes
+from gcnforge.emulator.core import WAVE, lanes_to_mask, mask_to_lanes
 from gcnforge.emulator.ops_vfloat import _med3
 from gcnforge.emulator.program import EXEC
 from gcnforge.emulator.valu_core import FLOATS, read_src, vop
@@ -200,7 +200,7 @@ def _popc32(a):
 
 
 def _lane_mask_below(half):
-    lanes = np.arange(64)
+    lanes = np.arange(WAVE)
     bits = np.clip(lanes - 32 * half, 0, 32)
     return np.where(bits >= 32, np.uint32(0xFFFFFFFF), ((np.uint64(1) << bits.astype(np.uint64)) - np.uint64(1)).astype(np.uint32))
 
@@ -345,8 +345,8 @@ for _t in ("i16", "u16", "i32", "u32", "i64", "u64"):
 
 # ---- lane access -----------------------------------------------------------------------------
 def v_readlane(x, ins, w):
-    lane = (x.sread(ins.ops[2], w) & np.uint32(63)).astype(np.int64) if ins.ops[2].kind != "imm" else \
-        np.full(len(w), ins.ops[2].value & 63)
+    lane = (x.sread(ins.ops[2], w) & np.uint32(WAVE - 1)).astype(np.int64) if ins.ops[2].kind != "imm" else \
+        np.full(len(w), ins.ops[2].value & (WAVE - 1))
     v = x.vread(ins.ops[1], w, 1)
     x.swrite(ins.ops[0], w, v[np.arange(len(w)), lane])
 
@@ -362,10 +362,10 @@ def v_readfirstlane(x, ins, w):
 def v_writelane(x, ins, w):
     # v_writelane_b32 vdst, ssrc0 (value), ssrc1 (lane): ignores EXEC
     val = x.sread(ins.ops[1], w)
-    lane = x.sread(ins.ops[2], w).astype(np.int64) & 63
-    mask = np.zeros((len(w), 64), bool)
+    lane = x.sread(ins.ops[2], w).astype(np.int64) & (WAVE - 1)
+    mask = np.zeros((len(w), WAVE), bool)
     mask[np.arange(len(w)), lane] = True
-    x.vwrite(ins.ops[0], w, np.repeat(val[:, None], 64, axis=1), mask, 1)
+    x.vwrite(ins.ops[0], w, np.repeat(val[:, None], WAVE, axis=1), mask, 1)
 
 
 HANDLERS["v_readlane_b32"] = v_readlane

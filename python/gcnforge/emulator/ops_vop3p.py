@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.emulator.core import WAVE
 from gcnforge.emulator.lanes import dpp_source
 from gcnforge.emulator.numerics import bf16_to_f32
 
@@ -115,7 +116,7 @@ def _dword(x, op, w, sel, view=False):
     else:
         one = op.__class__("imm", 0, 1, op.value & 0xFFFFFFFF)
     s = x.sread(one, w, 1)[:, None]  # (n, 1): the same value in every lane
-    return s if view else np.repeat(s, 64, axis=1)
+    return s if view else np.repeat(s, WAVE, axis=1)
 
 
 def pk32(fn, nsrc):

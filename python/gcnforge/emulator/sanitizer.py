@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.emulator.core import WAVE
 from gcnforge.emulator.executor import EmulationError, ExecLoc
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
@@ -84,7 +85,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.sdef[:, EXEC : EXEC + 2] = 0xFFFFFFFF
         self.sdef[:, 102:104] = 0xFFFFFFFF  # flat_scratch (architected on gfx942)
         self.sdef[:, 125] = 0xFFFFFFFF  # null
-        self.vdef = np.zeros((W, NV, 64), bool)
+        self.vdef = np.zeros((W, NV, WAVE), bool)
         self.vdef[:, 0, :] = True  # work-item ids
         # outstanding memory operations, per counter (0 vmcnt, 1 lgkmcnt): per-register sequence
         # number of the newest pending write, per-wave issue/completion counts, and per event

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.emulator.core import WAVE
 from gcnforge.emulator.program import EXEC, VCC
 from gcnforge.emulator.sanitizer_regs import _LEFTWARD, NS, _lo_operands, _name, _reg_slots
 
@@ -31,7 +32,7 @@ class DefinednessMixin:
         vector = b.startswith(("v_", "global_", "flat_", "scratch_", "buffer_", "ds_"))
         lanes = ex.exec_lanes(w) if vector else None
         sd = np.ones(len(w), bool)
-        vd = np.ones((len(w), 64), bool)
+        vd = np.ones((len(w), WAVE), bool)
         s_uses = [r for r in uses if r < NS]
         v_uses = [r - NS for r in uses if r >= NS]
         if s_uses:
@@ -44,17 +45,17 @@ class DefinednessMixin:
                     em = ex.exec_mask(w)
                     lane = np.where(em == 0, 0, np.argmax(ex.exec_lanes(w), axis=1))
                 else:
-                    lane = (ex.sread(ins.ops[2], w, 1).astype(np.int64) & 63) if ins.ops[2].kind != "v" else np.zeros(len(w), np.int64)
+                    lane = (ex.sread(ins.ops[2], w, 1).astype(np.int64) & (WAVE - 1)) if ins.ops[2].kind != "v" else np.zeros(len(w), np.int64)
                 ok = src[np.arange(len(w)), lane] & sd
                 self._lo_def = None
-                return np.repeat(ok[:, None], 64, axis=1), ok
+                return np.repeat(ok[:, None], WAVE, axis=1), ok
             cross = ins.enc == "dpp" or b in ("ds_swizzle_b32",
                                               "ds_bpermute_b32", "ds_permute_b32") or ins.sem == "mfma"
             if cross:  # reads other lanes: defined when every active lane's source is
-                act = lanes if lanes is not None else np.ones((len(w), 64), bool)
+                act = lanes if lanes is not None else np.ones((len(w), WAVE), bool)
                 if ins.sem == "mfma":
                     act = np.ones_like(act)
-                vd = np.all(vv | ~act[:, None, :], axis=(1, 2))[:, None] & np.ones((1, 64), bool)
+                vd = np.all(vv | ~act[:, None, :], axis=(1, 2))[:, None] & np.ones((1, WAVE), bool)
             else:
                 vd = np.all(vv, axis=1)
         full = vd & sd[:, None]
@@ -67,13 +68,13 @@ class DefinednessMixin:
                     _reg_slots(ins.ops[i], ex.accum_offset)
             lv = [r - NS for r in lo_regs if r >= NS]
             ls = [r for r in lo_regs if r < NS]
-            lo = np.all(self.vdef[w][:, lv, :], axis=1) if lv else np.ones((len(w), 64), bool)
+            lo = np.all(self.vdef[w][:, lv, :], axis=1) if lv else np.ones((len(w), WAVE), bool)
             if ls:
                 lo &= np.all(self.sdef[w][:, ls] == 0xFFFFFFFF, axis=1)[:, None]
             self._lo_def = lo
         sink = self._is_mem(ins) or b.startswith(("s_cbranch_vcc", "s_cbranch_exec", "s_setpc", "s_swappc"))
         if sink:
-            act = lanes if lanes is not None else np.ones((len(w), 64), bool)
+            act = lanes if lanes is not None else np.ones((len(w), WAVE), bool)
             if b.startswith("s_cbranch_vcc"):
                 bad = ~np.all((self.sdef[w][:, [VCC, VCC + 1]] == 0xFFFFFFFF), axis=1)
                 bad_l = bad[:, None] & act
@@ -115,7 +116,7 @@ class DefinednessMixin:
                     self.sdef[w, r] = val
                 return
             bits = (full & lanes) | ~lanes  # inactive lanes are written 0: defined
-            m = (bits.astype(U64) << np.arange(64, dtype=U64)).sum(axis=1, dtype=U64)
+            m = (bits.astype(U64) << np.arange(WAVE, dtype=U64)).sum(axis=1, dtype=U64)
             lo, hi = (m & U64(0xFFFFFFFF)).astype(np.uint32), (m >> U64(32)).astype(np.uint32)
             for k, r in enumerate(s_defs):
                 self.sdef[w, r] = lo if k % 2 == 0 else hi

@@ -34,7 +34,7 @@ from gcnforge.binary.metadata import format_metadata_yaml
 from gcnforge.binary.target_id import parse_target_id
 from gcnforge.binary.toolchain import directive_target
 from gcnforge.isa import table
-from gcnforge.isa.target import USER_SGPRS
+from gcnforge.isa.target import USER_SGPRS, target
 from gcnforge.binary.to_asm import _attrs, _data_sections
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect import isa_info
@@ -202,7 +202,7 @@ def _kernel_op(k: KernelInfo, region: Region, gfx90a: bool) -> KernelOp:
     if not (isinstance(wg, list) and len(wg) == 3 and all(isinstance(x, int) for x in wg)):
         wg = None  # absent or malformed: the raised kernel states no workgroup size
     op = KernelOp(k.name, _kernel_args(k.metadata, k.name), region, user_sgprs=user, system_sgprs=system,
-                  system_vgprs=vgprs, lds_size=lds if lds <= 65536 else None,
+                  system_vgprs=vgprs, lds_size=lds if lds <= target(table.active_target()).lds_bytes else None,
                   workgroup_size=list(wg) if wg else None, float_mode=fm)
     d = kd.directives(gfx90a, reassemble=True)
     d.update(user_sgpr_kernarg_preload_length=kd.user_sgpr_kernarg_preload_length,

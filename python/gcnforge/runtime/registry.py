@@ -252,12 +252,13 @@ class Registry:
     def cu_count(self, target: str) -> int:
         if self._cu_count:
             return self._cu_count
-        try:
-            from gcnforge.isa.target import TARGETS
+        from gcnforge.isa.target import TARGETS
 
-            return int(TARGETS[_processor(target)].cu_count)
-        except (ImportError, KeyError):
-            return 304
+        proc = _processor(target)
+        if proc not in TARGETS:
+            raise Diagnostic(f"no CU count for target '{target}' (known: {', '.join(TARGETS)}); give the "
+                             "registry cu_count=")
+        return TARGETS[proc].cu_count
 
     # -- loading ---------------------------------------------------------------------------
     def add_csv(self, path: str | Path, defaults: Mapping[str, str] | None = None) -> None:
