@@ -159,130 +159,164 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
     """Lay out, resolve descriptor entry offsets and write the ELF image."""
     if cov not in ABI_VERSION_BY_COV:
         raise Diagnostic(f"unsupported code object version {cov} (gcnforge writes 4, 5 and 6)")
-    by_name = {s.name: s for s in sections}
     sym_by_name = {s.name: s for s in symbols}
     for k in kernels:
         if k.name not in sym_by_name or sym_by_name[k.name].section is None:
             raise Diagnostic(f"kernel '{k.name}' has a .amdhsa_kernel block but no label '{k.name}:' in the code",
                              k.loc)
-
-    # Dynamic symbols: exported (global/weak, not hidden/internal), defined.
-    exported = [s for s in symbols if s.binding != "LOCAL" and s.visibility in ("DEFAULT", "PROTECTED") and s.section is not None]
-    dynstr = _StrTab()
-    for s in exported:
-        dynstr.add(s.name)
-
-    # .gnu.hash (ld.lld's GnuHashTableSection): all exported symbols hashed (symoffset 1),
-    # nbuckets = max(1, n / 4), bloom filter of NextPowerOf2(n * 12 / 64) 64-bit words, shift 26;
-    # .dynsym is ordered by bucket (stable).
-    nb = max(1, len(exported) // 4)
-    mask_words = 1 << ((len(exported) * 12 // 64).bit_length()) if exported else 1
-    order = sorted(range(len(exported)), key=lambda i: _gnu_hash(exported[i].name.encode()) % nb)
-    exported = [exported[i] for i in order]
     note = b""
     if metadata is not None:  # (imported here: msgpack and the YAML reader only for files with metadata)
         from gcnforge.binary.metadata import metadata_note
 
         note = metadata_note(metadata)
-
-    r_secs = [s for s in sections if "a" in s.flags and "x" not in s.flags and "w" not in s.flags]
-    x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
-    w_secs = [s for s in sections if "a" in s.flags and "w" in s.flags and "x" not in s.flags]
-
-    # LOADs: R (headers at least), RX if the code is not empty, RW relro (.dynamic), RW data if any.
-    # ld.lld reserves header space for the RX LOAD even when .text is empty, then omits it.
-    n_loads = 1 + bool(x_secs) + 1 + bool(w_secs)
-    nphdr = 1 + n_loads + 3 + bool(note)  # PHDR, LOADs, DYNAMIC, GNU_RELRO, GNU_STACK, NOTE
-    outs: list[_Out] = []
-    if note:
-        outs.append(_Out(".note", SHT["NOTE"], SHF_ALLOC, note, 4))
-    dynsym_out = _Out(".dynsym", SHT["DYNSYM"], SHF_ALLOC, b"", 8, entsize=24, link=".dynstr", info=1,
-                      size=24 * (len(exported) + 1))
-    gnuhash_size = 16 + 8 * mask_words + 4 * nb + 4 * len(exported)
-    gnuhash_out = _Out(".gnu.hash", SHT["GNU_HASH"], SHF_ALLOC, b"", 8, link=".dynsym", size=gnuhash_size)
-    nsyms = len(exported) + 1
-    hash_out = _Out(".hash", SHT["HASH"], SHF_ALLOC, b"", 4, entsize=4, link=".dynsym", size=4 * (2 + 2 * nsyms))
-    dynstr_out = _Out(".dynstr", SHT["STRTAB"], SHF_ALLOC, bytes(dynstr.data), 1)
-    outs += [dynsym_out, gnuhash_out, hash_out, dynstr_out]
-    rela_out = None
-    if relocs:  # ld.lld: .rela.dyn right after .dynstr, RELATIVE relocations only
-        rela_out = _Out(".rela.dyn", SHT["RELA"], SHF_ALLOC, b"", 8, entsize=24, link=".dynsym", size=24 * len(relocs))
-        outs.append(rela_out)
-    sec_out: dict[str, _Out] = {}
-    for s in r_secs:
-        sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC, s.data, s.align)
-        outs.append(sec_out[s.name])
-    first_x = len(outs)
-    for s in x_secs:
-        sec_out[s.name] = _Out(s.name, SHT["PROGBITS"], SHF_ALLOC | SHF_EXECINSTR, s.data, s.align)
-        outs.append(sec_out[s.name])
-    dyn_entries = 7 + 4 * bool(relocs)
-    dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16, link=".dynstr",
-                       size=16 * dyn_entries)
-    first_relro = len(outs)
-    outs.append(dynamic_out)  # ld.lld puts the relro part (.dynamic) before writable data
-    first_w = len(outs)
-    for s in w_secs:
-        sec_out[s.name] = _Out(s.name, SHT["NOBITS" if s.nobits else "PROGBITS"], SHF_ALLOC | SHF_WRITE, s.data, s.align)
-        outs.append(sec_out[s.name])
-
-    # Addresses: one PT_LOAD per permission class; a new segment starts on a new page at the
-    # same offset modulo the page size (ld.lld's layout).
-    off = 64 + 56 * nphdr
-    va = off
-    segments: list[tuple[int, int, int]] = []  # (first, last+1, flags)
-    groups = [(0, first_x, PF_R), (first_x, first_relro, PF_R | PF_X), (first_relro, first_w, PF_R | PF_W),
-              (first_w, len(outs), PF_R | PF_W)]
-    for gi, (a, b, _) in enumerate(groups):
-        if a == b:
-            continue
-        if gi > 0:
-            # ld.lld (default -z noseparate-code): the segment's first address is
-            # alignTo(dot, page) + dot % page, then the section's own alignment; its file
-            # offset is the next one congruent to that address modulo the page size.
-            va = _align(va, PAGE) + va % PAGE
-            va = _align(va, max(o.align for o in outs[a:b]))
-            off += (va - off) % PAGE
-        for o in outs[a:b]:
-            pad = _align(off, o.align) - off
-            off += pad
-            va += pad
-            o.offset, o.addr = off, va
-            va += o.size
-            if o.sh_type != SHT["NOBITS"]:
-                off += o.size
-        if sum(o.size for o in outs[a:b]) or gi == 0:  # an empty .text gets an address but no PT_LOAD
-            segments.append((a, b, groups[gi][2]))
-
+    lay = _Layout(sections, symbols, note, relocs)
     if _layout_only:
-        return {name: o.addr for name, o in sec_out.items()}  # type: ignore[return-value]
+        return {name: o.addr for name, o in lay.sec_out.items()}  # type: ignore[return-value]
+    _patch_descriptors(lay, sections, kernels, sym_by_name)
+    _dynamic_tables(lay, relocs)
+    all_out, shstrtab, shoff = _static_tables(lay, symbols)
+    index_of = {o.name: i + 1 for i, o in enumerate(all_out)}
+    image = bytearray(shoff + 64 * (len(all_out) + 1))
+    for o in all_out:
+        if o.sh_type != SHT["NOBITS"]:
+            assert len(o.data) == o.size, o.name
+            image[o.offset:o.offset + o.size] = o.data
+    nphdrs = _program_headers(lay, image)
+    for i, o in enumerate(all_out, start=1):  # section headers
+        struct.pack_into("<IIQQQQIIQQ", image, shoff + 64 * i, shstrtab.index[o.name], o.sh_type, o.flags,
+                         o.addr, o.offset, o.size, index_of[o.link] if o.link else 0, o.info, o.align, o.entsize)
+    ident = b"\x7fELF" + bytes([2, 1, 1, ELFOSABI_AMDGPU_HSA, ABI_VERSION_BY_COV[cov]]) + bytes(7)
+    struct.pack_into("<16sHHIQQQIHHHHHH", image, 0, ident, 3, EM_AMDGPU, 1, 0, 64, shoff, target.e_flags(),
+                     64, 56, nphdrs, 64, len(all_out) + 1, index_of[".shstrtab"])
+    return bytes(image)
 
-    def sym_addr(s: InputSymbol) -> int:
+
+class _Layout:
+    """The allocated output sections of one link in ld.lld's order, with their addresses and
+    file offsets, and the PT_LOAD segments that hold them."""
+
+    def __init__(self, sections: list[InputSection], symbols: list[InputSymbol], note: bytes, relocs) -> None:
+        # Dynamic symbols: exported (global/weak, not hidden/internal), defined.
+        exported = [s for s in symbols
+                    if s.binding != "LOCAL" and s.visibility in ("DEFAULT", "PROTECTED") and s.section is not None]
+        self.dynstr = _StrTab()
+        for s in exported:
+            self.dynstr.add(s.name)
+        # .gnu.hash (ld.lld's GnuHashTableSection): all exported symbols hashed (symoffset 1),
+        # nbuckets = max(1, n / 4), bloom filter of NextPowerOf2(n * 12 / 64) 64-bit words, shift 26;
+        # .dynsym is ordered by bucket (stable).
+        self.nb = nb = max(1, len(exported) // 4)
+        self.mask_words = 1 << ((len(exported) * 12 // 64).bit_length()) if exported else 1
+        self.exported = sorted(exported, key=lambda s: _gnu_hash(s.name.encode()) % nb)
+        self.note = note
+        self._sections(sections, bool(relocs) and len(relocs))
+        self._addresses()
+
+    def _sections(self, sections: list[InputSection], nrelocs: int) -> None:
+        r_secs = [s for s in sections if "a" in s.flags and "x" not in s.flags and "w" not in s.flags]
+        x_secs = [s for s in sections if "a" in s.flags and "x" in s.flags]
+        w_secs = [s for s in sections if "a" in s.flags and "w" in s.flags and "x" not in s.flags]
+        # LOADs: R (headers at least), RX if the code is not empty, RW relro (.dynamic), RW data if any.
+        # ld.lld reserves header space for the RX LOAD even when .text is empty, then omits it.
+        n_loads = 1 + bool(x_secs) + 1 + bool(w_secs)
+        self.nphdr = 1 + n_loads + 3 + bool(self.note)  # PHDR, LOADs, DYNAMIC, GNU_RELRO, GNU_STACK, NOTE
+        outs: list[_Out] = [_Out(".note", SHT["NOTE"], SHF_ALLOC, self.note, 4)] if self.note else []
+        n = len(self.exported)
+        self.nsyms = n + 1
+        self.dynsym_out = _Out(".dynsym", SHT["DYNSYM"], SHF_ALLOC, b"", 8, entsize=24, link=".dynstr", info=1,
+                               size=24 * (n + 1))
+        self.gnuhash_out = _Out(".gnu.hash", SHT["GNU_HASH"], SHF_ALLOC, b"", 8, link=".dynsym",
+                                size=16 + 8 * self.mask_words + 4 * self.nb + 4 * n)
+        self.hash_out = _Out(".hash", SHT["HASH"], SHF_ALLOC, b"", 4, entsize=4, link=".dynsym",
+                             size=4 * (2 + 2 * self.nsyms))
+        self.dynstr_out = _Out(".dynstr", SHT["STRTAB"], SHF_ALLOC, bytes(self.dynstr.data), 1)
+        outs += [self.dynsym_out, self.gnuhash_out, self.hash_out, self.dynstr_out]
+        self.rela_out = None
+        if nrelocs:  # ld.lld: .rela.dyn right after .dynstr, RELATIVE relocations only
+            self.rela_out = _Out(".rela.dyn", SHT["RELA"], SHF_ALLOC, b"", 8, entsize=24, link=".dynsym",
+                                 size=24 * nrelocs)
+            outs.append(self.rela_out)
+        self.sec_out: dict[str, _Out] = {}
+
+        def add(s: InputSection, flags: int, nobits: bool) -> None:
+            self.sec_out[s.name] = _Out(s.name, SHT["NOBITS" if nobits else "PROGBITS"], flags, s.data, s.align)
+            outs.append(self.sec_out[s.name])
+
+        for s in r_secs:
+            add(s, SHF_ALLOC, s.nobits)
+        first_x = len(outs)
+        for s in x_secs:
+            add(s, SHF_ALLOC | SHF_EXECINSTR, False)
+        self.dynamic_out = _Out(".dynamic", SHT["DYNAMIC"], SHF_ALLOC | SHF_WRITE, b"", 8, entsize=16,
+                                link=".dynstr", size=16 * (7 + 4 * bool(nrelocs)))
+        first_relro = len(outs)
+        outs.append(self.dynamic_out)  # ld.lld puts the relro part (.dynamic) before writable data
+        first_w = len(outs)
+        for s in w_secs:
+            add(s, SHF_ALLOC | SHF_WRITE, s.nobits)
+        self.outs = outs
+        self.groups = [(0, first_x, PF_R), (first_x, first_relro, PF_R | PF_X), (first_relro, first_w, PF_R | PF_W),
+                       (first_w, len(outs), PF_R | PF_W)]
+
+    def _addresses(self) -> None:
+        """One PT_LOAD per permission class; a new segment starts on a new page at the same
+        offset modulo the page size (ld.lld's layout)."""
+        outs = self.outs
+        off = 64 + 56 * self.nphdr
+        va = off
+        self.segments: list[tuple[int, int, int]] = []  # (first, last+1, flags)
+        for gi, (a, b, flags) in enumerate(self.groups):
+            if a == b:
+                continue
+            if gi > 0:
+                # ld.lld (default -z noseparate-code): the segment's first address is
+                # alignTo(dot, page) + dot % page, then the section's own alignment; its file
+                # offset is the next one congruent to that address modulo the page size.
+                va = _align(va, PAGE) + va % PAGE
+                va = _align(va, max(o.align for o in outs[a:b]))
+                off += (va - off) % PAGE
+            for o in outs[a:b]:
+                pad = _align(off, o.align) - off
+                off += pad
+                va += pad
+                o.offset, o.addr = off, va
+                va += o.size
+                if o.sh_type != SHT["NOBITS"]:
+                    off += o.size
+            if sum(o.size for o in outs[a:b]) or gi == 0:  # an empty .text gets an address but no PT_LOAD
+                self.segments.append((a, b, flags))
+        self.end = off
+
+    def sym_addr(self, s: InputSymbol) -> int:
         if s.section is None:
             return s.value
-        if s.section not in sec_out:
+        if s.section not in self.sec_out:
             raise Diagnostic(f"symbol '{s.name}' is in section '{s.section}', which is not allocated in the code object")
-        return sec_out[s.section].addr + s.value
+        return self.sec_out[s.section].addr + s.value
 
-    # Kernel descriptors: kernel_code_entry_byte_offset = entry - descriptor (bytes 16..23).
-    patched = {name: bytearray(s.data) for name, s in by_name.items()}
-    for k in kernels:
-        kd_addr = sec_out[k.kd_section].addr + k.kd_offset
-        entry = sym_addr(sym_by_name[k.name])
-        struct.pack_into("<q", patched[k.kd_section], k.kd_offset + 16, entry - kd_addr)
-    for name, o in sec_out.items():
-        o.data = bytes(patched[name])
-
-    # Dynamic symbol table, hashes, dynamic section.
-    index_of = {o.name: i + 1 for i, o in enumerate(outs)}
-
-    def sym_entry(strtab: _StrTab, s: InputSymbol) -> bytes:
+    def sym_entry(self, strtab: _StrTab, s: InputSymbol, index_of: dict[str, int]) -> bytes:
         shndx = 0xFFF1 if s.section is None else index_of[s.section]
         info = (STB[s.binding] << 4) | STT.get(s.type, 0)
-        return struct.pack("<IBBHQQ", strtab.add(s.name), info, STV[s.visibility], shndx, sym_addr(s), s.size)
+        return struct.pack("<IBBHQQ", strtab.add(s.name), info, STV[s.visibility], shndx, self.sym_addr(s), s.size)
 
-    dynsym_out.data = bytes(24) + b"".join(sym_entry(dynstr, s) for s in exported)
-    hashes = [_gnu_hash(s.name.encode()) for s in exported]
+
+def _patch_descriptors(lay: _Layout, sections: list[InputSection], kernels: list[KernelRecord],
+                       sym_by_name: dict[str, InputSymbol]) -> None:
+    """kernel_code_entry_byte_offset = entry - descriptor (descriptor bytes 16..23)."""
+    patched = {s.name: bytearray(s.data) for s in sections}
+    for k in kernels:
+        kd_addr = lay.sec_out[k.kd_section].addr + k.kd_offset
+        struct.pack_into("<q", patched[k.kd_section], k.kd_offset + 16, lay.sym_addr(sym_by_name[k.name]) - kd_addr)
+    for name, o in lay.sec_out.items():
+        o.data = bytes(patched[name])
+
+
+def _dynamic_tables(lay: _Layout, relocs) -> None:
+    """.dynsym, .gnu.hash, .hash, .rela.dyn and .dynamic."""
+    index_of = {o.name: i + 1 for i, o in enumerate(lay.outs)}
+    nb, mask_words, nsyms = lay.nb, lay.mask_words, lay.nsyms
+    lay.dynsym_out.data = bytes(24) + b"".join(lay.sym_entry(lay.dynstr, s, index_of) for s in lay.exported)
+    hashes = [_gnu_hash(s.name.encode()) for s in lay.exported]
     bloom = [0] * mask_words
     for h in hashes:
         bloom[(h // 64) & (mask_words - 1)] |= (1 << (h % 64)) | (1 << ((h >> 26) % 64))
@@ -294,86 +328,74 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
             buckets[b] = i + 1
         last = i + 1 == len(hashes) or hashes[i + 1] % nb != b
         chains.append((h & ~1) | int(last))
-    gnuhash_out.data = struct.pack("<IIII", nb, 1, mask_words, 26) + struct.pack(f"<{mask_words}Q", *bloom) + \
+    lay.gnuhash_out.data = struct.pack("<IIII", nb, 1, mask_words, 26) + struct.pack(f"<{mask_words}Q", *bloom) + \
         struct.pack(f"<{nb}I", *buckets) + struct.pack(f"<{len(chains)}I", *chains)
     sysv_b = [0] * nsyms
     sysv_c = [0] * nsyms
-    for i, s in enumerate(exported, start=1):
+    for i, s in enumerate(lay.exported, start=1):
         b = _elf_hash(s.name.encode()) % nsyms
         sysv_c[i] = sysv_b[b]
         sysv_b[b] = i
-    hash_out.data = struct.pack(f"<II{nsyms}I{nsyms}I", nsyms, nsyms, *sysv_b, *sysv_c)
+    lay.hash_out.data = struct.pack(f"<II{nsyms}I{nsyms}I", nsyms, nsyms, *sysv_b, *sysv_c)
     rela_dyn = b""
-    if rela_out is not None:
-        rela_dyn = struct.pack("<8Q", DT_RELA, rela_out.addr, DT_RELASZ, rela_out.size, DT_RELAENT, 24,
+    if lay.rela_out is not None:
+        rela_dyn = struct.pack("<8Q", DT_RELA, lay.rela_out.addr, DT_RELASZ, lay.rela_out.size, DT_RELAENT, 24,
                                DT_RELACOUNT, len(relocs))
-        rela_out.data = b"".join(
-            struct.pack("<QQq", sec_out[r.section].addr + r.offset, R_AMDGPU_RELATIVE64,
-                        sec_out[r.target_section].addr + r.target_offset) for r in relocs)
-    dynamic_out.data = rela_dyn + struct.pack(
-        "<14Q", DT_SYMTAB, dynsym_out.addr, DT_SYMENT, 24, DT_STRTAB, dynstr_out.addr, DT_STRSZ, dynstr_out.size,
-        DT_GNU_HASH, gnuhash_out.addr, DT_HASH, hash_out.addr, DT_NULL, 0)
+        lay.rela_out.data = b"".join(
+            struct.pack("<QQq", lay.sec_out[r.section].addr + r.offset, R_AMDGPU_RELATIVE64,
+                        lay.sec_out[r.target_section].addr + r.target_offset) for r in relocs)
+    lay.dynamic_out.data = rela_dyn + struct.pack(
+        "<14Q", DT_SYMTAB, lay.dynsym_out.addr, DT_SYMENT, 24, DT_STRTAB, lay.dynstr_out.addr, DT_STRSZ,
+        lay.dynstr_out.size, DT_GNU_HASH, lay.gnuhash_out.addr, DT_HASH, lay.hash_out.addr, DT_NULL, 0)
 
-    # Static symbol table: locals, then _DYNAMIC (local hidden), then globals (ld.lld's order).
+
+def _static_tables(lay: _Layout, symbols: list[InputSymbol]) -> tuple[list[_Out], _StrTab, int]:
+    """.symtab (locals, then _DYNAMIC (local hidden), then globals: ld.lld's order), .shstrtab
+    and .strtab after the allocated sections; (every output section, .shstrtab, header offset)."""
+    index_of = {o.name: i + 1 for i, o in enumerate(lay.outs)}
     strtab = _StrTab()
     locals_ = [s for s in symbols if s.binding == "LOCAL" and not s.name.startswith(".L")]
     globals_ = [s for s in symbols if s.binding != "LOCAL"]
     dynamic_sym = InputSymbol("_DYNAMIC", ".dynamic", 0, 0, "NOTYPE", "LOCAL", "HIDDEN")
-    sec_out[".dynamic"] = dynamic_out
-    symtab = bytes(24) + b"".join(sym_entry(strtab, s) for s in [*locals_, dynamic_sym, *globals_])
+    lay.sec_out[".dynamic"] = lay.dynamic_out
+    symtab = bytes(24) + b"".join(lay.sym_entry(strtab, s, index_of) for s in [*locals_, dynamic_sym, *globals_])
     symtab_out = _Out(".symtab", SHT["SYMTAB"], 0, symtab, 8, entsize=24, link=".strtab", info=len(locals_) + 2)
     shstrtab = _StrTab()
-    tail = [symtab_out]
     shstr_out = _Out(".shstrtab", SHT["STRTAB"], 0, b"", 1)
     strtab_out = _Out(".strtab", SHT["STRTAB"], 0, b"", 1)
-    tail += [shstr_out, strtab_out]
-    for o in [*outs, *tail]:
+    tail = [symtab_out, shstr_out, strtab_out]
+    for o in [*lay.outs, *tail]:
         shstrtab.add(o.name)
     shstr_out.data = bytes(shstrtab.data)
     shstr_out.size = len(shstr_out.data)
     strtab_out.data = bytes(strtab.data)
     strtab_out.size = len(strtab_out.data)
+    off = lay.end
     for o in tail:
         off = _align(off, o.align)
         o.offset = off
         off += o.size
-    all_out = [*outs, *tail]
-    index_of = {o.name: i + 1 for i, o in enumerate(all_out)}
-    shoff = _align(off, 8)
+    return [*lay.outs, *tail], shstrtab, _align(off, 8)
 
-    image = bytearray(shoff + 64 * (len(all_out) + 1))
-    for o in all_out:
-        if o.sh_type != SHT["NOBITS"]:
-            assert len(o.data) == o.size, o.name
-            image[o.offset:o.offset + o.size] = o.data
 
-    # Program headers.
-    phdrs = [(PT_PHDR, PF_R, 64, 64, 56 * nphdr, 56 * nphdr, 8)]  # covers the reserved space, as ld.lld
-    load_ranges = []
-    for a, b, flags in segments:
+def _program_headers(lay: _Layout, image: bytearray) -> int:
+    """Write the program headers; their count."""
+    outs, dyn = lay.outs, lay.dynamic_out
+    phdrs = [(PT_PHDR, PF_R, 64, 64, 56 * lay.nphdr, 56 * lay.nphdr, 8)]  # covers the reserved space, as ld.lld
+    for a, b, flags in lay.segments:
         first, last = outs[a], outs[b - 1]
         start_off = 0 if a == 0 else first.offset
         start_va = 0 if a == 0 else first.addr
         filesz = (last.offset + (0 if last.sh_type == SHT["NOBITS"] else last.size)) - start_off
         memsz = last.addr + last.size - start_va
         phdrs.append((PT_LOAD, flags, start_off, start_va, filesz, memsz, PAGE))
-        load_ranges.append((start_off, start_va))
-    phdrs.append((PT_DYNAMIC, PF_R | PF_W, dynamic_out.offset, dynamic_out.addr, dynamic_out.size, dynamic_out.size, 8))
-    phdrs.append((PT_GNU_RELRO, PF_R, dynamic_out.offset, dynamic_out.addr, dynamic_out.size, dynamic_out.size, 1))
+    phdrs.append((PT_DYNAMIC, PF_R | PF_W, dyn.offset, dyn.addr, dyn.size, dyn.size, 8))
+    phdrs.append((PT_GNU_RELRO, PF_R, dyn.offset, dyn.addr, dyn.size, dyn.size, 1))
     phdrs.append((PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0))
-    if note:
+    if lay.note:
         n = outs[0]
         phdrs.append((PT_NOTE, PF_R, n.offset, n.addr, n.size, n.size, 4))
-    assert len(phdrs) <= nphdr
+    assert len(phdrs) <= lay.nphdr
     for i, (ptype, flags, poff, pva, filesz, memsz, align) in enumerate(phdrs):
         struct.pack_into("<IIQQQQQQ", image, 64 + 56 * i, ptype, flags, poff, pva, pva, filesz, memsz, align)
-
-    # Section headers.
-    for i, o in enumerate(all_out, start=1):
-        struct.pack_into("<IIQQQQIIQQ", image, shoff + 64 * i, shstrtab.index[o.name], o.sh_type, o.flags,
-                         o.addr, o.offset, o.size, index_of[o.link] if o.link else 0, o.info, o.align, o.entsize)
-
-    ident = b"\x7fELF" + bytes([2, 1, 1, ELFOSABI_AMDGPU_HSA, ABI_VERSION_BY_COV[cov]]) + bytes(7)
-    struct.pack_into("<16sHHIQQQIHHHHHH", image, 0, ident, 3, EM_AMDGPU, 1, 0, 64, shoff, target.e_flags(),
-                     64, 56, len(phdrs), 64, len(all_out) + 1, index_of[".shstrtab"])
-    return bytes(image)
+    return len(phdrs)
