@@ -155,7 +155,7 @@ def test_ranges_that_fit_only_after_compaction(name):
         assert [int(x) for x in got[:, lane]] == evaluate([int(x) for x in ins[:, lane]]), f"lane {lane}"
 
 
-# Random kernels of bench_regalloc_limit --kernels (seeds 0 and 3) at their max-live bound:
+# Random kernels of bench_regalloc_limit --kernels (seeds 0, 3, 4) at their max-live bound:
 # colouring, splitting and compaction all fail ("cannot place %.. (v[2]) ... fragment the
 # file"); placement instruction by instruction (issue 28.6) allocates them, its copies
 # written back as moves register by register (regalloc/pointwise_ir.py).
@@ -165,6 +165,11 @@ FIT_ONLY_POINTWISE = {
                ("v_mul_lo_u32", 39, 13)], 3),
     "seed3": ([("v_xor_b32", 23, 38), ("pair", 37, 4), ("v_add_u32", 30, 16), ("v_and_b32", 12, 30),
                ("pair", 25, 9), ("v_and_b32", 9, 33), ("pair", 0, 4)], 1),
+    # a part of the 64-bit shift's pair is read again after it: joined to the pair it keeps
+    # the pair's alignment and no placement exists at the shift; with every part copied into
+    # its range first, one does
+    "seed4": ([("v_max_u32", 6, 25), ("pair", 9, 5), ("v_sub_u32", 1, 25), ("v_max_u32", 3, 14),
+               ("v_mul_lo_u32", 17, 11), ("v_sub_u32", 16, 13), ("v_add_u32", 16, 17)], 1),
 }
 
 
@@ -189,6 +194,19 @@ def test_kernels_placed_instruction_by_instruction(name, monkeypatch):
     def refuse(op, limits, coalesce, verify, err, coalesced):
         raise err
 
+    bind = kernel._bind
+
+    def joined_parts(op, coalesce, copy_parts=False):
+        return bind(op, coalesce)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(kernel, "_bind", joined_parts)
+        if name == "seed4":  # the parts must be copied
+            with pytest.raises(Diagnostic, match="out of VGPRs") as e:
+                compile_kernel(build, max_vgprs=bound)
+            assert any(n.startswith("no placement exists at 'amdgcn.vop3 v_lshlrev_b64'") for n in e.value.notes)
+        else:
+            compile_kernel(build, max_vgprs=bound)
     monkeypatch.setattr(kernel, "_pointwise", refuse)
     with pytest.raises(Diagnostic, match="out of VGPRs"):
         compile_kernel(build, max_vgprs=bound)

@@ -128,8 +128,12 @@ class _AllocaText:
 class Binding:
     """Maps the kernel's register values to union-find nodes and builds the model."""
 
-    def __init__(self, region_op: Operation):
+    def __init__(self, region_op: Operation, copy_parts: bool = False):
         self.op = region_op
+        # every make_range part that a move can copy is copied into the range first (the
+        # allocator's last resort: a part read again after its range then need not keep
+        # the range's alignment)
+        self.copy_parts = copy_parts
         self.where: dict[SSAValue, tuple[Node, int, int]] = {}  # value -> (node, offset, width)
         self.names: dict[SSAValue, str] = {}
         self.copies: list[InstOp] = []
@@ -224,7 +228,11 @@ class Binding:
                         self.names[op.result], "amdgcn.make_range", _loc(op))
             off = 0
             for i, p in enumerate(op.parts):
-                problem = self._join(p, root, off, op)
+                pt = p.type
+                # (a part that is a copy already is not copied again)
+                copy = self.copy_parts and isinstance(pt, RegisterType) and (pt.FILE, pt.width) in COPY_MNEMONIC \
+                    and not any(c is p.owner for c in self.copies)
+                problem = "every part is copied" if copy else self._join(p, root, off, op)
                 if problem is not None:
                     # the part cannot sit in this range where it is (it is in another
                     # range already, appears twice, or is misaligned there): copy it

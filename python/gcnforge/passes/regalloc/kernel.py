@@ -119,8 +119,8 @@ def allocate_region_op(op: Operation, limits: dict[str, int], coalesce: bool = T
             spilled += 1
 
 
-def _bind(op: Operation, coalesce: bool) -> tuple[Binding, Program, int, Liveness]:
-    b = Binding(op)
+def _bind(op: Operation, coalesce: bool, copy_parts: bool = False) -> tuple[Binding, Program, int, Liveness]:
+    b = Binding(op, copy_parts)
     # the binding keeps the joins; erased copies simply no longer appear in the IR
     n = _coalesce(b) if coalesce else 0
     prog, _ = b.program()
@@ -188,17 +188,36 @@ def _pointwise(op: Operation, limits: dict[str, int], coalesce: bool, verify: bo
                coalesced: int) -> Result:
     """Bind the kernel again, place its model instruction by instruction (``pointwise``) and
     write it back register by register (``pointwise_ir``); ``err`` (with a note saying
-    where no placement exists, when that is why) when it cannot."""
+    where no placement exists, when that is why) when it cannot. Where no placement exists
+    it tries once more with every ``make_range`` part copied into its range (a part read
+    again after the range need not keep the range's alignment; not where a vector move
+    would lose inactive lanes), the binding coalescing nothing."""
     b, prog, m, _live = _bind(op, coalesce)
+    try:
+        return _place(op, limits, verify, err, b, prog, coalesced + m)
+    except Unplaceable as u:
+        if split_ir.writes_exec(op):
+            raise _noted(err, u) from None
+        first = u
+    b, prog, m, _live = _bind(op, False, copy_parts=True)
+    try:
+        return _place(op, limits, verify, err, b, prog, coalesced + m)
+    except Unplaceable:
+        raise _noted(err, first) from None
+
+
+def _noted(err: Diagnostic, u: Unplaceable) -> Diagnostic:
+    err.notes = (f"no placement exists {u.message.split(': ', 1)[1]}",) + err.notes
+    return err
+
+
+def _place(op: Operation, limits: dict[str, int], verify: bool, err: Diagnostic, b: Binding, prog: Program,
+           coalesced: int) -> Result:
     if not pointwise_ir.covered(b, prog):
         raise err
     nblocks = len(prog.blocks)
     before = {id(x) for blk in prog.blocks for x in blk.ops}
-    try:
-        versions = allocate_pointwise(prog, limits)
-    except Unplaceable as u:
-        err.notes = (f"no placement exists {u.message.split(': ', 1)[1]}",) + err.notes
-        raise err from None
+    versions = allocate_pointwise(prog, limits)
     copies = [x for blk in prog.blocks for x in blk.ops if id(x) not in before]
     if pointwise_ir.vector_moves(prog, copies) and split_ir.writes_exec(op):
         raise err  # a vector move copies the active lanes only
@@ -212,7 +231,7 @@ def _pointwise(op: Operation, limits: dict[str, int], coalesce: bool, verify: bo
     occ = pcopy.occupied(prog)
     pcopy.sequence(op, occ, limits, alloc.used)
     _drop_unused_storage(op)
-    return Result(alloc, coalesced + m, split=versions)
+    return Result(alloc, coalesced, split=versions)
 
 
 def _drop_unused_storage(op: Operation) -> None:
