@@ -198,6 +198,50 @@ def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | Non
 
 
 def lower_loop(loop: LoopOp) -> None:
+    pre = _lowerable_block(loop)
+    storages = _storages(loop, pre)
+    if loop.trip_count == 0:
+        for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
+            r.replace_all_uses_with(loop.inits[k] if s is None else s)
+        loop.detach()
+        loop.erase()
+        return
+    from gcnforge.dialect.constant import ConstantOp
+
+    cnt = AllocaOp(SGPRType.unallocated(1))
+    pre.insert_op_before(cnt, loop)
+    c0 = ConstantOp.from_int_and_width(0, 32)
+    pre.insert_op_before(c0, loop)
+    pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
+    iter_args = list(loop.iter_args)  # (the block's arguments: read before the body leaves the loop)
+    body, exit_b = _split_blocks(loop, pre)
+    y = body.last_op
+    assert isinstance(y, YieldOp)
+    _replace_iteration_values(loop, iter_args, storages, list(y.values))
+    yields = list(y.values)
+    y.detach()
+    y.erase()
+    for arg in reversed(body.args):
+        body.erase_arg(arg)
+    anchor = AllocaOp(SGPRType.value(1))  # a marker at the end of the body
+    body.add_op(anchor)
+    _copy_yields(body, storages, yields, anchor)
+    c1 = ConstantOp.from_int_and_width(1, 32)
+    ck = ConstantOp.from_int_and_width(loop.trip_count, 32)
+    for o in (c1, ck):
+        body.insert_op_before(o, anchor)
+    _insert_before(_inst("s_add_u32", cnt.result, cnt.result, c1.result), anchor)
+    _insert_before(_inst("s_cmp_lt_u32", cnt.result, ck.result), anchor)
+    anchor.detach()
+    anchor.erase()
+    body.add_op(BranchOp("s_cbranch_scc1", body, exit_b))
+    loop.detach()
+    loop.erase()
+    pre.add_op(BranchOp("s_branch", body))
+
+
+def _lowerable_block(loop: LoopOp) -> Block:
+    """The kernel or function block holding ``loop``, once nothing is left to schedule."""
     if loop.dims is not None or any(SCHED_ATTR in o.attributes for o in loop.block.ops):
         raise Diagnostic("amdgcn-lower-loops: this loop still has unroll dims or schedules; run amdgcn-schedule first",
                          loop)
@@ -206,11 +250,14 @@ def lower_loop(loop: LoopOp) -> None:
     if not isinstance(owner, KernelOp | FuncOp):
         raise Diagnostic("amdgcn-lower-loops: only loops directly in a kernel or function body are lowered "
                          "(expand enclosing scheduled loops first)", loop)
-    body = loop.block
-    iter_args = list(loop.iter_args)
     assert not loop.unroll_dims
+    return pre
+
+
+def _storages(loop: LoopOp, pre: Block) -> list[SSAValue | None]:
+    """One register storage per iteration value (None for a token), holding its initial value."""
     storages: list[SSAValue | None] = []
-    for k, arg in enumerate(iter_args):
+    for k, arg in enumerate(loop.iter_args):
         init = loop.inits[k]  # read afresh: retargeting an earlier initial value renames it
         t = arg.type
         if isinstance(t, _TOKEN):
@@ -223,23 +270,14 @@ def lower_loop(loop: LoopOp) -> None:
         if not _retarget(init, s.result, pre, stop=loop):
             _insert_before(_copy(s.result, init), loop)
         storages.append(s.result)
-    if loop.trip_count == 0:
-        for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
-            r.replace_all_uses_with(loop.inits[k] if s is None else s)
-        loop.detach()
-        loop.erase()
-        return
-    cnt = AllocaOp(SGPRType.unallocated(1))
-    pre.insert_op_before(cnt, loop)
-    from gcnforge.dialect.constant import ConstantOp
+    return storages
 
-    c0 = ConstantOp.from_int_and_width(0, 32)
-    pre.insert_op_before(c0, loop)
-    pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
 
-    # exit block: everything after the loop
+def _split_blocks(loop: LoopOp, pre: Block) -> tuple[Block, Block]:
+    """The loop's body becomes a block after ``pre``, everything after the loop an exit block."""
     region = pre.parent
     assert region is not None
+    body = loop.block
     exit_b = Block()
     while loop.next_op is not None:
         o = loop.next_op
@@ -248,10 +286,13 @@ def lower_loop(loop: LoopOp) -> None:
     loop.body.detach_block(body)
     region.insert_block_after(body, pre)
     region.insert_block_after(exit_b, body)
+    return body, exit_b
 
-    y = body.last_op
-    assert isinstance(y, YieldOp)
-    yields = list(y.values)
+
+def _replace_iteration_values(loop: LoopOp, iter_args: list[SSAValue], storages: list[SSAValue | None],
+                              yields: list[SSAValue]) -> None:
+    """Register iteration values and results become their storage; token ones become waits
+    on the memory operations that may have produced them."""
     arg_index = {a: k for k, a in enumerate(iter_args)}
 
     def producer(t: SSAValue, seen: frozenset = frozenset()) -> list[Operation]:
@@ -277,14 +318,10 @@ def lower_loop(loop: LoopOp) -> None:
         else:
             r.replace_all_uses_with(s)
     _emit_waits(needs)
-    # parallel copy of the yielded values into the storage
-    yields = list(y.values)
-    y.detach()
-    y.erase()
-    for arg in reversed(body.args):
-        body.erase_arg(arg)
-    anchor = AllocaOp(SGPRType.value(1))  # a marker at the end of the body
-    body.add_op(anchor)
+
+
+def _copy_yields(body: Block, storages: list[SSAValue | None], yields: list[SSAValue], anchor: Operation) -> None:
+    """The parallel copy of the yielded values into the storages, before ``anchor``."""
     pending: list[tuple[SSAValue, SSAValue]] = []
     moved: dict[SSAValue, SSAValue] = {}  # yielded value -> the storage its producer now writes
     for s, v in zip(storages, yields, strict=True):
@@ -304,18 +341,6 @@ def lower_loop(loop: LoopOp) -> None:
             pending.append((s, v))
     for s, v in pending:
         _insert_before(_copy(s, v), anchor)
-    c1 = ConstantOp.from_int_and_width(1, 32)
-    ck = ConstantOp.from_int_and_width(loop.trip_count, 32)
-    for o in (c1, ck):
-        body.insert_op_before(o, anchor)
-    _insert_before(_inst("s_add_u32", cnt.result, cnt.result, c1.result), anchor)
-    _insert_before(_inst("s_cmp_lt_u32", cnt.result, ck.result), anchor)
-    anchor.detach()
-    anchor.erase()
-    body.add_op(BranchOp("s_cbranch_scc1", body, exit_b))
-    loop.detach()
-    loop.erase()
-    pre.add_op(BranchOp("s_branch", body))
 
 
 def lower_loops(root) -> int:
