@@ -122,7 +122,6 @@ def default_descriptor(target: TargetId) -> KernelDescriptor:
 def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], int], target: TargetId,
                      end_loc: SourceLoc | None = None) -> KernelDescriptor:
     """Evaluate a block into a descriptor (kernel_code_entry_byte_offset left 0: the linker sets it)."""
-    kd = default_descriptor(target)
     end_loc = end_loc or block.loc
     values: dict[str, tuple[int, DirectiveEntry]] = {}
     for e in block.entries:
@@ -130,47 +129,15 @@ def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], i
         if v < 0:
             raise Diagnostic("value out of range", e.value_loc)
         values[e.name] = (v, e)
-
-    def out_of_range(e: DirectiveEntry) -> Diagnostic:
-        return Diagnostic("value out of range", e.value_loc)
-
-    implied = 0
-    for name, (v, e) in values.items():
-        if name in SIZE_DIRECTIVES:
-            if v >= 1 << 32:
-                raise out_of_range(e)
-            kd = kd.with_fields(**{name[len(".amdhsa_"):]: v})
-        elif name in BIT_DIRECTIVES:
-            field = BIT_DIRECTIVES[name]
-            if field == "user_sgpr_kernarg_preload_length" and v > MAX_USER_SGPRS:
-                raise out_of_range(e)
-            if field == "user_sgpr_kernarg_preload_offset" and v >= 1024:
-                raise out_of_range(e)
-            if v >> FIELD_BY_NAME[field].width:
-                raise out_of_range(e)
-            kd = kd.with_fields(**{field: v})
-            if field in IMPLIED_USER_SGPRS and v:
-                implied += IMPLIED_USER_SGPRS[field]
-            if field == "user_sgpr_kernarg_preload_length":
-                implied += v
-
+    kd, implied = _set_fields(default_descriptor(target), values)
     for required in (".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr"):
         if required not in values:
             raise Diagnostic(f"{required} directive is required", end_loc)
-
-    reserve_vcc = True
-    if ".amdhsa_reserve_vcc" in values:
-        v, e = values[".amdhsa_reserve_vcc"]
-        if v > 1:
-            raise out_of_range(e)
-        reserve_vcc = bool(v)
-    if ".amdhsa_reserve_xnack_mask" in values:
-        v, e = values[".amdhsa_reserve_xnack_mask"]
-        if v > 1:
-            raise out_of_range(e)
-        if bool(v) != target.xnack_on_or_any:
-            raise Diagnostic(".amdhsa_reserve_xnack_mask does not match target id", e.loc)
-
+    reserve_vcc = _flag(values, ".amdhsa_reserve_vcc", True)
+    xnack_mask = _flag(values, ".amdhsa_reserve_xnack_mask", None)
+    if xnack_mask is not None and xnack_mask != target.xnack_on_or_any:
+        raise Diagnostic(".amdhsa_reserve_xnack_mask does not match target id",
+                         values[".amdhsa_reserve_xnack_mask"][1].loc)
     count = implied
     if ".amdhsa_user_sgpr_count" in values:
         count, e = values[".amdhsa_user_sgpr_count"]
@@ -178,54 +145,85 @@ def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], i
             raise Diagnostic("amdgpu_user_sgpr_count smaller than than implied by enabled user SGPRs", end_loc)
     if count >> 5:
         raise Diagnostic("too many user SGPRs enabled", end_loc)
-    kd = kd.with_fields(user_sgpr_count=count)
-
-    # Granulated counts (AMDGPUAsmParser::calculateGPRBlocks).
-    nvgpr, ve = values[".amdhsa_next_free_vgpr"]
-    nsgpr, se = values[".amdhsa_next_free_sgpr"]
-    if nsgpr > ADDRESSABLE_SGPRS:
-        raise out_of_range(se)
-    if kd.user_sgpr_kernarg_preload_length:
-        # Preloaded kernargs live in user SGPRs: llvm-mc 22 counts them as used (measured:
-        # preload 2 + explicit user_sgpr_count 16 + next_free_sgpr 1 -> 16 + 6 SGPRs).
-        nsgpr = max(nsgpr, count)
-    reserve_flat_scratch = True
-    if ".amdhsa_reserve_flat_scratch" in values:
-        v, e = values[".amdhsa_reserve_flat_scratch"]
-        if v > 1:
-            raise out_of_range(e)
-        reserve_flat_scratch = bool(v)
-    extra = 2 if reserve_vcc else 0  # AMDGPUBaseInfo.cpp getNumExtraSGPRs, gfx8/gfx9 branch
-    if target.xnack_on_or_any:
-        extra = 4
-    if reserve_flat_scratch or target.architected_flat_scratch:
-        extra = 6
-    nsgpr += extra
-    vgpr_blocks = _blocks(nvgpr, VGPR_ENCODING_GRANULE)
-    sgpr_blocks = _blocks(nsgpr, SGPR_ENCODING_GRANULE)
-    if vgpr_blocks >> 6:
-        raise out_of_range(ve)
-    if sgpr_blocks >> 4:
-        raise out_of_range(se)
-    kd = kd.with_fields(granulated_workitem_vgpr_count=vgpr_blocks, granulated_wavefront_sgpr_count=sgpr_blocks)
-
-
+    kd = _granulated_counts(kd.with_fields(user_sgpr_count=count), values, target, count, reserve_vcc)
     plen, poff = kd.user_sgpr_kernarg_preload_length, kd.user_sgpr_kernarg_preload_offset
     if plen and kd.kernarg_size and plen * 4 + poff * 4 > kd.kernarg_size:
         raise Diagnostic("Kernarg preload length + offset is larger than the kernarg segment size", end_loc)
-
     if target.gfx90a_family:
         if ".amdhsa_accum_offset" not in values:
             raise Diagnostic(".amdhsa_accum_offset directive is required", end_loc)
         acc, ae = values[".amdhsa_accum_offset"]
         if acc < 4 or acc > 256 or acc & 3:
             raise Diagnostic("accum_offset should be in range [4..256] in increments of 4", end_loc)
-        if acc > (max(1, nvgpr) + 3) // 4 * 4:
+        if acc > (max(1, values[".amdhsa_next_free_vgpr"][0]) + 3) // 4 * 4:
             raise Diagnostic("accum_offset exceeds total VGPR allocation", end_loc)
         kd = kd.with_fields(accum_offset_granules=acc // 4 - 1)
     elif ".amdhsa_accum_offset" in values:
         raise Diagnostic("directive requires gfx90a+", values[".amdhsa_accum_offset"][1].loc)
     return kd
+
+
+def _out_of_range(e: DirectiveEntry) -> Diagnostic:
+    return Diagnostic("value out of range", e.value_loc)
+
+
+def _set_fields(kd: KernelDescriptor, values: dict) -> tuple[KernelDescriptor, int]:
+    """The size and bit-field directives written into ``kd``; with the user SGPRs they imply."""
+    implied = 0
+    for name, (v, e) in values.items():
+        if name in SIZE_DIRECTIVES:
+            if v >= 1 << 32:
+                raise _out_of_range(e)
+            kd = kd.with_fields(**{name[len(".amdhsa_"):]: v})
+        elif name in BIT_DIRECTIVES:
+            field = BIT_DIRECTIVES[name]
+            if field == "user_sgpr_kernarg_preload_length" and v > MAX_USER_SGPRS:
+                raise _out_of_range(e)
+            if field == "user_sgpr_kernarg_preload_offset" and v >= 1024:
+                raise _out_of_range(e)
+            if v >> FIELD_BY_NAME[field].width:
+                raise _out_of_range(e)
+            kd = kd.with_fields(**{field: v})
+            if field in IMPLIED_USER_SGPRS and v:
+                implied += IMPLIED_USER_SGPRS[field]
+            if field == "user_sgpr_kernarg_preload_length":
+                implied += v
+    return kd, implied
+
+
+def _flag(values: dict, name: str, default: bool | None) -> bool | None:
+    """A 0/1 directive's value (``default`` when absent)."""
+    if name not in values:
+        return default
+    v, e = values[name]
+    if v > 1:
+        raise _out_of_range(e)
+    return bool(v)
+
+
+def _granulated_counts(kd: KernelDescriptor, values: dict, target: TargetId, user_sgprs: int,
+                       reserve_vcc: bool) -> KernelDescriptor:
+    """The granulated VGPR and SGPR counts (AMDGPUAsmParser::calculateGPRBlocks)."""
+    nvgpr, ve = values[".amdhsa_next_free_vgpr"]
+    nsgpr, se = values[".amdhsa_next_free_sgpr"]
+    if nsgpr > ADDRESSABLE_SGPRS:
+        raise _out_of_range(se)
+    if kd.user_sgpr_kernarg_preload_length:
+        # Preloaded kernargs live in user SGPRs: llvm-mc 22 counts them as used (measured:
+        # preload 2 + explicit user_sgpr_count 16 + next_free_sgpr 1 -> 16 + 6 SGPRs).
+        nsgpr = max(nsgpr, user_sgprs)
+    extra = 2 if reserve_vcc else 0  # AMDGPUBaseInfo.cpp getNumExtraSGPRs, gfx8/gfx9 branch
+    if target.xnack_on_or_any:
+        extra = 4
+    if _flag(values, ".amdhsa_reserve_flat_scratch", True) or target.architected_flat_scratch:
+        extra = 6
+    vgpr_blocks = _blocks(nvgpr, VGPR_ENCODING_GRANULE)
+    sgpr_blocks = _blocks(nsgpr + extra, SGPR_ENCODING_GRANULE)
+    if vgpr_blocks >> 6:
+        raise _out_of_range(ve)
+    if sgpr_blocks >> 4:
+        raise _out_of_range(se)
+    return kd.with_fields(granulated_workitem_vgpr_count=vgpr_blocks, granulated_wavefront_sgpr_count=sgpr_blocks)
 
 
 def _blocks(count: int, granule: int) -> int:
