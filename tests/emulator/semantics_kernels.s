@@ -37,6 +37,42 @@ KERNEL gpr_idx
   global_store_dword v20, v1, s[4:5] offset:768
   s_endpgm
 
+KERNEL gpr_idx_acc
+  // AccVGPR operands under VGPR indexing (the epilogue pattern of aiter's gfx950 f4gemm):
+  // a[k] = 100*k + lane, then SRC0-indexed v_accvgpr_read and DST-indexed v_accvgpr_write.
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_accvgpr_write_b32 a0, v0
+  v_add_u32_e32 v1, 100, v0
+  v_accvgpr_write_b32 a1, v1
+  v_add_u32_e32 v1, 0xc8, v0
+  v_accvgpr_write_b32 a2, v1
+  v_add_u32_e32 v1, 0x12c, v0
+  v_accvgpr_write_b32 a3, v1
+  v_add_u32_e32 v1, 0x190, v0
+  v_accvgpr_write_b32 a4, v1
+  v_add_u32_e32 v1, 0x1f4, v0
+  v_accvgpr_write_b32 a5, v1
+  v_add_u32_e32 v1, 0x258, v0
+  v_accvgpr_write_b32 a6, v1
+  s_nop 4
+  s_mov_b32 s6, 4
+  s_set_gpr_idx_on s6, gpr_idx(SRC0)
+  v_accvgpr_read_b32 v10, a1
+  s_set_gpr_idx_off
+  s_mov_b32 s6, 2
+  s_set_gpr_idx_on s6, gpr_idx(DST)
+  v_accvgpr_write_b32 a1, v20
+  s_set_gpr_idx_off
+  s_nop 4
+  v_accvgpr_read_b32 v11, a3
+  v_accvgpr_read_b32 v12, a1
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v10, s[4:5]
+  global_store_dword v20, v11, s[4:5] offset:256
+  global_store_dword v20, v12, s[4:5] offset:512
+  s_endpgm
+
 KERNEL lane_ops
   s_load_dwordx2 s[4:5], s[0:1], 0x0
   v_lshlrev_b32_e32 v20, 2, v0
@@ -269,17 +305,18 @@ KERNEL pk_f32
 
 .rodata
 .p2align 6
-.macro KD name, lds=0
+.macro KD name, lds=0, vgprs=32
 .amdhsa_kernel \name
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_system_sgpr_workgroup_id_x 1
   .amdhsa_group_segment_fixed_size \lds
-  .amdhsa_next_free_vgpr 32
+  .amdhsa_next_free_vgpr \vgprs
   .amdhsa_next_free_sgpr 16
   .amdhsa_accum_offset 32
 .end_amdhsa_kernel
 .endm
 KD gpr_idx
+KD gpr_idx_acc, 0, 40
 KD lane_ops
 KD ds_ops, 2048
 KD buffer_idxen

@@ -1,5 +1,5 @@
 """Instruction semantics that the clang-compiled suite does not reach, on hand-written
-kernels assembled by llvm-mc: VGPR indexing mode, lane access and v_cmpx, DS
+kernels assembled by llvm-mc: VGPR indexing mode (AccVGPR operands included), lane access and v_cmpx, DS
 read2/write2/read_b96/return atomics, idxen buffer loads with strides and bounds, SDWA, s_setvskip,
 and s_trap (a located Diagnostic)."""
 
@@ -39,6 +39,14 @@ def run(code, name, nout, extra=b"", sanitize=True):
 def test_gpr_index_mode(code):
     o, _ = run(code, "gpr_idx", 4)
     np.testing.assert_array_equal(o, [400 + L, 300 + L, L, 100 + L])
+
+
+def test_gpr_index_mode_moves_accvgpr_operands(code):
+    """The index applies to AccVGPR operands as to VGPRs (S_SET_GPR_IDX_ON: the operands the mode
+    selects are addressed relative to M0[7:0]; an AccVGPR is a VGPR operand with the ACC bit):
+    a1 read with index 4 is a5; a1 written with index 2 is a3, a1 keeps its value."""
+    o, _ = run(code, "gpr_idx_acc", 3)
+    np.testing.assert_array_equal(o, [500 + L, 4 * L, 100 + L])
 
 
 def test_lane_ops(code):

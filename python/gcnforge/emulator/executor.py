@@ -277,8 +277,13 @@ class Executor(Machine):
             self.counts[ins.base] = self.counts.get(ins.base, 0) + len(w)
 
     def _gpr_indexed(self, ins, w):
-        """VGPR indexing mode (s_set_gpr_idx_on): add M0[7:0] to the VGPR operands the mode
-        bits select (bit0 src0, bit1 src1, bit2 src2, bit3 dst), one wave at a time."""
+        """VGPR indexing mode (s_set_gpr_idx_on): add M0[7:0] to the vector-register operands the
+        mode bits select (bit0 src0, bit1 src1, bit2 src2, bit3 dst), one wave at a time. AccVGPR
+        operands are vector-register operands too (an ACC bit on a VGPR field): the index moves
+        ``v_accvgpr_read_b32 v, a0``'s a0 as it moves a v0 (ISA guide, S_SET_GPR_IDX_ON: vector
+        operations "perform relative GPR addressing" on VSRC0/VSRC1/VSRC2/VDST); aiter's gfx950
+        f4gemm epilogue walks its accumulators that way (tests/emulator/test_semantics.py,
+        integration_test/emulator/test_aiter_f4gemm.py)."""
         for wi in w:
             mode = int(self.gpr_idx_mode[wi])
             if not mode:
@@ -289,7 +294,7 @@ class Executor(Machine):
             ndst = 1
             for k, o in enumerate(ops):
                 slot = 3 if k < ndst else min(k - ndst, 2)
-                if o.kind == "v" and mode >> slot & 1:
+                if o.kind in ("v", "a") and mode >> slot & 1:
                     ops[k] = o.replace(index=o.index + off)
             ins2 = ins.with_ops(ops)
             ins.handler(self, ins2, np.array([wi]))
