@@ -32,6 +32,16 @@ class HazardMixin:
         sem = ins.sem
         is_vmem = sem.startswith(("vmem", "flat")) or b.startswith(("global_", "buffer_", "scratch_", "flat_"))
         s_uses = [r for r in uses if r < NS]
+        v_uses = [r - NS for r in uses if r >= NS]
+        is_valu = b.startswith("v_") and sem != "mfma"
+        self._sgpr_hazards(ins, w, ws, is_vmem, s_uses)
+        self._valu_hazards(ins, w, ws, is_valu, is_vmem, s_uses, v_uses)
+        if sem == "mfma":
+            self._mfma_hazards(ins, w, ws)
+
+    def _sgpr_hazards(self, ins, w, ws, is_vmem, s_uses):
+        """SGPRs, VCC, EXEC and M0 written by VALU / SALU instructions and read soon after."""
+        b = ins.base
         if is_vmem and s_uses:  # VALU writes SGPR -> VMEM reads that SGPR: 5 wait states
             gap = ws[:, None] - self.valu_sgpr[w][:, s_uses]
             self._need(gap, _N["valu_sgpr_vmem"], ins, w, "a VALU instruction wrote an SGPR that this memory instruction reads")
@@ -53,8 +63,10 @@ class HazardMixin:
             gap = ws - self.salu_m0[w]
             self._need(gap[:, None], _N["salu_m0"], ins, w, "an SALU instruction wrote M0 just before its use")
 
-        v_uses = [r - NS for r in uses if r >= NS]
-        is_valu = b.startswith("v_") and sem != "mfma"
+    def _valu_hazards(self, ins, w, ws, is_valu, is_vmem, s_uses, v_uses):
+        """VALU and memory instructions reading or overwriting what VALU, trans, MFMA and store
+        instructions wrote shortly before."""
+        b, sem = ins.base, ins.sem
         lane_ops = ("v_readlane_b32", "v_readfirstlane_b32", "v_writelane_b32")
         if is_valu and s_uses and b not in ("v_readlane_b32", "v_writelane_b32"):
             # gfx90a+: VALU writes SGPR -> VALU reads that SGPR: 2
@@ -109,10 +121,12 @@ class HazardMixin:
         if v_uses and is_valu and sem != "trans":  # trans VALU writes VGPR -> non-trans VALU reads it: 1
             gap = ws[:, None] - self.trans_w[w][:, v_uses]
             self._need(gap, _N["trans_valu"], ins, w, "a transcendental result is read by the next VALU instruction")
-        if sem == "mfma":
-            gap = ws - self.valu_exec[w]
-            self._need(gap[:, None], _N["valu_exec_mfma"], ins, w, "a VALU instruction wrote EXEC before this MFMA")
-        if sem == "mfma" and len(ins.ops) >= 4:
+
+    def _mfma_hazards(self, ins, w, ws):
+        """An MFMA reading EXEC, VGPRs or earlier MFMA results written shortly before."""
+        gap = ws - self.valu_exec[w]
+        self._need(gap[:, None], _N["valu_exec_mfma"], ins, w, "a VALU instruction wrote EXEC before this MFMA")
+        if len(ins.ops) >= 4:
             ao = self.ex.accum_offset
             ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
             if ab:  # VALU writes VGPR -> MFMA reads it; MFMA result -> SrcA/B
