@@ -9,7 +9,7 @@ import pytest
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import (buffer_load, buffer_store, lane_id, lane_mask_lt, load_idx, make_buffer_rsrc, masked,
                           store_idx)
-from tests.lib.helpers import run
+from tests.gcnforge_lib.helpers import run
 
 RO, WO = "read_only", "write_only"
 

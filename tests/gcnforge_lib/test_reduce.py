@@ -7,7 +7,7 @@ import pytest
 
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import block_reduce, wave_reduce, wave_reduce_swizzle, wave_scan
-from tests.lib.helpers import run
+from tests.gcnforge_lib.helpers import run
 
 RNG = np.random.default_rng(24)
 REF = {"add": np.sum, "max": np.max, "min": np.min, "umax": np.max, "umin": np.min, "iadd": np.sum}

@@ -12,7 +12,7 @@ from gcnforge.builder import Arg, Module
 from gcnforge.isa import mfma, table
 from gcnforge.isa.mfma_layout import raw
 from gcnforge.lib import LdsLayout, Swizzle, bank_conflicts, lds_passes, mfma_fragment, pack, unpack
-from tests.lib.helpers import run
+from tests.gcnforge_lib.helpers import run
 
 ALL = [(t, n) for t in ("gfx942", "gfx950") for n in mfma.names(t) if raw(n) is not None]
 
@@ -89,7 +89,7 @@ def test_fragments_pack_an_mfma_that_matches_numpy(target, name):
     """pack(A), pack(B) -> the MFMA on the emulator -> unpack(D) == A @ B per block."""
     import gcnforge
 
-    from tests.lib.helpers import compile_module
+    from tests.gcnforge_lib.helpers import compile_module
 
     fa, fb, fd = (mfma_fragment(name, x) for x in "ABD")
     types = raw(name)["types"]

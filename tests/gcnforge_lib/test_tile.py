@@ -11,7 +11,7 @@ from gcnforge.builder import Arg, Module
 from gcnforge.lib import (LdsLayout, Swizzle, fragment_to_global, global_to_lds, lds_to_fragment,
                           make_buffer_rsrc)
 from gcnforge.lib.tile import emit_lane_function, fit_lane_function
-from tests.lib.helpers import run
+from tests.gcnforge_lib.helpers import run
 
 MF = "v_mfma_f32_32x32x8_f16"
 
