@@ -149,6 +149,20 @@ def run(args) -> int:
     target_option.check_code_object(want, mod.target, args.code_object)
     layout = ArgLayout.slots16([s for s in args.layout.split(";") if s.strip()]) if args.layout else None
     k = mod.kernel(args.kernel, layout=layout)
+    named = _arguments(args, k)
+    extra, device = _launch_options(args)
+    from gcnforge.cli._progress import progress
+
+    with progress(f"{args.kernel}{' (sanitized)' if args.sanitize or args.sanitize_continue else ''}") as bar:
+        if not args.timing:
+            extra["progress"] = bar
+        res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
+                sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
+    return _report(args, res, named)
+
+
+def _arguments(args, k) -> dict[str, object]:
+    """The kernel's arguments from ``-a`` (by name or position): arrays for pointers, scalars."""
     fields = {f.name: f for f in k.layout.explicit}
     order = list(fields)
     rng = np.random.default_rng(args.seed)
@@ -169,6 +183,11 @@ def run(args) -> int:
             named[name] = v
         if f.kind == "value" and f.type is not None and f.type.lanes > 1:
             raise Diagnostic(f"argument '{name}' is a vector ({f.type}); vectors cannot be given on the command line")
+    return named
+
+
+def _launch_options(args) -> tuple[dict[str, object], object]:
+    """The launch's keyword options (trace, sanitizer, timing) and its device."""
     extra: dict[str, object] = {}
     if args.trace:
         # one line per instruction issue (all waves executing it together): pc, then its text
@@ -203,13 +222,11 @@ def run(args) -> int:
         from gcnforge.runtime.emulator_backend import EmulatorBackend
 
         device = EmulatorBackend(max_instructions=args.max_instructions)
-    from gcnforge.cli._progress import progress
+    return extra, device
 
-    with progress(f"{args.kernel}{' (sanitized)' if args.sanitize or args.sanitize_continue else ''}") as bar:
-        if not args.timing:
-            extra["progress"] = bar
-        res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
-                sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
+
+def _report(args, res, named: dict[str, object]) -> int:
+    """Print the run (time, arrays, sanitizer reports); the exit status."""
     say = (lambda *a, **k: None) if args.quiet else print
     # One answer to "how long": a time only when one was asked for (--timing: the model's
     # prediction for the whole grid) or measured (a GPU's events), never the emulator's

@@ -84,6 +84,36 @@ class _WorkGroups:
         return [(j % gx, j // gx % gy, j // (gx * gy)) for j in range(*s.indices(self.count))]
 
 
+
+def _budgets(max_instructions, sanitize: bool) -> tuple[int | None, int | None]:
+    """(instructions the launch may execute, per wave) for ``Device.run``'s ``max_instructions``."""
+    if not isinstance(max_instructions, str):
+        return max_instructions, None
+    if max_instructions != "default":
+        raise ValueError(f"max_instructions must be a count, None or 'default', not {max_instructions!r}")
+    return DEFAULT_MAX_INSTRUCTIONS, SANITIZE_MAX_WAVE_INSTRUCTIONS if sanitize else None
+
+
+def _launch_shape(grid, block) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
+    block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
+    if any(g < 1 for g in grid) or any(b < 1 for b in block):
+        raise Diagnostic(f"bad launch shape grid={grid} block={block}")
+    if any(g * b >= 1 << 32 for g, b in zip(grid, block)):  # the dispatch packet's grid_size_* are u32
+        raise Diagnostic(f"grid={grid} of block={block}: more than 2^32-1 work-items in a dimension")
+    return grid, block  # type: ignore[return-value]
+
+
+def _selected(grid, workgroups) -> tuple[object, int]:
+    """The work-groups to run (all of the grid, or the given ids) and how many."""
+    if workgroups is None:
+        wgs = _WorkGroups(grid)
+        return wgs, wgs.count
+    ids = [tuple(int(c) for c in g) for g in workgroups]
+    if any(not all(0 <= c < n for c, n in zip(g, grid)) for g in ids):
+        raise Diagnostic(f"work-group ids {ids} outside the grid {grid}")
+    return ids, len(ids)
+
 class Device:
     """An emulated device: ``memory`` and ``run``. Each launch runs as the code object's
     target (gfx942 or gfx950, ``emulated_target``): its instruction table and semantics, its
@@ -121,18 +151,8 @@ class Device:
         sanitizing, also at most ``SANITIZE_MAX_WAVE_INSTRUCTIONS`` per wave (seconds of
         sanitized emulation); a number given here (``gcnforge run --max-instructions N``)
         replaces both."""
-        wave_budget = None
-        if isinstance(max_instructions, str):
-            if max_instructions != "default":
-                raise ValueError(f"max_instructions must be a count, None or 'default', not {max_instructions!r}")
-            max_instructions = DEFAULT_MAX_INSTRUCTIONS
-            wave_budget = SANITIZE_MAX_WAVE_INSTRUCTIONS if sanitize else None
-        grid = tuple(int(g) for g in (tuple(grid) + (1, 1, 1))[:3])
-        block = tuple(int(b) for b in (tuple(block) + (1, 1, 1))[:3])
-        if any(g < 1 for g in grid) or any(b < 1 for b in block):
-            raise Diagnostic(f"bad launch shape grid={grid} block={block}")
-        if any(g * b >= 1 << 32 for g, b in zip(grid, block)):  # the dispatch packet's grid_size_* are u32
-            raise Diagnostic(f"grid={grid} of block={block}: more than 2^32-1 work-items in a dimension")
+        max_instructions, wave_budget = _budgets(max_instructions, sanitize)
+        grid, block = _launch_shape(grid, block)
         image = kernel_image(code_object, kernel)
         t = emulated_target(image.processor)
         if block[0] * block[1] * block[2] > t.max_flat_workgroup_size:
@@ -155,13 +175,7 @@ class Device:
             from gcnforge.emulator.sanitizer import Sanitizer
 
             san_kw = {"mode": sanitize_mode, "suppress": sanitize_suppress}
-        wgs = _WorkGroups(grid)
-        nwgs = wgs.count
-        if workgroups is not None:
-            wgs = [tuple(int(c) for c in g) for g in workgroups]
-            nwgs = len(wgs)
-            if any(not all(0 <= c < n for c, n in zip(g, grid)) for g in wgs):
-                raise Diagnostic(f"work-group ids {wgs} outside the grid {grid}")
+        wgs, nwgs = _selected(grid, workgroups)
         nthreads = block[0] * block[1] * block[2]
         wpg = -(-nthreads // WAVE)
         per = max(1, waves_per_batch // wpg)
