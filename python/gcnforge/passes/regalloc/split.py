@@ -144,6 +144,29 @@ def _candidates(program: Program, live: Liveness, eligible: Callable[[Group], bo
     return out
 
 
+def _phi_copies(blocks: list[Block], phis: dict[tuple[int, int], Group], preds: list[list[int]],
+                out: list, cand: dict[int, Group], res: Split) -> None:
+    """Each phi's copy at the end of its predecessors, on a new edge block when the
+    predecessor has other successors."""
+    edge_blocks: dict[tuple[int, int], int] = {}
+    for (s, gid), phi in phis.items():
+        for p in preds[s]:
+            src = (out[p] or {}).get(gid, cand[gid])
+            cp = Op((Ref(phi),), (Ref(src),), f"copy {phi.name}", copy_src=Ref(src))
+            if len(blocks[p].succs) == 1:
+                blocks[p].ops.append(cp)
+                res.copies.append(Copy(cp, p))
+                continue
+            e = edge_blocks.get((p, s))
+            if e is None:
+                e = len(blocks)
+                blocks.append(Block([], [s], f"{blocks[p].name}.{blocks[s].name}"))
+                blocks[p].succs = [e if x == s else x for x in blocks[p].succs]
+                edge_blocks[(p, s)] = e
+            blocks[e].ops.append(cp)
+            res.copies.append(Copy(cp, e, (p, s)))
+
+
 def split(program: Program, eligible: Callable[[Group], bool] = lambda g: True) -> Split | None:
     """Put every eligible multiply-defined group in SSA form; None when there is none."""
     program.number()
@@ -224,23 +247,7 @@ def split(program: Program, eligible: Callable[[Group], bool] = lambda g: True) 
                     res.renamed.append((op, "defs", i))
             op.uses, op.defs = tuple(uses), tuple(defs)
         out[b] = cur
-    edge_blocks: dict[tuple[int, int], int] = {}
-    for (s, gid), phi in phis.items():
-        for p in preds[s]:
-            src = (out[p] or {}).get(gid, cand[gid])
-            cp = Op((Ref(phi),), (Ref(src),), f"copy {phi.name}", copy_src=Ref(src))
-            if len(blocks[p].succs) == 1:
-                blocks[p].ops.append(cp)
-                res.copies.append(Copy(cp, p))
-                continue
-            e = edge_blocks.get((p, s))
-            if e is None:
-                e = len(blocks)
-                blocks.append(Block([], [s], f"{blocks[p].name}.{blocks[s].name}"))
-                blocks[p].succs = [e if x == s else x for x in blocks[p].succs]
-                edge_blocks[(p, s)] = e
-            blocks[e].ops.append(cp)
-            res.copies.append(Copy(cp, e, (p, s)))
+    _phi_copies(blocks, phis, preds, out, cand, res)
     used = {id(r.group) for b in blocks for op in b.ops for r in (*op.defs, *op.uses)}
     used |= {id(r.group) for r in program.entry_defs}
     program.groups = [g for g in program.groups if id(g) in used]
