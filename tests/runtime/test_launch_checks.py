@@ -11,7 +11,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.runtime.kernargs import ArgLayout
 from gcnforge.testing import require_llvm
 
-from .helpers import RecordingBackend, compile_cl, emulator_gaps, fake_co, kernel_meta, require_emulator
+from .helpers import RecordingBackend, compile_cl, fake_co, kernel_meta, require_emulator
 
 SOURCE = r"""
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -95,8 +95,7 @@ def test_vector_pointers_take_arrays_of_their_element_type():
     p_want[:, 0] = p_want[:, 1]
     with tempfile.TemporaryDirectory() as d:
         k = rt.load(compile_cl(Path(d), SOURCE, require_llvm("clang", "ld.lld"), "vec"))["vec"]
-        with emulator_gaps():
-            k(h, f, s, f3, fx, mi, p.view("V8"), [1, 2, 3, 4], [5, 6, 7, -8], grid=2, block=64, device=device)
+        k(h, f, s, f3, fx, mi, p.view("V8"), [1, 2, 3, 4], [5, 6, 7, -8], grid=2, block=64, device=device)
     np.testing.assert_array_equal(h, want["h"])
     np.testing.assert_array_equal(f, want["f"])
     np.testing.assert_array_equal(s, want["s"])

@@ -23,8 +23,7 @@ SRC = (Path(__file__).parent / "data" / "hidden_copy.s").read_text()
 @pytest.fixture(scope="module")
 def co_bytes():
     emu = devices._make("emulator")
-    if not emu.available():
-        pytest.skip(f"emulator not available: {emu.unavailable_reason}")
+    assert emu.available(), emu.unavailable_reason  # the project\'s own emulator: never a skip
     from gcnforge.binary import assemble
 
     return assemble(SRC)
