@@ -154,3 +154,40 @@ def test_a_prediction_above_the_maf_is_flagged_with_its_reason():
     rep = k(9, grid=(400, 4), block=(64,), device="emulator", timing="mi300x", flops=1e12).timing
     (note,) = [n for n in rep.notes if n.startswith("ABOVE MAF")]
     assert "708 TFLOP/s for bf16" in note
+
+
+COUNT = EARLY_EXIT.replace("mm", "count").replace("""  s_load_dword s11, s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s3, s11
+  s_cbranch_scc1 .Lend
+  s_mov_b32 s12, 8
+.Lloop:
+  v_mfma_f32_32x32x8_bf16 v[0:15], v[16:17], v[18:19], v[0:15]
+  s_sub_u32 s12, s12, 1
+  s_cmp_lg_u32 s12, 0
+  s_cbranch_scc1 .Lloop
+.Lend:
+""", """  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s11, s[0:1], 0x10
+  v_mov_b32_e32 v0, 0
+  v_mov_b32_e32 v1, 1
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s3, s11
+  s_cbranch_scc1 .Lend
+  global_atomic_add v0, v1, s[4:5]
+.Lend:
+""").replace(".amdhsa_kernarg_size 16", ".amdhsa_kernarg_size 32")
+
+
+def test_complete_outputs_run_every_work_group_once():
+    # each work-group but those of row y = 3 adds 64 (one per lane) to out[0]; the timing mode
+    # samples the CU-0 round, the far corner and the edge classes, then (timing_complete) the rest
+    import gcnforge.runtime as rt
+    from gcnforge.binary import assemble
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    k = rt.load(assemble(COUNT)).kernel("count", layout=ArgLayout.slots16(["out:u32*", "last:u32"]))
+    out = np.zeros(1, np.uint32)
+    r = k(out, 3, grid=(400, 4), block=(64,), device="emulator", timing="mi300x", timing_complete=True)
+    assert int(out[0]) == 64 * 1200
+    assert any("heterogeneous grid" in n for n in r.timing.notes)

@@ -239,14 +239,14 @@ def run_timed(device, code_object, kernel: str, kernarg: bytes, grid, block, pro
         rep.notes.append("heterogeneous grid: " + ", ".join(
             f"{c} ({'path of WG ' + str(g)}: {weights[g]:.0f} work-groups)" for c, g in
             sorted((_klass(g, grid), g) for g in weights)))
+    done = set(sample)  # every work-group that ran: the CU-0 round, the far corner, edge classes
     if not whole and complete:
-        done = set(want)
         device.run(code_object, kernel, kernarg, grid, block, dynamic_lds=dynamic_lds,
                    workgroups=[coords(i) for i in range(n_wg) if i not in done], **run_kw)
-        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups for the prediction; the other "
-                         f"{n_wg - len(want)} ran afterwards, untimed: outputs complete")
+        rep.notes.append(f"sampled {len(done)} of {n_wg} work-groups for the prediction; the other "
+                         f"{n_wg - len(done)} ran afterwards, untimed: outputs complete")
     elif not whole:
-        rep.notes.append(f"sampled {len(want)} of {n_wg} work-groups: outputs PARTIAL, the buffers hold only "
+        rep.notes.append(f"sampled {len(done)} of {n_wg} work-groups: outputs PARTIAL, the buffers hold only "
                          f"their results (complete outputs: timing_complete=True)")
     return stats, rep
 
