@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the k
 
 import gemm_macro  # noqa: E402
 from gcnforge.runtime.registry import aiter_rates  # noqa: E402
+from gcnforge.runtime.tune_search import Work  # noqa: E402
 from gcnforge.runtime.tuning import KernelFamily, Variant  # noqa: E402
 
 CHECK = 64  # rows and columns of C compared (every variant's work-group (0, 0, 0) covers them)
@@ -65,6 +66,15 @@ class MacroGemm(KernelFamily):
 
     def constraints(self, v):
         return f"N={self.n};K={self.k}"  # compile-time in gemm_macro
+
+    def work(self, v, shape):
+        """For ``tune``'s roofline pruning: every work-group runs its whole tm x tn tile (rows and
+        columns past M, N read zeros through the buffer bounds), so the padded product's MFMAs
+        all run; memory at least reads A and B once and writes C (f32) once."""
+        m, n, k = shape
+        tm, tn = v.params["tile_m"], v.params["tile_n"]
+        flops = 2.0 * -(-m // tm) * tm * -(-n // tn) * tn * k
+        return Work(flops=flops, bytes=2.0 * (m + n) * k + 4.0 * m * n, mfma=gemm_macro.MFMA[self.dtype])
 
     def rates(self, shape, us):
         return aiter_rates(*shape, 2, 4, us)

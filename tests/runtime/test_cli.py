@@ -123,7 +123,8 @@ broken = None
 def test_tune_cli_reports_failures_without_traceback(tmp_path, capsys, double_as_emulator):
     f = tmp_path / "fam.py"
     f.write_text(FAMILY_FILE)
-    rc = main(["tune", str(f), "--shapes", "4x4x4", "-o", str(tmp_path / "t.csv"), "--device", "emulator"])
+    # --jobs 1: the double replaces the emulator in this process only
+    rc = main(["tune", str(f), "--shapes", "4x4x4", "-o", str(tmp_path / "t.csv"), "--device", "emulator", "--jobs", "1"])
     cap = capsys.readouterr()
     assert rc == 1 and "build-failed" in cap.out and "no variant passed the check for shape(s) 4x4x4" in cap.err
     assert main(["tune", str(f), "--shapes", "4x4", "-o", "t.csv"]) == 1
@@ -146,7 +147,7 @@ def test_tune_cli_end_to_end_on_the_double(tmp_path, capsys, double_as_emulator)
     src = (__import__("pathlib").Path(__file__).parent / "gemm_family.py").read_text()
     fam.write_text(src)
     out = tmp_path / "tuned.csv"
-    rc = main(["tune", str(fam), "--shapes", "16x16x4", "-o", str(out), "--device", "emulator"])
+    rc = main(["tune", str(fam), "--shapes", "16x16x4", "-o", str(out), "--device", "emulator", "--jobs", "1"])
     cap = capsys.readouterr()
     assert rc == 0, cap.err
     assert "tuning results" in cap.out and "best" in cap.out and "wrote 1 tuned row(s)" in cap.out

@@ -14,17 +14,18 @@ DELAY = 2.0  # seconds before a bar appears
 
 
 @contextlib.contextmanager
-def progress(description: str, unit: str = "work-groups", stream=None) -> Iterator[Callable[[int, int], None]]:
-    """Yields ``update(done, total)``. On a terminal a bar with ETA appears after ``DELAY``
-    seconds and is removed at the end; elsewhere nothing is printed."""
+def progress(description: str, unit: str = "work-groups", stream=None) -> Iterator[Callable[..., None]]:
+    """Yields ``update(done, total, label=None)`` (a new label replaces the bar's
+    label: tune shows the best time so far there). On a terminal a bar with ETA appears after
+    ``DELAY`` seconds and is removed at the end; elsewhere nothing is printed."""
     stream = stream if stream is not None else sys.stderr
     if not (hasattr(stream, "isatty") and stream.isatty()):
-        yield lambda done, total: None
+        yield lambda done, total, label=None: None
         return
     start = time.monotonic()
     state: dict = {}
 
-    def update(done: int, total: int) -> None:
+    def update(done: int, total: int, label: str | None = None) -> None:
         if "bar" not in state:
             if time.monotonic() - start < DELAY:
                 return
@@ -34,8 +35,9 @@ def progress(description: str, unit: str = "work-groups", stream=None) -> Iterat
             bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                            TextColumn(unit), TimeRemainingColumn(), console=Console(file=stream), transient=True)
             bar.start()
-            state["bar"], state["task"] = bar, bar.add_task(description, total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
+            state["bar"], state["task"] = bar, bar.add_task(label or description, total=total)
+        state["bar"].update(state["task"], completed=done, total=total,
+                            **({"description": label} if label is not None else {}))
 
     try:
         yield update

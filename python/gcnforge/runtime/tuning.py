@@ -19,7 +19,20 @@ A family is any object with this shape (subclass ``KernelFamily`` for the defaul
   post-processing, timed in end-to-end mode;
 * optional registry columns: ``op`` (default ``gemm``), ``out_dtype``, ``constraints(variant)
   -> str`` (the shapes a code object accepts, e.g. ``"N=256;K=5120"`` for compile-time sizes),
-  ``rates(shape, us) -> (tflops, GB/s)`` (aiter's ``tflops``/``bw`` columns).
+  ``rates(shape, us) -> (tflops, GB/s)`` (aiter's ``tflops``/``bw`` columns);
+* optional ``work(variant, shape) -> tune_search.Work`` (executed FLOPs, fewest bytes, the MFMA):
+  with a timing profile, a trial whose roofline lower bound already loses to the best time
+  found for its shape is pruned (never run).
+
+At scale (``gcnforge tune --jobs N``, ``--cluster``, ``--db``/``--resume``, ``--budget``): each
+variant is built once, as a task; its code-object bytes travel with every trial of it; trials
+run as tasks in this process, on a process pool or on Dask workers (``tune_exec``); every
+finished trial is committed to a SQLite database (``tune_store``) so a killed sweep resumes
+where it stopped; the candidates and their order come from ``tune_search``. The trials' inputs
+come from ``default_rng(seed)`` per shape and the winner of a shape is the fastest ``ok`` trial,
+ties to the family's first variant, so the written CSV does not depend on ``jobs``, the
+cluster, the order trials finish in, or an interruption. (End-to-end times on the emulator add
+measured host time, so ``--e2e`` rankings can differ between runs where host times are close.)
 
 Timing mode (``timing=`` a device profile): a launch of a large grid emulates only a sample of
 work-groups, so its outputs are partial. The check then comes from a second, untimed launch
@@ -35,107 +48,18 @@ kernel time plus the measured host time outside launches.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.runtime.api import Kernel, load
 from gcnforge.runtime.devices import get_device
 from gcnforge.runtime.registry import Entry, write_csv
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    kernel: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-class KernelFamily:
-    """Defaults for families; override what your family needs."""
-
-    name = "family"
-    dtype = "f32"
-    target = "gfx942"
-    rtol = 1e-5
-    atol = 1e-5
-    timing_check = "whole"  # or "sampled": see the module docstring
-    op = "gemm"
-    out_dtype = ""
-
-    def constraints(self, variant: Variant) -> str:
-        return ""
-
-    def rates(self, shape: tuple[int, ...], us: float) -> tuple[float, float] | None:
-        return None
-
-    def variants(self) -> Iterable[Variant]:
-        raise NotImplementedError
-
-    def build(self, variant: Variant) -> bytes | str:
-        raise NotImplementedError
-
-    def make_inputs(self, shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def reference(self, shape: tuple[int, ...], inputs: dict[str, Any]) -> np.ndarray:
-        raise NotImplementedError
-
-    def call(self, kernel: Kernel, variant: Variant, shape: tuple[int, ...], inputs: dict[str, Any],
-             device: Any) -> np.ndarray:
-        raise NotImplementedError
-
-    def supports(self, variant: Variant, shape: tuple[int, ...]) -> bool:
-        return True
-
-    def features(self, variant: Variant) -> dict[str, bool]:
-        return {}
-
-    def layout(self, variant: Variant) -> str:
-        return ""
-
-    def e2e(self, kernel: Kernel, variant: Variant, shape: tuple[int, ...], inputs: dict[str, Any],
-            device: Any) -> np.ndarray:
-        return self.call(kernel, variant, shape, inputs, device)
-
-
-@dataclass
-class Trial:
-    shape: tuple[int, ...]
-    variant: Variant
-    status: str  # "ok" | "build-failed" | "launch-failed" | "mismatch" | "unsupported"
-    seconds: float | None = None
-    max_error: float | None = None
-    message: str = ""
-    time_kind: str = ""
-
-
-class _TimedKernel:
-    """Forwards launches to a Kernel and keeps their LaunchResults, so a family's ``call``
-    can launch however it likes while the engine sees the kernel times."""
-
-    def __init__(self, kernel: Kernel, timing: Any = None):
-        self._k = kernel
-        self.timing = timing  # a device profile: launches run the emulator's timing mode
-        self.results: list = []
-        self.launch_walls: list[float] = []  # host time spent inside each launch
-
-    def __call__(self, *a, **kw):
-        if self.timing is not None:
-            kw.setdefault("timing", self.timing)
-        t0 = time.perf_counter()
-        r = self._k(*a, **kw)
-        self.launch_walls.append(time.perf_counter() - t0)
-        self.results.append(r)
-        return r
-
-    def __getattr__(self, name):
-        return getattr(self._k, name)
+from gcnforge.runtime.tune_types import KernelFamily, TimedKernel, Trial, Variant, run_trial  # noqa: F401 (API)
+from gcnforge.runtime.tune_work import FamilyFile, WorkerSpec, build_task, context, release, trial_task
 
 
 @dataclass
@@ -144,146 +68,250 @@ class TuneReport:
     winners: dict[tuple[int, ...], Trial]
     csv_path: Path | None
     time_kind: str
+    db_path: Path | None = None
+    resumed: int = 0  # trials read back from the database instead of run
 
 
-def _stage_code_object(family: Any, v: Variant, co_dir: Path) -> Path:
-    built = family.build(v)
-    if isinstance(built, str):
-        from gcnforge.binary import assemble
+@dataclass
+class TuneProgress:
+    """What a ``progress`` callback receives after each finished build or trial."""
 
-        built = assemble(built, target=family.target, filename=f"<{v.name}.s>")
-    if not isinstance(built, (bytes, bytearray)):
-        raise Diagnostic(f"variant '{v.name}': build() must return code-object bytes or assembly text, "
-                         f"got {type(built).__name__}")
-    path = co_dir / f"{v.name}.co"
-    path.write_bytes(bytes(built))
-    return path
+    done: int
+    total: int
+    trial: Trial | None  # None after a build
+    best: dict[tuple[int, ...], Trial]  # the fastest ok trial so far, per shape
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)  # a sweep killed mid-write leaves the old file or the new one, never half
 
 
 def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | None = None, *,
          device: Any = None, e2e: bool = False, repeat: int | None = None, seed: int = 0,
-         progress: Callable[[str], None] | None = None, console: Any = None, timing: Any = None,
-         comments: Sequence[str] = ()) -> TuneReport:
+         progress: Callable[[TuneProgress], None] | None = None, timing: Any = None,
+         comments: Sequence[str] = (), jobs: int = 1, cluster: str | None = None, db: str | Path | None = None,
+         resume: bool = False, prune: bool = True, budget: int | None = None,
+         family_file: FamilyFile | None = None) -> TuneReport:
     """Run the search; write winners (one tuned row per shape) to ``out_csv`` if given.
     ``timing``: a device profile name (``mi300x``...) -- on the emulator, rank variants by the
     timing model's predicted time on that device instead of the emulator's issue cycles (the rows'
-    ``cu_num`` is then the profile's CU count). ``comments``: lines for the CSV's comment header."""
-    variants = list(family.variants())
-    if not variants:
-        raise Diagnostic(f"family '{family.name}' has no variants")
-    names = [v.name for v in variants]
-    if len(set(names)) != len(names):
-        raise Diagnostic(f"family '{family.name}': variant names must be unique")
-    backend = get_device(device, family.target)
-    if timing is not None:
-        if backend.name != "emulator":
-            raise Diagnostic(f"timing={timing!r} predicts with the emulator's timing mode; the trials run on "
-                             f"{backend.name} (pass device='emulator')")
-        from gcnforge.perfmodel import profiles
+    ``cu_num`` is then the profile's CU count). ``comments``: lines for the CSV's comment header.
+    ``jobs``: worker processes (1: this process); ``cluster``: a Dask scheduler address or
+    ``"auto"``; ``db``: the SQLite database every finished trial is committed to; ``resume``:
+    take the trials it already holds instead of running them; ``prune``: skip trials whose
+    roofline bound loses (families with ``work``, with ``timing``); ``budget``: at most N trials
+    per shape, the most promising first; ``family_file``: how worker processes load the family
+    (default: the family object, pickled)."""
+    sweep = _Sweep(family, shapes, device, e2e, repeat, seed, timing, jobs, cluster, family_file)
+    store = None
+    if db is not None:
+        from gcnforge.runtime.tune_store import TrialStore
 
-        from gcnforge.binary.target_id import parse_target_id
-
-        # a device of the family's target (True / 'auto': its default; another target's: a Diagnostic)
-        timing = profiles.resolve(timing, parse_target_id(family.target).processor)
-    # the emulator is deterministic: one timed run per trial unless asked otherwise
-    repeat = (1 if backend.name == "emulator" else 5) if repeat is None else max(1, repeat)
-    co_dir = (Path(out_csv).parent if out_csv else Path.cwd()) / f"{family.name}_co"
-    co_dir.mkdir(parents=True, exist_ok=True)
-
-    kernels: dict[str, Kernel | Trial] = {}
-    trials: list[Trial] = []
-    total = len(variants) * (1 + len(shapes))  # one build per variant, one trial per shape
-    bar = _Progress(total, console) if progress is None else None
-    say = progress or (bar.advance if bar else (lambda s: None))
+        store = TrialStore(db)
     try:
-        for v in variants:
-            say(f"{family.name}: build {v.name}")
-            try:
-                path = _stage_code_object(family, v, co_dir)
-                kernels[v.name] = load(path).kernel(v.kernel)
-            except Diagnostic as d:
-                kernels[v.name] = Trial((), v, "build-failed", message=str(d).splitlines()[0])
-        for shape in shapes:
-            rng = np.random.default_rng(seed)
-            inputs0 = family.make_inputs(tuple(shape), rng)
-            expect = np.asarray(family.reference(tuple(shape), inputs0))
-            for v in variants:
-                say(f"{family.name} {'x'.join(map(str, shape))} {v.name}")
-                k = kernels[v.name]
-                if isinstance(k, Trial):
-                    trials.append(Trial(tuple(shape), v, k.status, message=k.message))
-                    continue
-                if not family.supports(v, tuple(shape)):
-                    trials.append(Trial(tuple(shape), v, "unsupported"))
-                    continue
-                trials.append(_trial(family, k, v, tuple(shape), inputs0, expect, backend, e2e, repeat, timing))
+        sweep.run(store, resume, prune, budget, progress, Path(out_csv).parent if out_csv else Path.cwd())
     finally:
-        if bar:
-            bar.close()
-
-    winners: dict[tuple[int, ...], Trial] = {}
-    for t in trials:
-        if t.status == "ok" and (t.shape not in winners or t.seconds < winners[t.shape].seconds):  # type: ignore[operator]
-            winners[t.shape] = t
-    kinds = sorted({t.time_kind for t in trials if t.status == "ok"})
+        if store is not None:
+            store.close()
+    winners = sweep.winners()
+    kinds = sorted({t.time_kind for t in sweep.trials if t.status == "ok"})
     kind = "/".join(kinds) or ("e2e" if e2e else "none")
     if out_csv is not None:
-        cus = getattr(timing, "cus", None)
-        write_csv(out_csv, [_entry(family, t, co_dir, cus) for t in winners.values()], comments=comments)
-    return TuneReport(trials, winners, Path(out_csv) if out_csv else None, kind)
+
+        out = Path(out_csv)
+        cus = getattr(sweep.timing, "cus", None)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        write_csv(tmp, [_entry(family, t, sweep.co_dir, cus) for t in winners.values()], relative_to=out.parent,
+                  comments=comments)
+        os.replace(tmp, out)  # the CSV appears whole or not at all
+    return TuneReport(sweep.trials, winners, Path(out_csv) if out_csv else None, kind,
+                      Path(db) if db is not None else None, sweep.resumed)
 
 
-def _copy_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
+class _Sweep:
+    """One tuning run: the grid, the tasks still to run, their results."""
 
+    def __init__(self, family, shapes, device, e2e, repeat, seed, timing, jobs, cluster, family_file):
+        self.family, self.e2e, self.seed = family, e2e, seed
+        self.variants = list(family.variants())
+        if not self.variants:
+            raise Diagnostic(f"family '{family.name}' has no variants")
+        names = [v.name for v in self.variants]
+        if len(set(names)) != len(names):
+            raise Diagnostic(f"family '{family.name}': variant names must be unique")
+        self.shapes = [tuple(s) for s in shapes]
+        parallel = jobs > 1 or cluster is not None
+        if parallel and not (device is None or isinstance(device, str)):
+            raise Diagnostic("tune(jobs > 1 or cluster=...) runs trials in other processes: name the device "
+                             f"('emulator'), not a {type(device).__name__} object")
+        backend = get_device(device, family.target)
+        if parallel and backend.name != "emulator":
+            raise Diagnostic(f"--jobs/--cluster run trials side by side, which would distort times measured on "
+                             f"{backend.name}: use --jobs 1 on a GPU")
+        if timing is not None:
+            if backend.name != "emulator":
+                raise Diagnostic(f"timing={timing!r} predicts with the emulator's timing mode; the trials run on "
+                                 f"{backend.name} (pass device='emulator')")
+            from gcnforge.binary.target_id import parse_target_id
+            from gcnforge.perfmodel import profiles
 
-def _trial(family, kernel, v, shape, inputs0, expect, backend, e2e, repeat, timing=None) -> Trial:
-    times = []
-    err = None
-    modeled = False
-    note = ""
-    for i in range(repeat):
-        tk = _TimedKernel(kernel, timing)
-        inputs = _copy_inputs(inputs0)
+            # a device of the family's target (True / 'auto': its default; another target's: a Diagnostic)
+            timing = profiles.resolve(timing, parse_target_id(family.target).processor)
+        self.timing, self.backend = timing, backend
+        fam_ref: FamilyFile | bytes = family_file if family_file is not None else b""
+        if parallel and family_file is None:
+            import pickle
+
+            try:
+                fam_ref = pickle.dumps(family)
+            except (pickle.PicklingError, AttributeError, TypeError) as e:
+                raise Diagnostic(f"family '{family.name}' cannot be sent to worker processes ({e}): define its "
+                                 "class in an importable module, pass family_file=, or use jobs=1") from None
+        from gcnforge.isa import table
+
+        self.spec = WorkerSpec(uuid.uuid4().hex, fam_ref, backend.name if parallel else None, timing, e2e, repeat,
+                               seed, table.active_target())
+        self.jobs, self.cluster, self.parallel = jobs, cluster, parallel
+        self.device = device
+        self.trials: list[Trial] = []
+        self.resumed = 0
+
+    def key(self):
+        from gcnforge import __version__
+        from gcnforge.runtime.tune_store import SweepKey
+
+        profile = self.timing.name.lower() if self.timing is not None else self.backend.name
+        return SweepKey(self.family.name, profile, self.family.target, __version__, "e2e" if self.e2e else "kernel",
+                        self.seed)
+
+    def run(self, store, resume: bool, prune: bool, budget: int | None, progress, out_dir: Path) -> None:
+        from gcnforge.runtime import tune_exec, tune_search
+        from gcnforge.runtime.tune_store import entry_json, shape_text
+
+        self.co_dir = out_dir / f"{self.family.name}_co"
+        self.co_dir.mkdir(parents=True, exist_ok=True)
+        key = self.key() if store is not None else None
+        done_rows = store.finished(key) if store is not None and resume else {}
+        results: dict[tuple[int, int], Trial] = {}
+        for si, shape in enumerate(self.shapes):
+            for vi, v in enumerate(self.variants):
+                row = done_rows.get((v.name, shape_text(shape)))
+                if row is not None:
+                    results[(si, vi)] = Trial(shape, v, row["status"], row["seconds"], row["max_error"],
+                                              row["message"], row["time_kind"])
+                elif not self.family.supports(v, shape):
+                    results[(si, vi)] = Trial(shape, v, "unsupported")
+        self.resumed = sum(1 for k in results if (self.variants[k[1]].name, shape_text(self.shapes[k[0]])) in done_rows)
+        lb = tune_search.bounds(self.family, self.variants, self.shapes, self.timing)  # orders; prunes if asked
+        plan = [p for p in tune_search.order(len(self.shapes), len(self.variants), lb, self.seed, budget)
+                if p not in results]
+        planned = set(plan)
+        for si, shape in enumerate(self.shapes):  # outside the budget: not run, not stored
+            for vi, v in enumerate(self.variants):
+                if (si, vi) not in results and (si, vi) not in planned:
+                    results[(si, vi)] = Trial(shape, v, "skipped", message="outside --budget")
+        cus = getattr(self.timing, "cus", None)
+
+        def record(si: int, vi: int, t: Trial) -> None:
+            results[(si, vi)] = t
+            if store is not None and t.status != "skipped":
+                entry = entry_json(_entry(self.family, t, self.co_dir, cus)) if t.status == "ok" else None
+                store.put(key, t.variant.name, t.shape, t.status, t.seconds, t.max_error, t.message, t.time_kind,
+                          entry, vi)
+
+        for (si, vi), t in results.items():  # unsupported ones, new this run
+            if store is not None and t.status == "unsupported" and (t.variant.name, shape_text(t.shape)) not in done_rows:
+                record(si, vi, t)
+        need = sorted({vi for _, vi in plan} | {vi for (si, vi), t in results.items() if t.status == "ok"
+                                                 and not (self.co_dir / f"{self.variants[vi].name}.co").exists()})
+        ex = tune_exec.make(self.jobs, self.cluster) if self.parallel else tune_exec.SerialExecutor()
+        if not self.parallel:
+            context(self.spec, self.family, self.device)
+        state = _Progressing(progress, len(need) + len(plan), self.shapes, results)
         try:
-            t0 = time.perf_counter()
-            out = (family.e2e if e2e else family.call)(tk, v, shape, inputs, backend)
-            wall = time.perf_counter() - t0
-        except Diagnostic as d:
-            return Trial(shape, v, "launch-failed", message=str(d).splitlines()[0])
-        if not tk.results:
-            return Trial(shape, v, "launch-failed", message="call() launched no kernel")
-        if i == 0:
-            sampled = [r.timing for r in tk.results
-                       if getattr(r, "timing", None) is not None and r.timing.sampled < r.timing.workgroups]
-            if sampled and getattr(family, "timing_check", "whole") == "sampled":
-                note = "checked the sampled work-groups only"
-            elif sampled:  # partial outputs: check a whole-grid launch without the timing mode
-                try:
-                    out = family.call(_TimedKernel(kernel), v, shape, _copy_inputs(inputs0), backend)
-                except Diagnostic as d:
-                    return Trial(shape, v, "launch-failed", message=str(d).splitlines()[0])
-            got = np.asarray(out)
-            if got.shape != expect.shape:
-                return Trial(shape, v, "mismatch", message=f"result shape {got.shape}, expected {expect.shape}")
-            diff = np.abs(got.astype(np.float64) - expect.astype(np.float64))
-            err = float(diff.max()) if diff.size else 0.0
-            if not np.allclose(got, expect, rtol=family.rtol, atol=family.atol, equal_nan=True):
-                return Trial(shape, v, "mismatch", max_error=err,
-                             message=f"max |error| {err:.3g} > rtol {family.rtol} / atol {family.atol}")
-        ksec = [r.seconds for r in tk.results if r.seconds is not None]
-        if len(ksec) != len(tk.results):
-            return Trial(shape, v, "launch-failed", message="the backend reported no kernel time")
-        modeled = any(r.modeled for r in tk.results)
-        if e2e and modeled:
-            # device work modeled, host work (wall time outside the launches) measured
-            times.append(sum(ksec) + max(0.0, wall - sum(tk.launch_walls)))
-        elif e2e:
-            times.append(wall)
-        else:
-            times.append(sum(ksec))
-    return Trial(shape, v, "ok", seconds=float(np.median(times)), max_error=err, message=note,
-                 time_kind=("e2e-" if e2e else "") + ("modeled" if modeled else "measured"))
+            codes = self._build(ex, need, state)
+            self._trials(ex, plan, codes, lb if prune else None, results, record, state)
+        finally:
+            ex.close()
+            release(self.spec)
+        self.trials = [results[(si, vi)] for si in range(len(self.shapes)) for vi in range(len(self.variants))]
+
+    def _build(self, ex, need: list[int], state) -> dict[int, bytes | str]:
+        """Each needed variant built once (as tasks); code objects written beside the CSV."""
+        codes: dict[int, bytes | str] = {}
+        pending = {ex.submit(build_task, self.spec, vi, self.variants[vi]) for vi in need}
+        while pending:
+            for f in ex.wait(pending):
+                pending.discard(f)
+                vi, code, msg = f.result()
+                v = self.variants[vi]
+                if code is None:
+                    codes[vi] = msg
+                else:
+                    _write_atomic(self.co_dir / f"{v.name}.co", code)
+                    codes[vi] = code
+                state.tick(None)
+        return codes
+
+    def _trials(self, ex, plan, codes, lb, results, record, state) -> None:
+        """Run ``plan`` with a bounded number in flight, pruning against the best so far."""
+        queue = list(plan)
+        inflight: set = set()
+        limit = max(2, 2 * ex.workers)
+        while queue or inflight:
+            while queue and len(inflight) < limit:
+                si, vi = queue.pop(0)
+                shape, v = self.shapes[si], self.variants[vi]
+                code = codes[vi]
+                best = state.best.get(shape)
+                if isinstance(code, str):
+                    t = Trial(shape, v, "build-failed", message=code)
+                elif lb is not None and best is not None and lb[(si, vi)] > best.seconds:
+                    t = Trial(shape, v, "pruned", message=f"roofline bound {lb[(si, vi)] * 1e6:.3f} us > best "
+                                                          f"{best.seconds * 1e6:.3f} us")
+                else:
+                    inflight.add(ex.submit(trial_task, self.spec, si, vi, v, shape, code))
+                    continue
+                record(si, vi, t)
+                state.tick(t)
+            if inflight:
+                for f in ex.wait(inflight):
+                    inflight.discard(f)
+                    si, vi, t = f.result()
+                    record(si, vi, t)
+                    state.tick(t)
+
+    def winners(self) -> dict[tuple[int, ...], Trial]:
+        """Per shape the fastest ok trial, ties to the first variant (grid order: the same
+        whatever order the trials finished in)."""
+        out: dict[tuple[int, ...], Trial] = {}
+        for t in self.trials:
+            if t.status == "ok" and (t.shape not in out or t.seconds < out[t.shape].seconds):  # type: ignore[operator]
+                out[t.shape] = t
+        return out
+
+
+class _Progressing:
+    """Counts finished tasks, keeps the best ok trial per shape, reports to ``progress``."""
+
+    def __init__(self, progress, total: int, shapes, results: dict):
+        self.progress, self.total, self.done = progress, total, 0
+        self.best: dict[tuple[int, ...], Trial] = {}
+        for (si, vi), t in sorted(results.items()):
+            self._better(t)
+
+    def _better(self, t: Trial) -> None:
+        if t.status == "ok" and (t.shape not in self.best or t.seconds < self.best[t.shape].seconds):  # type: ignore[operator]
+            self.best[t.shape] = t
+
+    def tick(self, t: Trial | None) -> None:
+        self.done += 1
+        if t is not None:
+            self._better(t)
+        if self.progress is not None:
+            self.progress(TuneProgress(self.done, self.total, t, dict(self.best)))
 
 
 def _entry(family, t: Trial, co_dir: Path, cu_num: int | None = None) -> Entry:
@@ -305,41 +333,27 @@ def _entry(family, t: Trial, co_dir: Path, cu_num: int | None = None) -> Entry:
         extra={"variant": t.variant.name, **{k: str(v) for k, v in p.items() if k not in known}})
 
 
-class _Progress:
-    """A rich progress bar (to stderr), silent when not attached to a terminal."""
+COLUMNS = ("shape", "variant", "status", "time (us)", "max |err|", "")
 
-    def __init__(self, total: int, console: Any = None):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self._p = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                           TimeElapsedColumn(), console=console or Console(stderr=True), transient=True)
-        self._p.start()
-        self._t = self._p.add_task("tuning", total=total)
-        self._started = False
-
-    def advance(self, label: str) -> None:
-        if self._started:
-            self._p.advance(self._t)
-        self._started = True
-        self._p.update(self._t, description=label)
-
-    def close(self) -> None:
-        if self._started:
-            self._p.advance(self._t)
-        self._p.stop()
+def result_rows(report: TuneReport) -> list[tuple[str, ...]]:
+    """One row of text per trial (``COLUMNS``), winners marked ``best``: what every output format prints."""
+    rows = []
+    for t in report.trials:
+        win = report.winners.get(t.shape) is t
+        rows.append(("x".join(map(str, t.shape)), t.variant.name, t.status if not t.message else f"{t.status}: {t.message}",
+                     "" if t.seconds is None else f"{t.seconds * 1e6:.3f}",
+                     "" if t.max_error is None else f"{t.max_error:.2e}", "best" if win else ""))
+    return rows
 
 
 def results_table(report: TuneReport):
-    """A rich Table of every trial, winners marked."""
+    """A rich Table of every trial, winners marked (for a terminal)."""
     from rich.table import Table
 
     tab = Table(title=f"tuning results ({report.time_kind} times)")
-    for col in ("shape", "variant", "status", "time (us)", "max |err|", ""):
+    for col in COLUMNS:
         tab.add_column(col)
-    for t in report.trials:
-        win = report.winners.get(t.shape) is t
-        tab.add_row("x".join(map(str, t.shape)), t.variant.name, t.status if not t.message else f"{t.status}: {t.message}",
-                    "" if t.seconds is None else f"{t.seconds * 1e6:.3f}",
-                    "" if t.max_error is None else f"{t.max_error:.2e}", "best" if win else "")
+    for row in result_rows(report):
+        tab.add_row(*row)
     return tab
