@@ -1,8 +1,9 @@
-"""The far-memory bandwidth a modelled CU gets (perfmodel.memory / timing): HBM's share when
-the work-groups read disjoint data, a multiple of it when they re-read shared buffers (a
-GEMM's operand panels), never more than the Infinity Cache's. Figures: the MI300X profile's
-cited measured values (4.017 TB/s HBM: AMD's compute-memory-modes blog; 11.9 TB/s Infinity
-Cache: Chips and Cheese) at the 2.1 GHz data-sheet clock."""
+"""The memory hierarchy's behaviour against the data-sheet capacities it models (perfmodel.memory /
+timing): a read set larger than the 256 MiB Infinity Cache gets no cache reuse, the 4 MiB
+L2 per XCD evicts its least recently used 128-byte line, device-scope atomics complete at
+the memory side, and the reuse a sample shows. (The far-bandwidth share itself is the
+model's formula, held to measurements by test_timing_mode's streaming copy and by
+benchmarks/bench_timing_model.py, not restated here.)"""
 
 from __future__ import annotations
 
@@ -13,20 +14,12 @@ from gcnforge.perfmodel.memory import MemoryModel
 from gcnforge.perfmodel.timing import _reuse
 
 P = profiles.get("mi300x")
-HBM_PER_CLK = 4.017e12 / 2.1e9
-MALL_PER_CLK = 11.9e12 / 2.1e9
-
-
-@pytest.mark.parametrize("reuse,per_clk", [(1.0, HBM_PER_CLK), (2.0, 2 * HBM_PER_CLK), (100.0, MALL_PER_CLK)])
-def test_far_bandwidth_share(reuse, per_clk):
-    m = MemoryModel(P, 304, reuse)
-    assert m.hbm.rate == pytest.approx(per_clk / 304)
 
 
 def test_buffers_larger_than_the_infinity_cache_get_no_reuse():
     # 256 MiB Infinity Cache (data sheet): a 300 MiB read set is served by HBM alone
     m = MemoryModel(P, 304, 100.0, footprint_bytes=300 << 20)
-    assert m.hbm.rate == pytest.approx(HBM_PER_CLK / 304) and m.lat_far == P.lat_hbm
+    assert m.lat_far == P.lat_hbm
     m = MemoryModel(P, 304, 100.0, footprint_bytes=200 << 20)
     assert m.lat_far < P.lat_hbm
 

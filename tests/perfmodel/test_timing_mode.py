@@ -51,18 +51,25 @@ def _chase(steps, stride, revisit=1):
     return r.timing
 
 
-def test_pointer_chase_reproduces_the_cited_latencies():
-    # every step a new line: the HBM latency of the profile (Chips and Cheese, SC25 MALL paper)
-    t = _chase(64, 4096)
-    (loop,) = t.loops
-    assert MI300X.lat_hbm <= loop["cycles_per_iteration"] <= 1.1 * MI300X.lat_hbm + 16
-    # the same 8 lines walked 8 times: after the first walk they hit in the vector L1
-    t2 = _chase(64, 4096, revisit=8)
-    (loop2,) = t2.loops
-    assert loop2["cycles_per_iteration"] < 0.5 * MI300X.lat_hbm
+# Published MI300X pointer-chase latencies (Chips and Cheese, "Testing AMD's Giant MI300X", 2024,
+# and Tee et al., "The MALL is Open", SC25 workshops), read off their plots at +-15%: HBM ~350 ns,
+# vector L1 hit ~57 ns. The engine clock is the data sheet's 2100 MHz.
+HBM_NS, L1_NS, CLOCK_HZ = 350.0, 57.0, 2.1e9
 
 
-def test_streaming_copy_is_held_to_hbm_bandwidth():
+def test_pointer_chase_matches_the_published_latencies():
+    # every step a new line: the published HBM latency
+    (loop,) = _chase(64, 4096).loops
+    ns = loop["cycles_per_iteration"] / CLOCK_HZ * 1e9
+    assert 0.85 * HBM_NS <= ns <= 1.15 * HBM_NS
+    # the same 8 lines walked 8 times: 8 misses to HBM, then 56 vector L1 hits
+    (loop2,) = _chase(64, 4096, revisit=8).loops
+    ns2 = loop2["cycles_per_iteration"] / CLOCK_HZ * 1e9
+    expect = (8 * HBM_NS + 56 * L1_NS) / 64
+    assert 0.85 * expect <= ns2 <= 1.15 * expect
+
+
+def test_streaming_copy_is_held_to_measured_bandwidth():
     k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
     nwg = 304 * 24
     n = nwg * 256 * 4
@@ -72,13 +79,13 @@ def test_streaming_copy_is_held_to_hbm_bandwidth():
     t = r.timing
     assert (o[: 256 * 4] == a[: 256 * 4]).all()  # the sampled work-group ran on real data
     moved = 2 * 4 * n  # read + write
-    # measured 4.017 TB/s (AMD compute-memory-modes blog, a Triton copy on all XCDs): the model
-    # may not beat it, and this copy is bandwidth bound; the launch overhead comes on top
-    assert moved / t.kernel_seconds <= 4.017e12 * 1.001
-    assert moved / t.kernel_seconds >= 0.9 * 4.017e12
-    assert t.seconds == pytest.approx(t.kernel_seconds + MI300X.launch_overhead_s)
+    # never above the data sheet's 5.3 TB/s peak; within 10% of a measured streaming copy the
+    # profile was not built from: BabelStream copy, AMD's MI300X acceptance figure 4.177 TB/s
+    # (ROCm/system-acceptance-docs)
+    assert moved / t.kernel_seconds <= 5.3e12
+    assert moved / t.kernel_seconds == pytest.approx(4.177e12, rel=0.10)
     assert t.limiter == "HBM bandwidth" and t.sampled < nwg
-    assert t.bytes_hbm == pytest.approx(4 * n, rel=0.01)
+    assert t.bytes_hbm == pytest.approx(4 * n, rel=0.01)  # the input, read once
 
 
 def test_trace_json_has_wave_tracks_and_memory_counter(tmp_path):

@@ -129,25 +129,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
         for w in live:
             if w.at_barrier:
                 continue
-            pc, m = w.stream[w.i]
-            it = static[pc]
-            t = w.t_next
-            pipe, b, lat = cost(it.sem, it.base, it.data_dwords, prof, it.formats)
-            if pipe is not None:
-                key = (pipe, -1 if pipe in _PIPE_PER_CU else w.simd)
-                t = max(t, pipe_free.get(key, 0.0))
-                if pipe == "trans":
-                    t = max(t, pipe_free.get(("valu", w.simd), 0.0))
-            for r in it.reads:
-                rt = w.ready.get(r)
-                if rt is not None and rt > t:
-                    t = rt
-            if it.waitcnt is not None:
-                n_vm, n_lgkm = it.waitcnt
-                if n_vm is not None and len(w.vm) > n_vm:
-                    t = max(t, max(w.vm[: len(w.vm) - n_vm]))
-                if n_lgkm is not None and len(w.lgkm) > n_lgkm:
-                    t = max(t, max(w.lgkm[: len(w.lgkm) - n_lgkm]))
+            t = _issue_time(w, static[w.stream[w.i][0]], prof, pipe_free)
             if best is None or t < best_t or (t == best_t and w.age < best.age):
                 best, best_t = w, t
         if best is None:  # every live wave waits at a barrier that cannot release
@@ -161,23 +143,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
             t += it.nop + 1
         if t > w.t_next:
             stall["waitcnt" if it.waitcnt is not None else "dependency/pipe"] += t - w.t_next
-        # memory: occupancy of the shared pipes and completion from the hierarchy
-        done = t + lat
-        if m is not None:
-            kind = m[0]
-            if kind == "lds":
-                b = max(ISSUE, m[1])
-                done = t + prof.lat_lds + m[1]
-            elif kind == "load":
-                b = max(ISSUE, len(m[1]) * prof.line_bytes // prof.l1_bytes_per_clk)
-                done = mem.load(t, m[1], m[2])
-            else:
-                b = max(ISSUE, len(m[1]) * prof.line_bytes // prof.l1_bytes_per_clk)
-                done = mem.store(t, m[1], m[2], atomic=kind == "atomic")
-        elif it.sem == "smem":
-            done = t + prof.lat_smem
-        elif pipe == "lds":
-            done = t + prof.lat_lds
+        b, done = _completion(it, m, t, pipe, b, lat, prof, mem)
         if pipe is not None:
             key = (pipe, -1 if pipe in _PIPE_PER_CU else w.simd)
             pipe_free[key] = t + b
@@ -185,18 +151,7 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
                 pipe_free[("valu", w.simd)] = t + b
             busy[pipe] = busy.get(pipe, 0.0) + b
             counts[pipe] = counts.get(pipe, 0) + 1
-        for r in it.writes:
-            w.ready[r] = done
-        if it.sem in VM_CLASSES:
-            w.vm.append(done)
-        if it.sem in LGKM_CLASSES:
-            w.lgkm.append(done)
-        if it.waitcnt is not None:
-            n_vm, n_lgkm = it.waitcnt
-            if n_vm is not None and len(w.vm) > n_vm:
-                w.vm = w.vm[len(w.vm) - n_vm:]
-            if n_lgkm is not None and len(w.lgkm) > n_lgkm:
-                w.lgkm = w.lgkm[len(w.lgkm) - n_lgkm:]
+        _record_results(w, it, done)
         if w.times is not None:
             w.times.append(t)
         if keep_slices and len(slices) < max_slices:
@@ -207,25 +162,12 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
         w.i += 1
         if it.base == "s_barrier":
             w.at_barrier = True
-            group = [x for x in live if x.wg == w.wg]
-            if all(x.at_barrier or x.done for x in group):
-                rel = max(x.t_next for x in group)
-                for x in group:
-                    if x.at_barrier:
-                        stall["barrier"] += rel - x.t_next
-                    x.at_barrier = False
-                    x.t_next = rel
+            _release_barrier([x for x in live if x.wg == w.wg], stall)
         if w.i >= len(w.stream) or it.base == "s_endpgm":
             w.done = True
             live.remove(w)
             wg_left[w.wg] -= 1
-            # a barrier may be waiting only for this wave
-            group = [x for x in live if x.wg == w.wg]
-            if group and all(x.at_barrier for x in group):
-                rel = max(x.t_next for x in group)
-                for x in group:
-                    x.at_barrier = False
-                    x.t_next = rel
+            _release_barrier([x for x in live if x.wg == w.wg], None)  # a barrier may wait only for this wave
             if wg_left[w.wg] == 0 and queue:
                 # the freed slot takes the next work-group once the last wave's data is back
                 launch(queue.pop(0), max(t + ISSUE, max(w.vm, default=0.0)))
@@ -233,6 +175,76 @@ def simulate_cu(static: dict, wgs: list[list[Stream]], resident: int, prof: Devi
     if first:
         res.loops = loop_breakdown(first[0].stream, first[0].times or [], end)
     return res
+
+
+def _issue_time(w: _Wave, it, prof: DeviceProfile, pipe_free: dict) -> float:
+    """When wave ``w``'s next instruction ``it`` can issue: its issue window, its pipe, its
+    operands and the counters a ``s_waitcnt`` waits for."""
+    t = w.t_next
+    pipe = cost(it.sem, it.base, it.data_dwords, prof, it.formats)[0]
+    if pipe is not None:
+        t = max(t, pipe_free.get((pipe, -1 if pipe in _PIPE_PER_CU else w.simd), 0.0))
+        if pipe == "trans":
+            t = max(t, pipe_free.get(("valu", w.simd), 0.0))
+    for r in it.reads:
+        rt = w.ready.get(r)
+        if rt is not None and rt > t:
+            t = rt
+    if it.waitcnt is not None:
+        n_vm, n_lgkm = it.waitcnt
+        if n_vm is not None and len(w.vm) > n_vm:
+            t = max(t, max(w.vm[: len(w.vm) - n_vm]))
+        if n_lgkm is not None and len(w.lgkm) > n_lgkm:
+            t = max(t, max(w.lgkm[: len(w.lgkm) - n_lgkm]))
+    return t
+
+
+def _completion(it, m, t: float, pipe, b: float, lat: float, prof: DeviceProfile, mem: MemoryModel):
+    """(pipe occupancy, completion time) of an instruction issued at ``t``: memory from the
+    recorded access ``m`` through the hierarchy, the rest from the cost model."""
+    if m is not None:
+        kind = m[0]
+        if kind == "lds":
+            return max(ISSUE, m[1]), t + prof.lat_lds + m[1]
+        b = max(ISSUE, len(m[1]) * prof.line_bytes // prof.l1_bytes_per_clk)
+        if kind == "load":
+            return b, mem.load(t, m[1], m[2])
+        return b, mem.store(t, m[1], m[2], atomic=kind == "atomic")
+    if it.sem == "smem":
+        return b, t + prof.lat_smem
+    if pipe == "lds":
+        return b, t + prof.lat_lds
+    return b, t + lat
+
+
+def _record_results(w: _Wave, it, done: float) -> None:
+    """The issued instruction's results are ready at ``done``; its counters count it; the
+    operations a ``s_waitcnt`` waited for leave them."""
+    for r in it.writes:
+        w.ready[r] = done
+    if it.sem in VM_CLASSES:
+        w.vm.append(done)
+    if it.sem in LGKM_CLASSES:
+        w.lgkm.append(done)
+    if it.waitcnt is not None:
+        n_vm, n_lgkm = it.waitcnt
+        if n_vm is not None and len(w.vm) > n_vm:
+            w.vm = w.vm[len(w.vm) - n_vm:]
+        if n_lgkm is not None and len(w.lgkm) > n_lgkm:
+            w.lgkm = w.lgkm[len(w.lgkm) - n_lgkm:]
+
+
+def _release_barrier(group: list[_Wave], stall: dict | None) -> None:
+    """Release a work-group's barrier once each of its live waves has reached it (``stall``:
+    add the waiting time of the waves that were held)."""
+    if not group or not all(x.at_barrier or x.done for x in group):
+        return
+    rel = max(x.t_next for x in group)
+    for x in group:
+        if x.at_barrier and stall is not None:
+            stall["barrier"] += rel - x.t_next
+        x.at_barrier = False
+        x.t_next = rel
 
 
 def loop_breakdown(stream: Stream, times: list[float], end: float) -> list[dict]:
