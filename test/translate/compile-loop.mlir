@@ -1,4 +1,5 @@
-// RUN: gcnforge compile %s -S -o - | filecheck %s
+// RUN: gcnforge compile %s -S -o - | grep -v '^\s*\.loc' | filecheck %s
+// RUN: gcnforge compile %s -S -o - | filecheck %s --check-prefix=LOC
 // RUN: gcnforge compile %s --toolchain llvm -o %t.hsaco
 // REQUIRES: llvm
 // (LLVM 22's llvm-mc and ld.lld, found by gcnforge.llvm_tools, accept the text: a bare
@@ -28,6 +29,18 @@
 // CHECK: .amdgpu_metadata
 // CHECK: .name: 'p'
 // CHECK: .end_amdgpu_metadata
+
+// Line directives: this file is DWARF file 0; each instruction is at its op's line:column
+// (the loads of the kernel argument at load_arg's, the loop's load at its own).
+// LOC: .file 0 "{{.*}}translate" "compile-loop.mlir"
+// LOC: k:
+// LOC-NEXT: .loc 0 [[# @LINE + 13]] 7
+// LOC-NEXT: s_load_dwordx2
+// LOC: .LBB0_1:
+// LOC-NEXT: .loc 0 [[# @LINE + 20]] 7
+// LOC-NEXT: global_load_dword
+// LOC: .loc 0 [[# @LINE + 26]] 7
+// LOC-NEXT: global_store_dword
 builtin.module {
   amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.kernel @k attributes {args = [#amdgcn.arg<name = "p", kind = global_buffer, size = 8, align = 8, space = global, access = read_write>]} {

@@ -19,6 +19,7 @@ from gcnforge.binary.elf_writer import DataReloc, InputSection, InputSymbol, Ker
 from gcnforge.binary.expr import AmdgpuFunctions, Evaluator, Node, Reloc, Value, parse_expr, symbols_in
 from gcnforge.binary.ignored_directives import IgnoredDirectives
 from gcnforge.binary.kernel_directives import DirectiveEntry, KernelBlock, build_descriptor
+from gcnforge.binary.line_directives import LineTable
 from gcnforge.binary.statements import Statement, statement_at
 from gcnforge.binary.text_util import is_ident, names, shift, split_args, split_args_with_loc, string_arg, unquote
 from gcnforge.binary.target_id import TargetId, parse_target_id
@@ -84,6 +85,7 @@ class Assembler:
         self._memo: dict[str, Value] = {}
         self._placement: dict[str, tuple[str, int]] = {}
         self.ignored = IgnoredDirectives()  # still checked as llvm-mc checks them
+        self.lines = LineTable()  # .file / .loc rows (a line table only when a .loc was seen)
 
     # -- symbols ------------------------------------------------------------------------
     def _attr(self, name: str, loc: SourceLoc | None = None) -> _SymAttr:
@@ -195,9 +197,16 @@ class Assembler:
         cache = memo.cache
         plain = _PLAIN_INSTRUCTION.fullmatch
         errors: list[Diagnostic] = []  # every bad line is reported, not only the first
+        loc_seen = self.lines.parsed  # '.loc' arguments read (and checked) before -> (file, line, column)
+        loc_rows = self.lines.rows
         i = 0
         while i < n:
             raw = lines[i]
+            if raw[:6] == "\t.loc\t" and (seen := loc_seen.get(raw[6:])) is not None:
+                i += 1  # a compile's line-table row seen before: no Statement (first time: below)
+                cur = self.cur
+                loc_rows.append((cur.name, cur.size, *seen))
+                continue
             hit = repeats.get(raw)
             if hit is not None:
                 i += 1
@@ -355,6 +364,10 @@ class Assembler:
         d, args, loc = st.name, st.args, st.args_loc
         if d in IGNORED:
             self.ignored.check(d, args, loc, st.loc)
+            if d == ".loc":
+                self.lines.loc(args, self.cur.name, self.cur.size, loc)
+            elif d == ".file":
+                self.lines.file(args, loc)
             return
         if d in _SECTION_DIRECTIVES:
             name, flags = _SECTION_DIRECTIVES[d]
@@ -535,7 +548,23 @@ class Assembler:
             datas[sec.name][off:off + 64] = kd.to_bytes()
 
         sections = self._merge_sections(datas)
-        return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata, relocs)
+        debug = self._line_table(addrs, sections) if self.lines.rows else ()
+        return link(self.target, self.cov, sections, symbols, kernel_records, self.metadata, relocs, debug=debug)
+
+    def _line_table(self, addrs: dict[str, int], sections: list[InputSection]) -> list[tuple[str, bytes]]:
+        """``.debug_*`` sections of the ``.loc`` rows at their final addresses, over ``.text``."""
+        from gcnforge.binary.dwarf_line import debug_sections
+
+        base: dict[str, int | None] = {}  # input section -> address of its offset 0 (None: not in the object)
+        for sec in {r[0] for r in self.lines.rows}:
+            out, b = self._placement.get(sec, (None, 0))
+            base[sec] = addrs[out] + b if out in addrs else None
+        rows = [(base[sec] + off, f, line, col) for sec, off, f, line, col in self.lines.rows if base[sec] is not None]
+        text = next((s for s in sections if s.name == ".text"), None)
+        if not rows or text is None or ".text" not in addrs:
+            return []
+        lo = addrs[".text"]
+        return debug_sections(self.lines.file_list(), rows, lo, lo + len(text.data))
 
     def _encode_linked(self, inst, pc: int, loc: SourceLoc, out_name: str, addrs: dict[str, int],
                        errors: list[Diagnostic]) -> bytes:

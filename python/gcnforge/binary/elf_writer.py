@@ -155,8 +155,9 @@ def section_addresses(target: TargetId, cov: int, sections: list[InputSection], 
 
 def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list[InputSymbol],
          kernels: list[KernelRecord], metadata: dict | None, relocs: list[DataReloc] = (),
-         _layout_only: bool = False) -> bytes:
-    """Lay out, resolve descriptor entry offsets and write the ELF image."""
+         _layout_only: bool = False, debug: list[tuple[str, bytes]] = ()) -> bytes:
+    """Lay out, resolve descriptor entry offsets and write the ELF image. ``debug``: non-allocated
+    ``.debug_*`` sections (name, bytes), placed before ``.symtab`` as ld.lld places them."""
     if cov not in ABI_VERSION_BY_COV:
         raise Diagnostic(f"unsupported code object version {cov} (gcnforge writes 4, 5 and 6)")
     sym_by_name = {s.name: s for s in symbols}
@@ -174,7 +175,7 @@ def link(target: TargetId, cov: int, sections: list[InputSection], symbols: list
         return {name: o.addr for name, o in lay.sec_out.items()}  # type: ignore[return-value]
     _patch_descriptors(lay, sections, kernels, sym_by_name)
     _dynamic_tables(lay, relocs)
-    all_out, shstrtab, shoff = _static_tables(lay, symbols)
+    all_out, shstrtab, shoff = _static_tables(lay, symbols, debug)
     index_of = {o.name: i + 1 for i, o in enumerate(all_out)}
     image = bytearray(shoff + 64 * (len(all_out) + 1))
     for o in all_out:
@@ -349,9 +350,11 @@ def _dynamic_tables(lay: _Layout, relocs) -> None:
         lay.dynstr_out.size, DT_GNU_HASH, lay.gnuhash_out.addr, DT_HASH, lay.hash_out.addr, DT_NULL, 0)
 
 
-def _static_tables(lay: _Layout, symbols: list[InputSymbol]) -> tuple[list[_Out], _StrTab, int]:
-    """.symtab (locals, then _DYNAMIC (local hidden), then globals: ld.lld's order), .shstrtab
-    and .strtab after the allocated sections; (every output section, .shstrtab, header offset)."""
+def _static_tables(lay: _Layout, symbols: list[InputSymbol], debug: list[tuple[str, bytes]] = ()
+                   ) -> tuple[list[_Out], _StrTab, int]:
+    """The ``debug`` sections, .symtab (locals, then _DYNAMIC (local hidden), then globals:
+    ld.lld's order), .shstrtab and .strtab after the allocated sections; (every output section,
+    .shstrtab, header offset)."""
     index_of = {o.name: i + 1 for i, o in enumerate(lay.outs)}
     strtab = _StrTab()
     locals_ = [s for s in symbols if s.binding == "LOCAL" and not s.name.startswith(".L")]
@@ -363,7 +366,7 @@ def _static_tables(lay: _Layout, symbols: list[InputSymbol]) -> tuple[list[_Out]
     shstrtab = _StrTab()
     shstr_out = _Out(".shstrtab", SHT["STRTAB"], 0, b"", 1)
     strtab_out = _Out(".strtab", SHT["STRTAB"], 0, b"", 1)
-    tail = [symtab_out, shstr_out, strtab_out]
+    tail = [*(_Out(n, SHT["PROGBITS"], 0, d, 1) for n, d in debug), symtab_out, shstr_out, strtab_out]
     for o in [*lay.outs, *tail]:
         shstrtab.add(o.name)
     shstr_out.data = bytes(shstrtab.data)

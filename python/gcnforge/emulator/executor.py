@@ -42,13 +42,24 @@ class EmulationError(Diagnostic):
 
 
 class ExecLoc:
-    def __init__(self, kernel, pc, text, wg, wave, lane):
+    """Where a running kernel was: the author's ``file:line:col`` when the code object has a
+    line table (``source``), then kernel, pc, instruction, work-group, wave and lane."""
+
+    def __init__(self, kernel, pc, text, wg, wave, lane, source=None):
         self.kernel, self.pc, self.text, self.wg, self.wave, self.lane = kernel, pc, text, wg, wave, lane
+        self.source = source
 
     def __str__(self):
         lane = "" if self.lane is None else f" lane={self.lane}"
-        return (f"{self.kernel}: pc=0x{self.pc:x} '{self.text}' workgroup=({self.wg[0]},{self.wg[1]},{self.wg[2]}) "
+        src = f"{self.source}: " if self.source else ""
+        return (f"{src}{self.kernel}: pc=0x{self.pc:x} '{self.text}' workgroup=({self.wg[0]},{self.wg[1]},{self.wg[2]}) "
                 f"wave={self.wave}{lane}")
+
+
+def _source(image, pc) -> str | None:
+    """The author's line of ``pc`` from the image's code object (None without a line table)."""
+    f = getattr(image, "source_of", None)
+    return f(pc) if f is not None and pc is not None else None
 
 
 class TraceEvent:
@@ -301,8 +312,9 @@ class Executor(Machine):
 
     def _error(self, f, wave, ins, lane=None, kind="fault", text=None, pc=None):
         g = self.wgs[self.wg_of[wave]]
-        loc = ExecLoc(self.kernel, ins.pc if ins is not None else pc, text or (ins.text if ins else ""), g,
-                      int(self.wave_slot[wave]), lane)
+        at = ins.pc if ins is not None else pc
+        loc = ExecLoc(self.kernel, at, text or (ins.text if ins else ""), g, int(self.wave_slot[wave]), lane,
+                      _source(self.image, at))
         return EmulationError(f.message, loc, f.notes, kind=kind)
 
     # ---- memory access for lanes --------------------------------------------------------------

@@ -26,6 +26,12 @@ class KernelImage:
     end: int  # end of the kernel symbol (or of .text)
     processor: str = "gfx942"  # from the ELF header's EF_AMDGPU_MACH (binary.target_id)
     metadata: dict = field(default_factory=dict)
+    elf: bytes = b""  # the code object, for its line table (read only when a report needs it)
+
+    def source_of(self, pc: int) -> str | None:
+        """``file:line:col`` of the instruction at ``pc`` from the object's DWARF line table
+        (the author's Python or MLIR line of a gcnforge kernel), or None."""
+        return source_of(self.elf, pc) if self.elf else None
 
 
 def _elf_bytes(code_object) -> bytes:
@@ -58,7 +64,7 @@ def kernel_image(code_object, name: str) -> KernelImage:
     kinfo = getattr(getattr(code_object, "kernels", None) or {}, "get", lambda _k: None)(name)
     if kinfo is not None:
         md = dict(getattr(kinfo, "metadata", {}) or {})
-    return KernelImage(name, *found, metadata=md)
+    return KernelImage(name, *found, metadata=md, elf=data)
 
 
 def _read_image(data: bytes, name: str) -> tuple:
@@ -109,6 +115,35 @@ def _read_image(data: bytes, name: str) -> tuple:
     if not (text_addr <= entry < text_addr + len(text)):
         raise Diagnostic(f"kernel '{name}': entry 0x{entry:x} outside .text")
     return desc, bytes(text), text_addr, entry, end, processor
+
+
+_LINES: dict = {}  # sha1 of the ELF -> (sorted row addresses, places)
+
+
+def source_of(data: bytes, pc: int) -> str | None:
+    """The line-table row covering ``pc`` (the last row at or before it) as ``file:line:col``."""
+    import bisect
+
+    key = hashlib.sha1(data).digest()
+    rows = _LINES.get(key)
+    if rows is None:
+        from elftools.elf.elffile import ELFFile
+
+        from gcnforge.binary.dwarf_line import read_lines
+
+        try:
+            table = read_lines(ELFFile(io.BytesIO(data)))
+        except Exception:  # noqa: BLE001  (a damaged .debug_* section: no source lines, the pc still says where)
+            table = {}
+        addrs = sorted(table)
+        rows = _LINES[key] = (addrs, [table[a] for a in addrs])
+        if len(_LINES) > 64:
+            _LINES.pop(next(iter(_LINES)))
+    i = bisect.bisect_right(rows[0], pc) - 1
+    if i < 0:
+        return None
+    path, line, col = rows[1][i]
+    return f"{path}:{line}:{col}" if col else f"{path}:{line}"
 
 
 def _processor(e_flags: int) -> str:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from gcnforge.emulator.core import WAVE
-from gcnforge.emulator.executor import EmulationError, ExecLoc
+from gcnforge.emulator.executor import EmulationError, ExecLoc, _source
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
 from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write
@@ -126,7 +126,8 @@ class Sanitizer(DefinednessMixin, HazardMixin):
     # ---- reporting ---------------------------------------------------------------------------------
     def report(self, kind, message, ins, wave, lane=None, notes=()):
         ex = self.ex
-        loc = ExecLoc(ex.kernel, ins.pc, ins.text, ex.wgs[ex.wg_of[wave]], int(ex.wave_slot[wave]), lane)
+        loc = ExecLoc(ex.kernel, ins.pc, ins.text, ex.wgs[ex.wg_of[wave]], int(ex.wave_slot[wave]), lane,
+                      _source(ex.image, ins.pc))
         key = (ins.pc, kind)
         counts = self.stats.report_counts  # per (pc, kind) over the whole launch (every batch)
         if self.suppress is not None and self.suppress.match(ex.kernel, ins.pc, kind) is not None:

@@ -30,6 +30,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.isa.target import USER_SGPRS
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS
+from gcnforge.dialect.source import copy_loc
 from gcnforge.dialect.structure_ops import AllocaOp, BlockIdOp, KernelOp, LdsAllocOp, LoadArgOp, ThreadIdOp
 from gcnforge.dialect.types import SGPRType, VGPRType
 from gcnforge.dialect.value_ops import lds_bytes, module_target
@@ -119,13 +120,13 @@ def lower_kernel(k: KernelOp) -> None:
             off = offsets[op.index.value.data]
             dst = AllocaOp(t)
             c = ConstantOp.from_int_and_width(off, 32)
-            ld = FAMILY_OPS["smem"](SMEM_LOAD[n], [dst.result, kp.result, c.result])
+            ld = copy_loc(op, FAMILY_OPS["smem"](SMEM_LOAD[n], [dst.result, kp.result, c.result]))  # k.args()'s line
             entry.insert_ops_after([dst, c, ld], last)
             last = ld
             op.result.replace_all_uses_with(ld.outs[0])
             op.detach()
             op.erase()
-        w = FAMILY_OPS["sopp"]("s_waitcnt", [], imms=[WAITCNT_LGKM0])
+        w = copy_loc(last, FAMILY_OPS["sopp"]("s_waitcnt", [], imms=[WAITCNT_LGKM0]))  # serves the loads
         entry.insert_op_after(w, last)
 
     v0 = None

@@ -40,6 +40,7 @@ from gcnforge.dialect.types import RegisterType
 from gcnforge.dialect.value_ops import input_target
 from gcnforge.isa import table
 from gcnforge.translate.inst_text import inst_text
+from gcnforge.translate.source_lines import SourceLines
 
 PSEUDO = (AllocaOp, MakeRangeOp, SplitRangeOp, ConstantOp)
 
@@ -85,16 +86,18 @@ def _names(attr) -> list[str]:
     return [s.data for s in attr.data] if attr is not None else []
 
 
-def kernel_text(k: KernelOp, index: int) -> str:
-    return "\n".join(["\t.text", *kernel_lines(k, index)]) + "\n"
+def kernel_text(k: KernelOp, index: int, src: SourceLines | None = None) -> str:
+    return "\n".join(["\t.text", *kernel_lines(k, index, src=src)]) + "\n"
 
 
 def kernel_lines(k: KernelOp, index: int, label: str = ".LBB", end: str = ".Lfunc_end",
-                 where: Callable[[Operation], object] | None = None) -> list[str]:
+                 where: Callable[[Operation], object] | None = None, src: SourceLines | None = None) -> list[str]:
     """The kernel's code as assembly lines: symbol, blocks (labels ``<label><index>_<i>``; a
     conditional branch is followed by ``s_branch`` when its fall-through block is not next, a
     raised branch marked ``lift.fallthrough`` to the next block prints nothing), ``.size``.
-    ``where`` gives an instruction's error location (default: the op)."""
+    ``where`` gives an instruction's error location (default: the op). ``src``: collects
+    ``.file`` entries and writes a ``.loc`` before each instruction whose source place changed
+    (None: no line directives)."""
     name = k.sym_name.data
     blocks = list(k.body.blocks)
     labels = {id(b): f"{label}{index}_{i}" for i, b in enumerate(blocks)}
@@ -105,6 +108,8 @@ def kernel_lines(k: KernelOp, index: int, label: str = ".LBB", end: str = ".Lfun
         nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
         for op in b.ops:
             if not isinstance(op, PSEUDO):
+                if src is not None and (d := src.directive(op)) is not None:
+                    lines.append(d)
                 lines += _op_lines(op, nxt, labels, where)
     lines.append(f"{end}{index}:")
     lines.append(f"\t.size\t{name}, {end}{index}-{name}")
@@ -329,11 +334,13 @@ def _module_text(module: Operation, only: list[str] | None, chip: str, with_meta
         raise Diagnostic("no amdgcn.kernel to compile", module)
     parts = [f'\t.amdgcn_target "amdgcn-amd-amdhsa--{chip}"', "\t.amdhsa_code_object_version 5"]
     counts = {id(k): register_counts(k) for k in ks}
+    src = SourceLines()
     for i, k in enumerate(ks):
-        parts.append(kernel_text(k, i))
+        parts.append(kernel_text(k, i, src))
         parts.append('\t.section\t.rodata,"a",@progbits')
         parts.append("\t.p2align\t6, 0x0")
         parts.append(descriptor_text(k, counts[id(k)]))
+    parts[2:2] = src.file_directives()  # every file a .loc names, before the first .loc
     if with_metadata:
         parts.append(metadata_text(ks, counts, chip))
         return "\n".join(parts), {}
