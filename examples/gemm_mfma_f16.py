@@ -6,7 +6,9 @@ of its B tile) and the four consecutive k values ``4 * (l // 32) .. +3`` of each
 k step, which is the operand layout of ``v_mfma_f32_32x32x8_f16`` (AMD Matrix Instruction
 Calculator, CDNA3, 32x32x8 f16: A[i][k] in lane i + 32 * (k // 4), register half k % 4).
 The 16 result registers of lane ``l`` hold column ``l % 32`` and rows
-``8 * (j // 4) + 4 * (l // 32) + j % 4`` for register j (same source).
+``8 * (j // 4) + 4 * (l // 32) + j % 4`` for register j (same source): ``gcnforge.lib``'s
+``store_result_tile`` reads that layout from ``gcnforge.isa.mfma_layout`` and stores the
+tile through a buffer resource.
 
 The k loop is a Python loop: it unrolls into ``K / 8`` load pairs and MFMAs, so K is a
 compile-time parameter of ``build``. The wait for each k step's loads is stated as a
@@ -24,6 +26,7 @@ layout of CDNA3's 16x16 MFMAs, AMD Matrix Instruction Calculator).
 from __future__ import annotations
 
 from gcnforge.builder import Arg, Module
+from gcnforge.lib import store_result_tile
 
 TILE = 32  # output tile edge per wave (the MFMA's M and N)
 KSTEP = 8  # the MFMA's K
@@ -68,7 +71,6 @@ def build(k_dim: int = 64, n_dim: int = 64, name: str | None = None, target: str
         kofs = k.v_lshlrev_b32(3, half)  # 4 halves * 2 bytes
         # VOP3 takes no literal on gfx942: sizes beyond the inline range (0..64) go in SGPRs.
         k_sgpr = k.s_mov_b32(k_dim)
-        n_sgpr = k.s_mov_b32(n_dim)
         a_off = k.v_lshlrev_b32(1, k.v_mul_lo_u32(a_row, k_sgpr))
         a_off = k.v_add_u32(a_off, kofs)
         b_off = k.v_lshlrev_b32(1, k.v_mul_lo_u32(b_row, k_sgpr))
@@ -81,14 +83,9 @@ def build(k_dim: int = 64, n_dim: int = 64, name: str | None = None, target: str
             k.wait(ta, tb)
             acc = k.v_mfma_f32_32x32x8_f16(av, bv, 0 if acc is None else acc)
 
-        # C offset of register j: ((tile_m + 8 * (j // 4) + 4 * half + j % 4) * N + tile_n + row) * 4.
-        c_row = k.v_add_u32(tile_m, k.v_lshlrev_b32(2, half))
-        c_off = k.v_mul_lo_u32(c_row, n_sgpr)
-        c_off = k.v_add_u32(c_off, k.v_add_u32(tile_n, row))
-        c_off = k.v_lshlrev_b32(2, c_off)
-        for j, value in enumerate(acc.split()):
-            step = (8 * (j // 4) + j % 4) * n_dim * 4
-            k.global_store_dword(k.v_add_u32(step, c_off), value, c)
+        # C: the tile starts at byte (tile_m * N + tile_n) * 4; which lane and register hold
+        # which element is the MFMA's result layout, applied by gcnforge.lib
+        store_result_tile(k, acc, c, tile_m, tile_n, n_dim, "v_mfma_f32_32x32x8_f16")
         k.s_endpgm()
     m.verify()
     return m
@@ -108,7 +105,6 @@ def _build_16x16x32(m: Module, k_dim: int, n_dim: int, name: str, dtype: str) ->
         tile_n = k.s_lshl_b32(k.block_id("x"), 4)
         tile_m = k.s_lshl_b32(k.block_id("y"), 4)
         k_sgpr = k.s_mov_b32(k_dim)
-        n_sgpr = k.s_mov_b32(n_dim)
         kofs = k.v_lshlrev_b32(4, grp)  # 8 halves * 2 bytes
         # byte offsets of the lane's first A and B elements: ((tile + row) * K + 8 * grp) * 2
         a_off = k.v_add_u32(k.v_lshlrev_b32(1, k.v_mul_lo_u32(k.v_add_u32(tile_m, row), k_sgpr)), kofs)
@@ -120,12 +116,7 @@ def _build_16x16x32(m: Module, k_dim: int, n_dim: int, name: str, dtype: str) ->
             bv, tb = k.global_load_dwordx4(b_off, bt, offset=2 * k0)
             k.wait(ta, tb)
             acc = mfma(av, bv, 0 if acc is None else acc)
-        # C offset of register j: ((tile_m + 4 * grp + j) * N + tile_n + row) * 4
-        c_row = k.v_add_u32(tile_m, k.v_lshlrev_b32(2, grp))
-        c_off = k.v_add_u32(k.v_mul_lo_u32(c_row, n_sgpr), k.v_add_u32(tile_n, row))
-        c_off = k.v_lshlrev_b32(2, c_off)
-        for j, value in enumerate(acc.split()):
-            k.global_store_dword(k.v_add_u32(j * n_dim * 4, c_off), value, c)
+        store_result_tile(k, acc, c, tile_m, tile_n, n_dim, f"v_mfma_f32_16x16x32_{dtype}")
         k.s_endpgm()
     m.verify()
     return m

@@ -31,6 +31,7 @@ import sys
 import numpy as np
 
 from gcnforge.builder import Arg, Module
+from gcnforge.lib import store_result_tile
 
 TILE = 16  # the MFMA's M and N
 KSTEP = 128  # the MFMA's K
@@ -75,12 +76,8 @@ def build(m_dim: int = 32, n_dim: int = 32, k_dim: int = 256) -> Module:
             # fp4 A and B (cbsz:4 blgp:4: four dwords each), scale byte 0 of each scale VGPR
             acc = k.v_mfma_scale_f32_16x16x128_f8f6f4(av, bv, 0 if acc is None else acc, xa, xb,
                                                       op_sel=[0, 0, 0], op_sel_hi=[0, 0, 0], cbsz=4, blgp=4)
-        # C offset of lane l, register j: ((tile_m + 4 * grp + j) * N + tile_n + row) * 4
-        c_row = k.v_lshl_add_u32(grp, 2, tile_m)
-        c_off = k.v_add_u32(k.v_mul_lo_u32(c_row, k.s_mov_b32(n_dim)), k.v_add_u32(tile_n, row))
-        c_off = k.v_lshlrev_b32(2, c_off)
-        for j, value in enumerate(acc.split()):
-            k.global_store_dword(k.v_add_u32(4 * n_dim * j, c_off) if j else c_off, value, c)
+        # C (lane l, register j: row 4 * (l // 16) + j, column l % 16), applied by gcnforge.lib
+        store_result_tile(k, acc, c, tile_m, tile_n, n_dim, "v_mfma_f32_16x16x128_f8f6f4")
         k.s_endpgm()
     m.verify()
     return m

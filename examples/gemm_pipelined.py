@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from gcnforge.builder import Arg, Module
 from gcnforge.builder.scheduled import sched_for
+from gcnforge.lib import store_result_tile
 from gemm_lds import ESIZE, KSTEP_BYTES, MFMA
 
 
@@ -113,13 +114,9 @@ def build(k_dim: int = 128, n_dim: int = 64, dtype: str = "f16", wm: int = 2, wn
             L.yield_(*nexts, nxt, cur, acc)
         acc = L.results[-1]
 
-        row = k.v_add_u32(k.s_add_u32(row0_m, k.s_lshl_b32(wave_m, 5)),
-                          k.v_lshlrev_b32(2, k.v_lshrrev_b32(5, lane)))
-        col = k.v_add_u32(k.s_add_u32(col0_n, k.s_lshl_b32(wave_n, 5)), r32)
-        c_off = k.v_lshlrev_b32(2, k.v_add_u32(k.v_mul_lo_u32(row, k.s_mov_b32(n_dim)), col))
-        for j, v in enumerate(acc.split()):
-            step = (8 * (j // 4) + j % 4) * n_dim * 4
-            k.global_store_dword(c_off if step == 0 else k.v_add_u32(k.s_mov_b32(step), c_off), v, c)
+        # the wave's 32x32 tile of C, in the MFMA's result layout (gcnforge.lib)
+        store_result_tile(k, acc, c, k.s_add_u32(row0_m, k.s_lshl_b32(wave_m, 5)),
+                          k.s_add_u32(col0_n, k.s_lshl_b32(wave_n, 5)), n_dim, MFMA[dtype])
         k.s_endpgm()
     m.verify()
     return m

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from gcnforge.builder import Arg, Module
 from gcnforge.builder.scheduled import sched_for
+from gcnforge.lib import store_result_tile
 
 TILE = 32
 KSTEP = 8
@@ -63,7 +64,6 @@ def build(k_dim: int = 64, n_dim: int = 64, delays: tuple[int, int, int] = NAIVE
         tile_n = k.s_lshl_b32(k.block_id("x"), 5)
         tile_m = k.s_lshl_b32(k.block_id("y"), 5)
         k_sgpr = k.s_mov_b32(k_dim)
-        n_sgpr = k.s_mov_b32(n_dim)
         kofs = k.v_lshlrev_b32(3, half)
         a_off0 = k.v_add_u32(k.v_lshlrev_b32(1, k.v_mul_lo_u32(k.v_add_u32(tile_m, row), k_sgpr)), kofs)
         b_off0 = k.v_add_u32(k.v_lshlrev_b32(1, k.v_mul_lo_u32(k.v_add_u32(tile_n, row), k_sgpr)), kofs)
@@ -106,12 +106,9 @@ def build(k_dim: int = 64, n_dim: int = 64, delays: tuple[int, int, int] = NAIVE
             L.yield_(a_next, b_next, nxt, cur, acc)
         (_, _, _, _, acc) = L.results
 
-        # C offset of register j: ((tile_m + 8 * (j // 4) + 4 * half + j % 4) * N + tile_n + row) * 4
-        c_row = k.v_add_u32(tile_m, k.v_lshlrev_b32(2, half))
-        c_off = k.v_lshlrev_b32(2, k.v_add_u32(k.v_mul_lo_u32(c_row, n_sgpr), k.v_add_u32(tile_n, row)))
-        for j, value in enumerate(acc.split()):
-            step = (8 * (j // 4) + j % 4) * n_dim * 4
-            k.global_store_dword(k.v_add_u32(step, c_off), value, c)
+        # C: the MFMA's result layout (register j of lane l: row 8 * (j // 4) + 4 * (l // 32) + j % 4,
+        # column l % 32), applied by gcnforge.lib
+        store_result_tile(k, acc, c, tile_m, tile_n, n_dim, "v_mfma_f32_32x32x8_f16")
         k.s_endpgm()
     m.verify()
     return m

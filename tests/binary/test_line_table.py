@@ -103,9 +103,9 @@ def test_sanitizer_names_the_author_line_of_an_out_of_bounds_store():
 
 def test_loc_directives_errors_and_the_elf_file_form():
     text = "\t.text\nk:\n\t.loc\t3 1 1\n\ts_endpgm\n"
-    with pytest.raises(Diagnostic, match="unassigned file number 3"):
-        assemble(text)
+    with pytest.raises(Diagnostic, match="unassigned file number in '.loc' directive"):
+        assemble(text)  # (llvm-mc's words; the compiled fast path checks a '.loc' the first time it is seen)
     plain = assemble('\t.file\t"x.cl"\n\t.text\nk:\n\ts_endpgm\n')  # the ELF file symbol: no table
     assert b".debug_line" not in plain
-    with pytest.raises(Diagnostic, match="expected '.file N"):
-        assemble('\t.file\t1 "x.cl" junk\n')
+    one = assemble('\t.file\t1 "/d" "x.cl"\n\t.text\nk:\n\t.loc\t1 4 2\n\ts_nop 0\n\t.loc\t1 4 2\n\ts_endpgm\n')
+    assert b".debug_line" in one and b"x.cl\0" in one

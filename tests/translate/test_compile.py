@@ -115,6 +115,7 @@ ABOVE_BOUND = {
     "layer_norm_f32": {"v": 1, "s": 2},  # v0 pinned before VGPR pairs; V# quads after s2
     "rms_norm_f32": {"v": 1, "s": 2},
     "row_softmax_f32": {"v": 1, "s": 4},  # V# quads 4-aligned around s2 and the copied words
+    "gemm_f16_32x32": {"s": 1},  # the C tile's V# (gcnforge.lib.store_result_tile) 4-aligned after s2
 }
 
 

@@ -11,7 +11,8 @@
   registers and the read tokens.
 * ``fragment_to_global(k, acc, rsrc, goff, grow_bytes, mnemonic)``: stores the f32/i32 result
   ``acc`` (``m x n``) to rows ``grow_bytes`` apart from byte ``goff``; lanes past the buffer's
-  end are dropped by the V#.
+  end are dropped by the V#. ``store_result_tile(k, acc, ptr, row0, col0, ld, mnemonic)``: the
+  same into a row-major matrix of ``ld`` columns at ``ptr``, the tile at (``row0``, ``col0``).
 
 Per-lane rows and columns come from the MFMA layout facts (``gcnforge.isa.mfma_layout``): each
 is a sum of bit fields of the lane id (``fit_lane_function``), emitted with ``v_bfe_u32`` and
@@ -149,3 +150,17 @@ def fragment_to_global(k, acc, rsrc, goff, grow_bytes: int, mnemonic: str):
         else:
             tokens.append(buffer_store(k, v, rsrc, k.v_add_u32(off, base), soffset=goff))
     return tokens
+
+
+def store_result_tile(k, acc, ptr, row0, col0, ld: int, mnemonic: str, nbytes=0xFFFFFFFF):
+    """``acc`` (the 32-bit result of ``mnemonic``) into the row-major matrix at ``ptr`` (an SGPR
+    pair; ``ld`` columns, ``nbytes`` long: rows past it are dropped) with its tile's first
+    element at row ``row0``, column ``col0`` (SGPRs or ints)."""
+    from gcnforge.lib.buffer import make_buffer_rsrc
+
+    if isinstance(row0, int) and isinstance(col0, int):
+        goff = 4 * (row0 * ld + col0)
+    else:
+        r = k.s_mul_i32(row0, k.s_mov_b32(ld)) if not isinstance(row0, int) else row0 * ld
+        goff = k.s_lshl_b32(k.s_add_u32(r, col0), 2)
+    return fragment_to_global(k, acc, make_buffer_rsrc(k, ptr, nbytes), goff, 4 * ld, mnemonic)
