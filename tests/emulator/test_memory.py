@@ -1,11 +1,12 @@
-"""Device memory: distinct allocations above 4 GiB with unmapped gaps, host copies, and
-the vectorized access primitives the instructions use."""
+"""Device memory: distinct allocations above 4 GiB with unmapped gaps, each mapping its size
+rounded as ROCr rounds it (4 KiB pages; 2 MiB blocks above 2 MiB), host copies, and the
+vectorized access primitives the instructions use."""
 
 import numpy as np
 import pytest
 
 from gcnforge.diagnostics import Diagnostic
-from gcnforge.emulator.memory import GLOBAL_BASE, GUARD, Memory
+from gcnforge.emulator.memory import GLOBAL_BASE, GUARD, Memory, mapped_size
 
 
 def test_allocations_are_distinct_aligned_and_above_4gib():
@@ -15,9 +16,20 @@ def test_allocations_are_distinct_aligned_and_above_4gib():
     assert addrs[0] % 256 == 0 and addrs[2] % 4096 == 0
     for a, b in zip(addrs, addrs[1:]):
         assert b > a
-    # the byte just past an allocation is unmapped (guard gap)
-    assert not m.check(np.array([addrs[0] + 10], np.uint64), 1)[0]
-    assert m.check(np.array([addrs[0] + 9], np.uint64), 1)[0]
+    # past the array, inside its 4 KiB page (ROCr rounds a request to 4096 bytes): mapped, but not
+    # inside the array itself (the sanitizer's view); the byte past the page is unmapped (guard gap)
+    assert m.check(np.array([addrs[0] + 10, addrs[0] + 4095], np.uint64), 1).all()
+    assert not m.check(np.array([addrs[0] + 10], np.uint64), 1, exact=True)[0]
+    assert m.check(np.array([addrs[0] + 9], np.uint64), 1, exact=True)[0]
+    assert not m.check(np.array([addrs[0] + 4096], np.uint64), 1)[0]
+    assert not m.check(np.array([addrs[2] + 8192], np.uint64), 1)[0]  # 5000 bytes map two pages
+
+
+def test_mapped_extent_follows_rocr_rounding():
+    """ROCr's MemoryRegion::Allocate: AlignUp(size, 4 KiB); above the 2 MiB fragment block size,
+    a multiple of 2 MiB (ROCm/ROCR-Runtime amd_memory_region.{h,cpp})."""
+    assert [mapped_size(n) for n in (0, 1, 4096, 4097, 2 << 20)] == [4096, 4096, 4096, 8192, 2 << 20]
+    assert mapped_size((2 << 20) + 1) == 4 << 20
 
 
 def test_host_write_read_roundtrip_and_growth():
@@ -47,10 +59,11 @@ def test_gather_scatter_masks_unmapped_lanes():
     m = Memory()
     a = m.alloc(64)
     m.write(a, bytes(range(64)))
-    addrs = np.array([a, a + 60, a + 62, 0x10], np.uint64)
+    addrs = np.array([a, a + 60, a + 62, a + 4094, 0x10], np.uint64)
     got = m.gather(addrs, 4)
     assert got[0].tolist() == [0, 1, 2, 3] and got[1].tolist() == [60, 61, 62, 63]
-    assert got[2].tolist() == [0, 0, 0, 0] and got[3].tolist() == [0, 0, 0, 0]  # straddles end / unmapped
+    assert got[2].tolist() == [62, 63, 0, 0]  # past the array, inside its page: mapped (zeros)
+    assert got[3].tolist() == [0, 0, 0, 0] and got[4].tolist() == [0, 0, 0, 0]  # straddles the page / unmapped
     m.scatter(np.array([a + 4, 0x10], np.uint64), np.array([[9, 9], [7, 7]], np.uint8), np.array([True, True]))
     assert m.read(a + 4, 2) == b"\x09\x09"
 
@@ -103,9 +116,10 @@ def test_random_alloc_free_keeps_blocks_apart_aligned_and_intact():
         data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
         m.write(addr, data)
         live[addr] = (n, data)
-        spans = sorted((a, a + max(k, 1)) for a, (k, _) in live.items())
+        spans = sorted((a, a + mapped_size(k)) for a, (k, _) in live.items())
         for (_, end), (nxt, _) in zip(spans, spans[1:]):
             assert nxt - end >= GUARD
-        assert not m.check(np.array([addr + max(n, 1)], np.uint64), 1)[0]  # the byte past it is unmapped
+        assert not m.check(np.array([addr + mapped_size(n)], np.uint64), 1)[0]  # the byte past its extent
+        assert not m.check(np.array([addr + max(n, 1)], np.uint64), 1, exact=True)[0]
     for addr, (n, data) in live.items():
         assert m.read(addr, n) == data

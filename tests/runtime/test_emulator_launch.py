@@ -197,3 +197,19 @@ def test_sanitizer_report_and_no_copy_back_after_a_fault(mod, emulator):
     text = str(e.value)
     assert "saxpy" in text and "pc=" in text and ("oob" in text or "unmapped" in text or "outside" in text), text
     assert np.all(out == 7)  # a failed launch leaves the caller's arrays untouched
+
+
+def test_overrun_inside_the_allocation_granule_runs_and_the_sanitizer_names_the_array(mod, emulator):
+    """n=96 on 64-float buffers: lanes 64-95 touch the 128 bytes after each 256-byte array, inside
+    the 4 KiB page ROCr rounds every allocation to (emulator/memory.py), so the launch runs as on a
+    GPU (the arrays' own elements right); the sanitizer reports the access and names the argument."""
+    from gcnforge.diagnostics import Diagnostic
+
+    x = np.arange(64, dtype=np.float32)
+    out = np.ones(64, np.float32)
+    mod["saxpy"](out, x, 96, 2.0, grid=1, block=128, device=emulator)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+    with pytest.raises(Diagnostic) as e:
+        mod["saxpy"](np.ones(64, np.float32), x, 96, 2.0, grid=1, block=128, device=emulator, sanitize=True)
+    text = str(e.value)
+    assert e.value.kind == "oob" and "256-byte allocation 'x'" in text and "0 bytes past its end" in text, text

@@ -363,10 +363,11 @@ class Executor(Machine):
         wi, li = np.argwhere(bad)[0]
         return WaveFault(what, {int(w[wi]): int(li)})
 
-    def lane_access(self, space, addrs, n, mask, w, ins, data=None, check_global=True):
+    def lane_access(self, space, addrs, n, mask, w, ins, data=None, check_global=True, base=None):
         """Per-lane memory access. ``space`` 'global' | 'flat' | 'scratch' | 'lds'; addrs (k,64)
         uint64 (byte addresses, or offsets for lds/scratch). Reads return (k,64,n) uint8;
-        writes store ``data`` (k,64,n) where ``mask``."""
+        writes store ``data`` (k,64,n) where ``mask``. ``base`` (k,): the pointer the addresses
+        derive from (a buffer resource's base): a store must stay in its allocation's extent."""
         k = len(w)
         if data is not None:
             self.mem_writes += 1
@@ -384,18 +385,28 @@ class Executor(Machine):
                         out[m] = r[m]
             return out
         if self.sanitizer is not None:
-            mask = self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None)
+            mask = self.sanitizer.access(space, addrs, n, mask, w, ins, write=data is not None, base=base)
         if self.observe is not None:
             self.observe(space, addrs, n, mask, w)
         if space == "global":
             flat = addrs.reshape(-1)
             fm = mask.reshape(-1)
             ok = self.mem.check(flat, n)
+            if base is not None and data is not None:  # a store through a resource stays in its allocation
+                own = self.mem.within_owner(addrs, n, base)
+                if own is not None:
+                    ok &= own.reshape(-1)
             bad = fm & ~ok
+            if bad.any() and data is None:  # a load past an extent reads the heap there (memory.py)
+                bad &= ~self.mem.in_heap(flat, n)
             if bad.any():
-                raise self._fault_lanes(bad.reshape(k, WAVE), w,
-                                        f"{'store to' if data is not None else 'load from'} unmapped global address "
-                                        f"0x{int(flat[np.argmax(bad)]):x} ({n} bytes)")
+                a = int(flat[np.argmax(bad)])
+                wi = int(np.argmax(bad)) // WAVE
+                owner = int(base[wi]) if base is not None else a
+                what = (f"store to global address 0x{a:x} ({n} bytes) outside the mapped extent of its buffer (a "
+                        "GPU would overwrite another allocation or fault)" if data is not None else
+                        f"load from unmapped global address 0x{a:x} ({n} bytes)")
+                raise self._fault_lanes(bad.reshape(k, WAVE), w, f"{what}: {self.mem.describe_from(owner, a, n)}")
             if data is None:
                 return self.mem.gather(flat, n, fm, checked=True).reshape(k, WAVE, n)
             self.mem.scatter(flat, data.reshape(-1, n), fm, checked=True)

@@ -1,11 +1,23 @@
 """Device memory of the emulator: global allocations, and the flat address apertures.
 
 Global memory is one NumPy ``uint8`` arena; allocations sit at distinct device addresses
-``GLOBAL_BASE + arena offset`` separated by unmapped guard gaps, so an access that runs
-past the end of a buffer lands in a gap (unmapped: the sanitizer reports it) instead of in
-a neighbour. Freed allocations are reused (``Memory``), so an address may name a new
-buffer after its old one was freed, as on a device. Addresses are above 4 GiB on purpose:
-kernels that truncate pointers to 32 bits fail here as they would on hardware.
+``GLOBAL_BASE + arena offset`` separated by guard gaps. Freed allocations are reused
+(``Memory``), so an address may name a new buffer after its old one was freed, as on a
+device. Addresses are above 4 GiB on purpose: kernels that truncate pointers to 32 bits fail
+here as they would on hardware.
+
+What an access past the end of an allocation does follows ROCm's allocator, which hipMalloc
+reaches through ROCr's ``MemoryRegion::Allocate`` (ROCm/ROCR-Runtime,
+src/core/runtime/amd_memory_region.cpp and src/core/inc/amd_memory_region.h): a request is
+rounded up to ``kPageSize_`` = 4 KiB (``HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE``, the
+granularity ROCclr queries); one of at most 2 MiB is a fragment of a shared, mapped 2 MiB
+block (``BlockAllocator::block_size_``), a larger one is padded to a multiple of 2 MiB.
+So here each allocation maps its rounded extent (``Allocation.mapped``): device loads and
+stores inside it succeed, as on a GPU. A load past the extent that stays inside the heap
+(the arena's used range, standing for ROCr's blocks) reads the bytes there (a gap's zeros or
+the next allocation) where a GPU reads its neighbouring fragment; a store past the extent
+stops the launch (``Memory.describe`` names the array), since on a GPU it overwrites another
+allocation or faults. The sanitizer reports every access past an array's own size.
 
 Flat addresses (FLAT instructions, ISA guide "Flat Memory Instructions") resolve by their
 high 32 bits: those equal to SHARED_APERTURE_HI are LDS, those equal to
@@ -24,7 +36,9 @@ import numpy as np
 from gcnforge.diagnostics import Diagnostic
 
 GLOBAL_BASE = 0x1_0000_0000  # first allocation at 4 GiB
-GUARD = 4096  # unmapped bytes between allocations
+GUARD = 4096  # unmapped bytes between allocations' extents
+PAGE = 4096  # ROCr kPageSize_: every allocation is rounded up to it (amd_memory_region.h)
+FRAGMENT_BLOCK = 2 << 20  # ROCr BlockAllocator::block_size_: larger allocations are padded to it
 SHARED_APERTURE_HI = 0x1000_0000  # high dword of src_shared_base (flat -> LDS)
 PRIVATE_APERTURE_HI = 0x2000_0000  # high dword of src_private_base (flat -> scratch)
 SHARED_BASE = SHARED_APERTURE_HI << 32
@@ -39,6 +53,17 @@ class Allocation:
     live: bool = True
     name: str = ""
     block: int = 0  # arena offset where the allocation's block (its guard gap, then its bytes) starts
+
+    @property
+    def mapped(self) -> int:
+        """Bytes a GPU maps for it: the size rounded as ROCr rounds it (module docstring)."""
+        return mapped_size(self.size)
+
+
+def mapped_size(nbytes: int) -> int:
+    n = max(nbytes, 1)
+    g = PAGE if n <= FRAGMENT_BLOCK else FRAGMENT_BLOCK
+    return (n + g - 1) // g * g
 
 
 def _words(b: np.ndarray) -> np.ndarray:
@@ -64,13 +89,14 @@ class Memory:
         self._free: list[list[int]] = []  # [start, end) arena ranges below ``used`` that no block holds, sorted
         # sorted arrays of the live allocations for vectorized lookup
         self._starts = np.zeros(0, dtype=np.uint64)
-        self._ends = np.zeros(0, dtype=np.uint64)
+        self._ends = np.zeros(0, dtype=np.uint64)  # ends of the mapped extents
+        self._size_ends = np.zeros(0, dtype=np.uint64)  # ends of the arrays as allocated
 
     # ---- allocation -------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = 256, name: str = "") -> int:
         if nbytes < 0 or align <= 0 or align & (align - 1):
             raise Diagnostic(f"bad allocation request: {nbytes} bytes, align {align}")
-        span = max(nbytes, 1)
+        span = mapped_size(nbytes)
         for i, (lo, hi) in enumerate(self._free):  # first fit in a freed range
             off = (lo + GUARD + align - 1) // align * align
             if off + span <= hi:
@@ -99,7 +125,8 @@ class Memory:
 
     def _index(self) -> None:
         self._starts = np.array([a.addr for a in self.allocs], dtype=np.uint64)
-        self._ends = np.array([a.addr + a.size for a in self.allocs], dtype=np.uint64)
+        self._ends = np.array([a.addr + a.mapped for a in self.allocs], dtype=np.uint64)
+        self._size_ends = np.array([a.addr + a.size for a in self.allocs], dtype=np.uint64)
 
     def free(self, addr: int) -> None:
         i = bisect.bisect_left(self.allocs, addr, key=lambda x: x.addr)
@@ -108,7 +135,7 @@ class Memory:
         a = self.allocs.pop(i)
         a.live = False
         self._index()
-        self._release(a.block, a.offset + max(a.size, 1))
+        self._release(a.block, a.offset + a.mapped)
 
     def _release(self, lo: int, hi: int) -> None:
         """Return arena range [lo, hi) to the free list, merged with free neighbours."""
@@ -133,6 +160,59 @@ class Memory:
                 return a
         return None
 
+    def label(self, addr: int, name: str) -> None:
+        """Name the live allocation at ``addr`` (the runtime names each after its kernel argument)."""
+        a = self.find(addr)
+        if a is not None and a.addr == addr:
+            a.name = name
+
+    def describe(self, addr: int, n: int) -> str:
+        """Where ``n`` bytes at ``addr`` lie relative to the nearest allocation below them."""
+        return self.describe_from(addr, addr, n)
+
+    def describe_from(self, owner: int, addr: int, n: int) -> str:
+        """Where ``n`` bytes at ``addr`` lie relative to the allocation that holds ``owner`` (the
+        access's base pointer), or else the nearest one below ``owner``."""
+        i = bisect.bisect_right(self.allocs, owner, key=lambda x: x.addr) - 1
+        if i < 0:
+            return f"0x{addr:x} is below every allocation"
+        a = self.allocs[i]
+        where = f"the {a.size}-byte allocation{f' {a.name!r}' if a.name else ''} at 0x{a.addr:x}"
+        end = a.addr + a.size
+        if addr < a.addr:
+            return f"outside {where} ({a.addr - addr} bytes before its start)"
+        if addr + n <= end:
+            return f"inside {where}"
+        at = f"{addr - end} bytes past its end" if addr >= end else f"runs {addr + n - end} bytes past its end"
+        extra = "inside" if addr + n <= a.addr + a.mapped else "beyond"
+        return f"outside {where} (offset {addr - a.addr}: {at}, {extra} its {a.mapped}-byte mapped extent)"
+
+    def within_owner(self, addrs: np.ndarray, n: int, bases: np.ndarray, exact: bool = False) -> np.ndarray | None:
+        """For accesses whose base pointer is known (a buffer resource's base, (k,) per wave):
+        bool (k, 64) per lane, whether its ``n`` bytes lie in the allocation holding that base
+        (its mapped extent; ``exact``: its size). Waves whose base is in no allocation get the
+        plain ``check`` of every allocation; None when no base is in an allocation."""
+        if len(self._starts) == 0:
+            return None
+        b = bases.astype(np.uint64, copy=False)
+        i = np.searchsorted(self._starts, b, side="right") - 1
+        ic = np.clip(i, 0, None)
+        owned = (i >= 0) & (b < self._ends[ic])
+        if not owned.any():
+            return None
+        ends = (self._size_ends if exact else self._ends)[ic][:, None]
+        a = addrs.astype(np.uint64, copy=False)
+        ok = (a >= self._starts[ic][:, None]) & (a + np.uint64(n) <= ends)
+        if not owned.all():
+            ok = np.where(owned[:, None], ok, self.check(a.reshape(-1), n, exact).reshape(a.shape))
+        return ok
+
+    def in_heap(self, addrs: np.ndarray, n: int) -> np.ndarray:
+        """Bool per address: its ``n`` bytes lie in the arena's used range (ROCr's 2 MiB blocks
+        stand behind it: a load there reads a neighbour on a GPU, it does not fault)."""
+        a = addrs.astype(np.uint64, copy=False)
+        return (a >= np.uint64(GLOBAL_BASE)) & (a + np.uint64(n) <= np.uint64(GLOBAL_BASE + self.used))
+
     # ---- host access -------------------------------------------------------------
     def write(self, addr: int, data) -> None:
         buf = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), np.uint8)
@@ -148,20 +228,22 @@ class Memory:
         return self.arena[o : o + n].tobytes()
 
     # ---- device access (vectorized over lanes) -------------------------------------
-    def check(self, addrs: np.ndarray, n: int) -> np.ndarray:
-        """Bool per address: the ``n`` bytes at it lie inside one live allocation."""
+    def check(self, addrs: np.ndarray, n: int, exact: bool = False) -> np.ndarray:
+        """Bool per address: the ``n`` bytes at it lie inside one live allocation's mapped
+        extent (``exact``: inside the array's own size, for the sanitizer)."""
         if len(self._starts) == 0:
             return np.zeros(addrs.shape, dtype=bool)
+        ends = self._size_ends if exact else self._ends
         a = addrs.astype(np.uint64, copy=False)
         if a.size:  # usually every lane is inside one allocation: two reductions decide it
             lo, hi = int(a.min()), int(a.max())
             j = int(np.searchsorted(self._starts, np.uint64(lo), side="right")) - 1
-            if j >= 0 and hi + n <= int(self._ends[j]):
+            if j >= 0 and hi + n <= int(ends[j]):
                 return np.ones(addrs.shape, dtype=bool)
         i = np.searchsorted(self._starts, a, side="right") - 1
         ok = i >= 0
         ic = np.clip(i, 0, None)
-        ok &= (a + np.uint64(n) <= self._ends[ic]) & (a >= self._starts[ic])
+        ok &= (a + np.uint64(n) <= ends[ic]) & (a >= self._starts[ic])
         return ok
 
     def offsets(self, addrs: np.ndarray, n: int) -> np.ndarray:

@@ -339,8 +339,9 @@ class _Rsrc:
 
 
 def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fmt=False):
-    """-> (addr, inb): byte addresses (k, 64, parts) of the ``parts`` pieces of an ``n``-byte
-    access (a dwordx4 is checked as 4 dwords) and whether each is in range."""
+    """-> (addr, inb, base): byte addresses (k, 64, parts) of the ``parts`` pieces of an
+    ``n``-byte access (a dwordx4 is checked as 4 dwords), whether each is in range, and the
+    resource's base address per wave (the allocation the access belongs to)."""
     rs = _Rsrc(x, w, srsrc, fmt)
     soff = x.sread(soffset, w, 1).astype(U64) if soffset.kind != "off" else np.zeros(len(w), U64)
     idxen, offen = "idxen" in ins.mods, "offen" in ins.mods
@@ -369,13 +370,13 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
     else:
         raw = ~rs.add_tid[:, None, None]
         inb = ~raw | (soff[:, None, None] + offset < num)
-    return addr, np.ascontiguousarray(inb)
+    return addr, np.ascontiguousarray(inb), rs.base
 
 
 def _buffer_atomic(x, ins, w, lanes):
     fn, dt, n = atomic_fn(record_of(ins))
     data, vaddr, srsrc, soff = ins.ops[:4]
-    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)  # atomics: all or nothing
+    addr, inb, _ = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n)  # atomics: all or nothing
     m = lanes & inb[:, :, 0]
     src = _vals(x, data, w, dt, n)
     cmpv = np.zeros_like(src)
@@ -387,19 +388,20 @@ def _buffer_atomic(x, ins, w, lanes):
                  lanes, n // 4)
 
 
-def _buffer_move(x, ins, w, addr, inb, lanes, n, data=None):
+def _buffer_move(x, ins, w, addr, inb, lanes, n, data=None, base=None):
     """Load (data None -> (k,64,n) bytes, 0 where out of range) or store the pieces of an
-    access; one memory access when every piece of a lane agrees and the pieces are contiguous."""
+    access; one memory access when every piece of a lane agrees and the pieces are contiguous.
+    ``base`` (k,): the resource's base address (the allocation the access belongs to)."""
     parts = addr.shape[2]
     step = n // parts
     contiguous = parts == 1 or bool(np.all(addr[:, :, 1:] - addr[:, :, :-1] == U64(step)))
     if contiguous and bool(np.all(inb == inb[:, :, :1])):
-        return x.lane_access("global", addr[:, :, 0], n, lanes & inb[:, :, 0], w, ins, data)
+        return x.lane_access("global", addr[:, :, 0], n, lanes & inb[:, :, 0], w, ins, data, base=base)
     out = np.zeros((len(w), WAVE, n), np.uint8) if data is None else None
     for i in range(parts):
         sl = slice(i * step, (i + 1) * step)
         r = x.lane_access("global", addr[:, :, i], step, lanes & inb[:, :, i], w, ins,
-                          None if data is None else np.ascontiguousarray(data[:, :, sl]))
+                          None if data is None else np.ascontiguousarray(data[:, :, sl]), base=base)
         if out is not None:
             out[:, :, sl] = r
     return out
@@ -432,15 +434,15 @@ def _format_op(x, ins, w, lanes):
     count = len(comps)  # x, xy, xyz, xyzw
     d16 = "_d16" in b
     floaty = fmt.nfmt in bf._FLOATY
-    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, fmt.nbytes, 1, fmt=True)
+    addr, inb, base = _buffer_addr(x, ins, w, vaddr, srsrc, soff, fmt.nbytes, 1, fmt=True)
     if not load:
         if count != len(fmt.bits):
             raise Unsupported(f"storing {count} component(s) to a {len(fmt.bits)}-component format is not modelled")
         regs = x.vread_n(data, w, (count + 1) // 2 if d16 else count)
         vals = bf.d16_unpack(regs, count, floaty) if d16 else regs
-        _buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes, fmt.store(vals))
+        _buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes, fmt.store(vals), base=base)
         return
-    vals = fmt.load(_buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes), count)
+    vals = fmt.load(_buffer_move(x, ins, w, addr, inb, lanes, fmt.nbytes, base=base), count)
     if lds:
         ldsa = (x.S[w, M0].astype(np.int64) & 0x3FFFF)[:, None] + _mods_offset(ins) + 4 * np.arange(WAVE)[None, :]
         x.lane_access("lds", ldsa.astype(U64), 4, lanes, w, ins,
@@ -472,11 +474,11 @@ def buffer_op(x, ins, w):
     else:
         data, vaddr, srsrc, soff = ins.ops[:4]
     parts = n // 4 if n > 4 else 1  # dword x2/x3/x4: range-checked per dword
-    addr, inb = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n, parts)
+    addr, inb, base = _buffer_addr(x, ins, w, vaddr, srsrc, soff, n, parts)
     if not load:
-        _buffer_move(x, ins, w, addr, inb, lanes, n, _store_bytes(x, ins, w, data, n, d16))
+        _buffer_move(x, ins, w, addr, inb, lanes, n, _store_bytes(x, ins, w, data, n, d16), base=base)
         return
-    raw = _buffer_move(x, ins, w, addr, inb, lanes, n)
+    raw = _buffer_move(x, ins, w, addr, inb, lanes, n, base=base)
     if "lds" in ins.mods:  # out-of-range lanes write 0 (the guide's "Clamping Rules": the memory
         _to_lds(x, ins, w, lanes, raw, n, signed)  # side follows any other buffer fetch)
         return

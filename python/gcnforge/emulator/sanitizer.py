@@ -6,9 +6,13 @@ a ``kind``:
 
 * ``unmapped`` / ``oob`` / ``misaligned`` — global, flat, buffer, scratch and LDS accesses
   outside what is mapped/allocated, or not naturally aligned (to min(size, 4) bytes; atomics
-  to their full size). A buffer (MUBUF/MTBUF) lane outside its resource's ``num_records`` is
+  to their full size). ``oob`` is any access past an array's own size, even inside the page
+  rounding a GPU maps (memory.py), naming the allocation (the runtime names it after the
+  kernel argument); a buffer access is checked against the allocation its resource's base
+  points into. A buffer (MUBUF/MTBUF) lane outside its resource's ``num_records`` is
   not a report: the range check makes it defined (loads 0, stores and atomics dropped);
-  the in-range lanes are checked like global accesses;
+  the in-range lanes are checked like global accesses. In continue mode the lanes a GPU
+  would still execute (memory.py) go on;
 * ``unwaited`` — a register read while a load that writes it is still outstanding, or an
   ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it).
   Counters follow the one counter model, ``gcnforge.isa.counters``: ``counter(N)`` retires
@@ -38,6 +42,7 @@ import numpy as np
 
 from gcnforge.emulator.core import WAVE
 from gcnforge.emulator.executor import EmulationError, ExecLoc, _source
+from gcnforge.emulator.memory import GUARD
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
 from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write
@@ -296,8 +301,10 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                 return
 
     # ---- memory -----------------------------------------------------------------------------------------
-    def access(self, space, addrs, n, mask, w, ins, write):
-        """Check one access; returns the mask of lanes allowed to proceed."""
+    def access(self, space, addrs, n, mask, w, ins, write, base=None):
+        """Check one access; returns the mask of lanes allowed to proceed. ``base`` (k,): the
+        pointer the addresses derive from (a buffer resource's base): a lane outside the
+        allocation holding it is out of bounds even where another allocation lies."""
         ex = self.ex
         atomic = "atomic" in ins.base or (ins.base.startswith("ds_") and not ins.base.startswith(
             ("ds_read", "ds_write", "ds_swizzle", "ds_permute", "ds_bpermute")))
@@ -309,21 +316,32 @@ class Sanitizer(DefinednessMixin, HazardMixin):
                         ins, int(w[wi]), int(li))
         if space == "global":
             flat = addrs.reshape(-1)
-            ok = ex.mem.check(flat, n).reshape(addrs.shape)
+            ok = ex.mem.check(flat, n, exact=True).reshape(addrs.shape)
+            own = ex.mem.within_owner(addrs, n, base, exact=True) if base is not None else None
+            if own is not None:
+                ok &= own
             bad = mask & ~ok
             if bad.any():
                 wi, li = np.argwhere(bad)[0]
                 a = int(addrs[wi, li])
-                near = [al for al in ex.mem.allocs if al.live and al.addr - 4096 <= a < al.addr + al.size + 4096]
-                if near:
-                    al = near[0]
-                    self.report("oob", f"{space} {'store' if write else 'load'} of {n} bytes at 0x{a:x} is outside "
-                                       f"the {al.size}-byte allocation at 0x{al.addr:x} (offset {a - al.addr})",
-                                ins, int(w[wi]), int(li))
+                # what a GPU still executes (memory.py): accesses inside an allocation's mapped extent
+                # (a store: its own buffer's), and loads that stay in the heap; in continue mode they go on
+                hw = ex.mem.check(flat, n).reshape(addrs.shape)
+                if write and base is not None:
+                    own_hw = ex.mem.within_owner(addrs, n, base)
+                    if own_hw is not None:
+                        hw &= own_hw
+                if not write:
+                    hw |= ex.mem.in_heap(flat, n).reshape(addrs.shape)
+                owner = int(base[wi]) if base is not None else a
+                near = [al for al in ex.mem.allocs if al.live and al.addr - GUARD <= a < al.addr + al.mapped + GUARD]
+                if near or hw[wi, li] or own is not None:
+                    self.report("oob", f"{space} {'store' if write else 'load'} of {n} bytes at 0x{a:x} is "
+                                       f"{ex.mem.describe_from(owner, a, n)}", ins, int(w[wi]), int(li))
                 else:
                     self.report("unmapped", f"{space} {'store' if write else 'load'} at unmapped address 0x{a:x}",
                                 ins, int(w[wi]), int(li))
-                mask = mask & ok
+                mask = mask & (ok | hw)
         elif space == "lds":
             off = addrs.astype(np.int64)
             mask = self._in_segment(off, n, ex.lds_bytes, mask, w, ins, lambda o: f"LDS access of {n} bytes at offset "

@@ -144,9 +144,11 @@ def _bind_pointer(f: ArgField, v: object, named: Mapping[str, object], backend: 
         raise Diagnostic(f"argument '{f.name}': buffer has {units} element(s), the layout needs "
                          f"{terms} = {need}")
     if isinstance(v, DeviceBuffer):
+        _label(backend, v.addr, f.name)
         return v.addr
     arr = v  # a host array: stage it
     buf = DeviceBuffer(backend, arr.shape, arr.dtype)
+    _label(backend, buf.addr, f.name)
     b.temporaries.append(buf)
     if nbytes:
         backend.copy_to(buf.addr, np.ascontiguousarray(arr).tobytes())
@@ -159,6 +161,14 @@ def _bind_pointer(f: ArgField, v: object, named: Mapping[str, object], backend: 
                        "parameter const (or 'const T*' in a layout)",))
         b.copy_back.append((buf, arr))
     return buf.addr
+
+
+def _label(backend: Backend, addr: int, name: str) -> None:
+    """Name the allocation after its argument where the backend keeps names (the emulator's
+    sanitizer and faults say which array an access went past)."""
+    label = getattr(backend, "label", None)
+    if label is not None:
+        label(addr, name)
 
 
 def may_write(f: ArgField) -> bool:

@@ -85,6 +85,10 @@ class EmulatorBackend:
     def alloc(self, nbytes: int) -> int:
         return int(self._dev().memory.alloc(int(nbytes), align=256))
 
+    def label(self, addr: int, name: str) -> None:
+        """Name an allocation (a kernel argument's name): diagnostics name the array."""
+        self._dev().memory.label(addr, name)
+
     def free(self, addr: int) -> None:
         mem = self._dev().memory if self._device is not None else None
         if mem is not None and hasattr(mem, "free"):
