@@ -118,11 +118,48 @@ def test_committed_tables(table):
     reg = Registry.from_csv(path)
     assert reg.entries and "written by: python examples/drivers/kernel_tables.py" in path.read_text()
     for e in reg.entries:
-        assert e.time_kind == "modeled" and e.cu_num == 304 and e.us > 0
+        assert e.time_kind == "modeled" and e.cu_num == 304
         assert e.kernel == (kt.gemm_row if e.op == "gemm" else kt.norm_row if e.op in ("rmsnorm", "layernorm") else
                             kt.topk_row)(*_params(e)).kernel  # the table matches the script's naming
         ch = Registry(reg.entries, cu_count=e.cu_num).select("gfx942", e.dtype, *e.shape, op=e.op)
         assert ch.how == "tuned" and ch.entry.kernel == e.kernel
+
+
+# MI300X figures nobody here wrote: the data sheet's dense peaks (bf16 1307.4, fp8 2614.9 TFLOP/s)
+# and HBM3 peak (5.3 TB/s); AMD's measured Max-Achievable FLOP/s with hipBLASLt (ROCm blog
+# "Measuring Max-Achievable FLOPs - Part 2", 2025: bf16 708, fp8 1273 TFLOP/s) and BabelStream
+# copy (AMD's acceptance figure, ROCm/system-acceptance-docs: 4.177 TB/s).
+PEAK_FLOPS = {"bf16": 1307.4e12, "fp8": 2614.9e12}
+MEASURED_FLOPS = {"bf16": 708e12, "fp8": 1273e12}
+PEAK_BW, MEASURED_BW = 5.3e12, 4.177e12
+ELEM = {"bf16": 2, "fp8": 1, "f32": 4}
+
+
+def _work(e) -> tuple[float, float]:
+    """(FLOPs, bytes every correct kernel must at least read and write) of a row's problem."""
+    m, n, k = e.shape
+    if e.op == "gemm":
+        return 2.0 * m * n * k, m * k * ELEM[e.dtype] + n * k * ELEM[e.dtype] + m * n * ELEM[e.out_dtype]
+    if e.op in ("rmsnorm", "layernorm"):
+        return 0.0, 2.0 * m * n * ELEM[e.dtype]
+    return 0.0, 4.0 * m * n + 8.0 * m * k  # top-k softmax: f32 logits in, k weights and indices out
+
+
+def _floor_s(e, flops_rate: dict, bw: float) -> float:
+    f, b = _work(e)
+    return max(f / flops_rate[e.dtype] if f else 0.0, b / bw)
+
+
+@pytest.mark.parametrize("table", ["gemm_macro_large.csv", "norms_bf16.csv", "topk_softmax.csv"])
+def test_committed_times_respect_published_limits(table):
+    """The tables' modelled times against figures the model was not built from: no row beats
+    the data sheet's roofline, and none is more than 10% faster than AMD's measured best
+    (max-achievable FLOP/s, BabelStream copy bandwidth)."""
+    reg = Registry.from_csv(Path(kt.__file__).resolve().parents[1] / "configs" / table)
+    for e in reg.entries:
+        s = e.us * 1e-6
+        assert s >= 0.999 * _floor_s(e, PEAK_FLOPS, PEAK_BW), (e.kernel, e.shape, e.us)
+        assert s >= 0.9 * _floor_s(e, MEASURED_FLOPS, MEASURED_BW), (e.kernel, e.shape, e.us)
 
 
 def _params(e):
