@@ -77,3 +77,18 @@ def test_ops_built_in_with_exit_are_located_at_the_with():
     end = list(m.op.body.block.ops)[0].body.block.last_op
     assert end.location.filename.data == __file__
     assert "contextlib" not in end.location.filename.data
+
+
+def test_module_verify_names_the_op_that_uses_another_kernels_value():
+    """A value of kernel k1 used in k2 (xDSL's IsolatedFromAbove check, reported by the kernel)
+    is located at the author's line and column of the using call, not at 'module @m'."""
+    src = ("from gcnforge.builder import Arg, Module\n"
+           "m = Module('m')\n"
+           "with m.kernel('k1', [Arg.ptr('a')]) as k:\n"
+           "    x = k.v_mov_b32(0)\n"
+           "with m.kernel('k2', [Arg.ptr('a')]) as k2:\n"
+           "    k2.v_add_f32(x, x)\n"
+           "m.verify()\n")
+    with pytest.raises(Diagnostic) as e:
+        exec(compile(src, "author.py", "exec"), {})
+    assert str(e.value.loc) == f"author.py:6:{_col(src, 6, 'k2.v_add_f32')}", str(e.value)

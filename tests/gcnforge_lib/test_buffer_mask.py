@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from gcnforge.builder import Arg, Module
+from gcnforge.diagnostics import Diagnostic
 from gcnforge.lib import (buffer_load, buffer_store, lane_id, lane_mask_lt, load_idx, make_buffer_rsrc, masked,
                           store_idx)
 from tests.gcnforge_lib.helpers import run
@@ -73,5 +74,5 @@ def test_buffer_width_is_checked():
     m = Module("m")
     with m.kernel("k", [Arg.ptr("x")]) as k:
         (x,) = k.args()
-        with pytest.raises(ValueError, match="1, 2, 3 or 4 dwords"):
+        with pytest.raises(Diagnostic, match="1, 2, 3 or 4 dwords"):
             buffer_load(k, make_buffer_rsrc(k, x, 64), k.thread_id("x"), dwords=5)

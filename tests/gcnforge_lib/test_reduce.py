@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from gcnforge.builder import Arg, Module
+from gcnforge.diagnostics import Diagnostic
 from gcnforge.lib import block_reduce, wave_reduce, wave_reduce_swizzle, wave_scan
 from tests.gcnforge_lib.helpers import run
 
@@ -69,5 +70,5 @@ def test_block_reduce(waves, op):
 def test_unknown_op_is_refused():
     m = Module("m")
     with m.kernel("k", []) as k:
-        with pytest.raises(ValueError, match="unknown reduction"):
+        with pytest.raises(Diagnostic, match="unknown reduction"):
             wave_reduce(k, k.v_mov_b32(0), "mul")

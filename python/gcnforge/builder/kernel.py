@@ -439,7 +439,27 @@ class Module:
         try:
             self.top.verify()
         except VerifyException as e:
-            raise Diagnostic(str(e), f"module @{self.name}") from None
+            raise Diagnostic(str(e), self._failing_op(str(e)) or f"module @{self.name}") from None
+
+    def _failing_op(self, message: str) -> Operation | None:
+        """The op the error is about, so it is reported at the author's line of that op: the
+        one xDSL prints in the message (``Vop2Op(%0 = ...)``: a use of a value from another
+        kernel), else the first op failing its own checks. Looked for only after a failure."""
+        import re
+
+        bad = None
+        for op in self.top.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException:
+                bad = op
+                break
+        named = re.search(r"\b(\w+)\((%.*)\)$", message)
+        if bad is not None and named is not None:
+            for op in bad.walk():
+                if type(op).__name__ == named.group(1) and str(op) == named.group(2):
+                    return op
+        return bad
 
     def text(self, generic: bool = False) -> str:
         import io

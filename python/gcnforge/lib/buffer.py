@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from gcnforge.builder.values import Reg
 from gcnforge.isa import buffer_rsrc
+from gcnforge.lib.errors import fail as _fail
 
 _WIDTH = {1: "dword", 2: "dwordx2", 3: "dwordx3", 4: "dwordx4"}
 
@@ -35,7 +36,7 @@ def make_buffer_rsrc(k, ptr: Reg, nbytes, stride: int = 0) -> Reg:
 
 def _width(dwords: int) -> str:
     if dwords not in _WIDTH:
-        raise ValueError(f"buffer accesses move 1, 2, 3 or 4 dwords, not {dwords}")
+        raise _fail(f"buffer accesses move 1, 2, 3 or 4 dwords, not {dwords}")
     return _WIDTH[dwords]
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from gcnforge.isa.lds_banks import lds_passes  # noqa: F401  (part of gcnforge.lib)
 from gcnforge.isa.mfma_layout import Fragment, fragment
+from gcnforge.lib.errors import fail as _fail
 
 
 def mfma_fragment(mnemonic: str, matrix: str, fmt: str | None = None) -> Fragment:
@@ -60,7 +61,7 @@ class Swizzle:
 
     def __init__(self, bits: int, base: int, shift: int):
         if bits < 0 or base < 0 or shift < bits:
-            raise ValueError("Swizzle(bits, base, shift) needs shift >= bits (the two fields must not overlap)")
+            raise _fail("Swizzle(bits, base, shift) needs shift >= bits (the two fields must not overlap)")
         self.bits, self.base, self.shift = bits, base, shift
 
     def __call__(self, addr):
@@ -78,7 +79,7 @@ class LdsLayout:
         self.rows, self.cols, self.esize, self.pad, self.swizzle = rows, cols, esize, pad, swizzle
         self.row_bytes = cols * esize + pad
         if swizzle is not None and pad:
-            raise ValueError("use padding or a swizzle, not both")
+            raise _fail("use padding or a swizzle, not both")
 
     @property
     def nbytes(self) -> int:

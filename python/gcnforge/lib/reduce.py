@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from gcnforge.builder.values import Reg
 from gcnforge.lib.mask import lane_id
+from gcnforge.lib.errors import fail as _fail
 
 OPS = {"add": "v_add_f32", "max": "v_max_f32", "min": "v_min_f32", "umin": "v_min_u32", "umax": "v_max_u32",
        "iadd": "v_add_u32"}
@@ -33,7 +34,7 @@ _SWIZZLE_XOR_SHIFT = 10
 
 def _mnemonic(op: str) -> str:
     if op not in OPS:
-        raise ValueError(f"unknown reduction '{op}' (expected one of {', '.join(OPS)})")
+        raise _fail(f"unknown reduction '{op}' (expected one of {', '.join(OPS)})")
     return OPS[op]
 
 
@@ -62,7 +63,7 @@ def wave_reduce_swizzle(k, x: Reg, op: str = "add") -> Reg:
 def wave_scan(k, x: Reg, op: str = "add") -> Reg:
     """Inclusive scan: lane l gets x[0] + ... + x[l] (``op``: add (f32) or iadd (u32))."""
     if op not in ("add", "iadd"):
-        raise ValueError("wave_scan supports add (f32) and iadd (u32): bound_ctrl supplies 0, their identity")
+        raise _fail("wave_scan supports add (f32) and iadd (u32): bound_ctrl supplies 0, their identity")
     mn = OPS[op]
     t = x
     for s in (1, 2, 4, 8):
@@ -83,7 +84,7 @@ def block_reduce(k, x: Reg, op: str, lds, waves: int, tid: Reg) -> Reg:
     if waves == 1:
         return r
     if waves not in (2, 4, 8, 16):
-        raise ValueError("block_reduce: waves must be 1, 2, 4, 8 or 16")
+        raise _fail("block_reduce: waves must be 1, 2, 4, 8 or 16")
     slot = k.v_add_u32(lds, k.v_lshlrev_b32(2, k.v_lshrrev_b32(6, tid)))
     w = k.ds_write_b32(slot, r)  # every lane of the wave writes the same value
     k.wait(w)

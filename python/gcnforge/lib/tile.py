@@ -26,6 +26,7 @@ import numpy as np
 from gcnforge.lib.buffer import buffer_load, buffer_store
 from gcnforge.lib.layout import LdsLayout, _mad, mfma_fragment
 from gcnforge.lib.mask import lane_id
+from gcnforge.lib.errors import fail as _fail
 
 _LANES = np.arange(64)
 
@@ -65,17 +66,17 @@ def emit_lane_function(k, lane, const: int, fields):
 def _lane_value(k, lane, values, what: str):
     fields = fit_lane_function(values)
     if fields is None:
-        raise ValueError(f"{what} is not a sum of lane-id bit fields")
+        raise _fail(f"{what} is not a sum of lane-id bit fields")
     return emit_lane_function(k, lane, int(values[0]), fields)
 
 
 def global_to_lds(k, rsrc, goff, grow_bytes: int, lds, layout: LdsLayout, tid, threads: int, vec: int = 16):
     if vec not in (4, 8, 16) or (layout.cols * layout.esize) % vec or vec > layout.contiguous_bytes():
-        raise ValueError(f"global_to_lds: {vec}-byte pieces must tile a row and stay contiguous in {layout.swizzle}")
+        raise _fail(f"global_to_lds: {vec}-byte pieces must tile a row and stay contiguous in {layout.swizzle}")
     per_row = layout.cols * layout.esize // vec
     total = layout.rows * per_row
     if total % threads or per_row & (per_row - 1):
-        raise ValueError(f"global_to_lds: {total} pieces do not split over {threads} threads in whole rows")
+        raise _fail(f"global_to_lds: {total} pieces do not split over {threads} threads in whole rows")
     shift = per_row.bit_length() - 1
     tokens = []
     for n in range(total // threads):
@@ -95,7 +96,7 @@ def lds_to_fragment(k, lds, layout: LdsLayout, mnemonic: str, matrix: str, k0: i
     at column ``k0`` of the tile -> (registers, read token)."""
     fr = mfma_fragment(mnemonic, matrix, fmt)
     if fr.bits > 32 or fr.shape[0] != 1:
-        raise ValueError(f"lds_to_fragment: {mnemonic} {matrix} ({fr.bits}-bit, {fr.shape[0]} blocks) is not supported")
+        raise _fail(f"lds_to_fragment: {mnemonic} {matrix} ({fr.bits}-bit, {fr.shape[0]} blocks) is not supported")
     per = 32 // fr.bits
     n = fr.registers * per  # elements of a lane, in register order
     # K (A: axis 2, B: axis 1) of each lane's elements, in register order, and its M/N index
@@ -112,11 +113,11 @@ def lds_to_fragment(k, lds, layout: LdsLayout, mnemonic: str, matrix: str, k0: i
         sel = lane == L
         ks = ki.ravel()[order][sel]
         if not (slot[sel] == np.arange(n)).all() or not (ks == ks[0] + np.arange(n)).all():
-            raise ValueError(f"lds_to_fragment: a lane's {matrix} elements of {mnemonic} are not one K-run")
+            raise _fail(f"lds_to_fragment: a lane's {matrix} elements of {mnemonic} are not one K-run")
         row[L], col[L] = mi.ravel()[order][sel][0], ks[0]
     nbytes = n * fr.bits // 8
     if nbytes > layout.contiguous_bytes():
-        raise ValueError(f"lds_to_fragment: {nbytes}-byte lane runs cross the swizzle's {layout.contiguous_bytes()}-byte chunks")
+        raise _fail(f"lds_to_fragment: {nbytes}-byte lane runs cross the swizzle's {layout.contiguous_bytes()}-byte chunks")
     lid = lane_id(k)
     r = _lane_value(k, lid, row, f"{mnemonic} {matrix} row")
     c = _lane_value(k, lid, col + k0, f"{mnemonic} {matrix} column")
@@ -128,7 +129,7 @@ def fragment_to_global(k, acc, rsrc, goff, grow_bytes: int, mnemonic: str):
     """Store the 32-bit result registers ``acc`` of ``mnemonic`` (block 0) as an ``m x n`` tile."""
     fr = mfma_fragment(mnemonic, "D")
     if fr.bits != 32 or fr.shape[0] != 1:
-        raise ValueError(f"fragment_to_global: {mnemonic} results are not one block of 32-bit values")
+        raise _fail(f"fragment_to_global: {mnemonic} results are not one block of 32-bit values")
     regs = acc.split() if acc.width > 1 else [acc]
     # element at (register r, lane L): row i = rbase[r] + ilane[L], column j = jlane[L]
     pos = {}
@@ -138,7 +139,7 @@ def fragment_to_global(k, acc, rsrc, goff, grow_bytes: int, mnemonic: str):
     rows = np.array([[pos[(r, L)][0] for L in range(64)] for r in range(len(regs))])
     cols = np.array([[pos[(r, L)][1] for L in range(64)] for r in range(len(regs))])
     if not (cols == cols[0]).all() or not (rows - rows[:, :1] == rows[0] - rows[0, 0]).all():
-        raise ValueError(f"fragment_to_global: {mnemonic}'s result layout is not row(reg) + row(lane)")
+        raise _fail(f"fragment_to_global: {mnemonic}'s result layout is not row(reg) + row(lane)")
     lid = lane_id(k)
     base = _mad(k, _lane_value(k, lid, rows[0] - rows[0, 0], "result row"), grow_bytes,
                 k.v_lshlrev_b32(2, _lane_value(k, lid, cols[0], "result column")))
