@@ -109,3 +109,21 @@ def test_loc_directives_errors_and_the_elf_file_form():
     assert b".debug_line" not in plain
     one = assemble('\t.file\t1 "/d" "x.cl"\n\t.text\nk:\n\t.loc\t1 4 2\n\ts_nop 0\n\t.loc\t1 4 2\n\ts_endpgm\n')
     assert b".debug_line" in one and b"x.cl\0" in one
+
+
+def test_a_fault_without_the_sanitizer_names_the_author_line():
+    """A store to an address no buffer maps stops the emulated kernel (sanitizer off): the
+    error leads with the line and column of the store's call."""
+    import inspect
+
+    import gcnforge
+
+    m = Module("f")
+    with m.kernel("f", [Arg.ptr("y", access="write_only")], workgroup_size=(64, 1, 1)) as k:
+        k.args()
+        far = k.concat(k.s_mov_b32(0), k.s_mov_b32(0x7000))  # 0x7000_0000_0000: unmapped
+        k.global_store_dword(k.v_mov_b32(0), k.v_mov_b32(1), far); line = inspect.currentframe().f_lineno  # noqa: E702
+    kern = gcnforge.load(_build(m), device="emulator")["f"]
+    with pytest.raises(Diagnostic) as e:
+        kern(np.zeros(64, np.float32), grid=(1, 1, 1), block=(64, 1, 1), device="emulator")
+    assert str(e.value).startswith(f"{__file__}:{line}:9: f: pc=0x"), str(e.value)
