@@ -142,12 +142,14 @@ def write_table(path: Path, rows: Iterable[Row], profile: str = "mi300x", comman
     co_dir = path.parent / f"{path.stem}_co"
     co_dir.mkdir(parents=True, exist_ok=True)
     entries = []
+    maf_notes = []
     for r in rows:
         co = co_dir / f"{r.co_name}.co"
         co.write_bytes(r.build())
         rep = r.launch(rt.load(co.read_bytes()).kernel(r.kernel), prof).timing
         us = rep.us
         say(f"{path.name}: {r.kernel} {'x'.join(map(str, r.shape))}: {us:.2f} us ({rep.limiter})")
+        maf_notes += [f"{r.kernel} {'x'.join(map(str, r.shape))}: {n}" for n in rep.notes if n.startswith("ABOVE MAF")]
         entries.append(Entry(
             kernel=r.kernel, code_object=co, target="gfx942", dtype=r.dtype, tile_m=r.tiles[0], tile_n=r.tiles[1],
             tile_k=r.tiles[2], splitk=1, block=r.block, shape=r.shape, us=us, time_kind="modeled", op=r.op,
@@ -156,9 +158,10 @@ def write_table(path: Path, rows: Iterable[Row], profile: str = "mi300x", comman
             extra={"profile": prof.name, "limiter": rep.limiter.split(";")[0], **r.extra}))
     write_csv(path, entries, comments=(
         f"Rows of {', '.join(sorted({r.op for r in rows}))} (registry schema: gcnforge.runtime.registry, aiter's "
-        f"column spelling first); us = the timing model's prediction on the {prof.name} profile ({prof.cus} CUs).",
+        f"column spelling first); us = the timing model's prediction on the {prof.name} profile ({prof.cus} CUs, "
+        f"its sustained clock under load, {prof.launch_overhead_s * 1e6:.1f} us launch overhead included).",
         f"written by: {command}",
-        f"The code objects are build outputs, written to {co_dir.name}/ beside this file."))
+        f"The code objects are build outputs, written to {co_dir.name}/ beside this file.", *maf_notes))
     return entries
 
 

@@ -1,6 +1,8 @@
 """The timing model's physics under load (issue 23): the sustained clock against AMD's published
-Max-Achievable FLOPs clocks, the MAF flag, regimes and bands, and predictions of aiter's measured
-bf16 GEMM rows (the wheel's table: an independent oracle, when the wheel is cached)."""
+Max-Achievable FLOPs clocks, the MAF flag, regimes and bands, heterogeneous grids, and
+predictions of two of aiter's measured bf16 GEMM rows (when the wheel is cached). Those rows are
+calibration rows (the fitted launch overhead and throttle constant saw them): that test guards
+the fit against regressions; the held-out figure is bench_timing_model.py's cross-validation."""
 
 from __future__ import annotations
 
