@@ -20,7 +20,9 @@ kernel void tr16(global v4s *restrict out, global const v4s *restrict in) {
   local v4s buf[256];
   int i = __builtin_amdgcn_workitem_id_x();
   buf[i] = in[i];
-  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");  // a bare s_barrier releases nothing:
+  __builtin_amdgcn_s_barrier();                           // without the fence, clang emits no
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");  // lgkmcnt(0) and the kernel races
   out[i] = __builtin_amdgcn_ds_read_tr16_b64_v4i16((local v4s *)&buf[(i + 1) & 63]);
 }
 """

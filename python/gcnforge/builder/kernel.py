@@ -243,11 +243,31 @@ class Builder(InstructionEmitter):
                 raise _fail(f"wait takes memory tokens, got {v!r}")
         self.insert(WaitOp(*vals))  # type: ignore[arg-type]
 
+    def barrier(self, release: str = "lds") -> None:
+        """``s_barrier`` with the wait pass told what the barrier releases (``isa.counters.
+        BARRIER_RELEASE``): ``"lds"`` (what a bare ``k.s_barrier()`` gets by default: LDS
+        operations complete first), ``"global"`` (global stores too), ``"none"`` (the author
+        orders memory around it)."""
+        from xdsl.dialects.builtin import StringAttr
+
+        from gcnforge.dialect.attrs import RELEASE_ATTR
+        from gcnforge.isa.counters import BARRIER_RELEASE
+
+        if release not in BARRIER_RELEASE:
+            raise _fail(f"barrier release '{release}' (expected one of {', '.join(BARRIER_RELEASE)})")
+        self.s_barrier()  # type: ignore[attr-defined]
+        self.block.last_op.attributes[RELEASE_ATTR] = StringAttr(release)  # type: ignore[union-attr]
+
     @contextlib.contextmanager
     def loop(
-        self, count: int, inits: Sequence[Value] = (), *, dims: Sequence[int] = (), perm: Sequence[int] | None = None
+        self, *bounds, inits: Sequence[Value] = (), dims: Sequence[int] = (), perm: Sequence[int] | None = None
     ) -> Iterator[LoopBody]:
         """``amdgcn.loop``: a counted loop over iteration values (``gcnforge.dialect.loop_ops``).
+        ``k.loop(8, [acc])``: 8 iterations (a compile-time count); ``k.loop(n)``,
+        ``k.loop(lb, ub)``, ``k.loop(lb, ub, step)`` with any of them an SGPR: run-time bounds
+        (``iv = lb; iv < ub; iv += step``, signed, zero trips when ``lb >= ub``), the body's
+        ``body.iv`` the induction variable (an SGPR). The iteration values' initial values
+        come last (a list) or as ``inits=``.
 
         ::
 
@@ -255,11 +275,17 @@ class Builder(InstructionEmitter):
                 (a,) = body.args
                 body.next(k.v_add_f32(a, x))
             total = body.results[0]
+            with k.loop(0, n, 4, [acc]) as body:       # n: an SGPR
+                ...
         """
+        if bounds and isinstance(bounds[-1], list | tuple):
+            if inits:
+                raise _fail("loop: the initial iteration values are given twice (a list and inits=)")
+            bounds, inits = bounds[:-1], bounds[-1]
         vals = [unwrap(v) for v in inits]
         if not all(isinstance(v, SSAValue) for v in vals):
             raise _fail("loop iteration values must be IR values (registers)")
-        op = LoopOp(count, vals, dims, perm)  # type: ignore[arg-type]
+        op = LoopOp(self._loop_bounds(bounds), vals, dims, perm)  # type: ignore[arg-type]
         self.block.add_op(stamp(op))
         outer, self.block = self.block, op.block
         body = LoopBody(self, op)
@@ -279,6 +305,27 @@ class Builder(InstructionEmitter):
             y = op.block.last_op  # a mismatch of the next values is the author's body.next(...) line
             raise (Diagnostic(str(e), y) if isinstance(y, YieldOp) and "yield" in str(e) else _fail(str(e))) from None
         body.results = [self._wrap(r) for r in op.results]
+
+    def _loop_bounds(self, bounds: tuple) -> int | list[SSAValue]:
+        """A static count (one int) or run-time ``[lb, ub, step]`` values; the author's line
+        for any other arity or kind."""
+        if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
+            return bounds[0]
+        if not 1 <= len(bounds) <= 3:
+            raise _fail(f"loop takes a count, (ub), (lb, ub) or (lb, ub, step) then the initial iteration values "
+                        f"(a list); got {len(bounds)} bound(s)")
+        lb, ub, step = ((0, *bounds, 1) if len(bounds) == 1 else (*bounds, 1) if len(bounds) == 2 else bounds)
+        out = []
+        for name, b in zip(("lb", "ub", "step"), (lb, ub, step), strict=True):
+            if isinstance(b, int) and not isinstance(b, bool):
+                if name == "step" and b <= 0:
+                    raise _fail(f"loop step {b} must be positive")
+                out.append(self.constant(b))
+            elif isinstance(b, Value) and isinstance(b.type, SGPRType) and b.type.width == 1:
+                out.append(b.value)
+            else:
+                raise _fail(f"loop {name} must be an int or a 32-bit SGPR value, got {b!r}")
+        return out
 
     def new_block(self) -> Block:
         b = Block()
@@ -308,13 +355,15 @@ class Builder(InstructionEmitter):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 class LoopBody:
-    """Inside ``with k.loop(...) as body``: ``body.indices`` (one ``i32`` per unroll
+    """Inside ``with k.loop(...) as body``: ``body.iv`` (run-time bounds: the induction
+    variable, an SGPR), ``body.indices`` (one ``i32`` per unroll
     dimension), ``body.args`` (this iteration's values), ``body.next(*values)``; after the
     ``with``, ``body.results`` (the values after the last iteration)."""
 
     def __init__(self, builder: Builder, op: LoopOp):
         self.op = op
         self._b = builder
+        self.iv = Reg(op.iv, builder) if op.iv is not None else None  # run-time bounds: the induction SGPR
         self.indices = [Value(v, builder) for v in op.index_args]
         self.args = [builder._wrap(v) for v in op.iter_args]
         self.results: list[Value] = []

@@ -164,7 +164,7 @@ def blocks_from_ir(module) -> list[Block]:
             it = _loop_iteration(lp)
             items = it(0)
             if any(not x.sem.startswith("pseudo") for x in items):
-                out.append(Block(f"{kname}#loop{li} body (x{lp.trip_count})", items, it))
+                out.append(Block(f"{kname}#loop{li} body (x{'n' if lp.is_runtime else lp.trip_count})", items, it))
     return out
 
 

@@ -253,3 +253,6 @@ class FloatModeAttr(KeyValueAttr):
                 raise VerifyException(f"#amdgcn.float_mode: {fname} must be in [0, {hi}], got {p.data}")  # type: ignore[attr-defined]
 
 
+# An ``s_barrier`` op's own release kind (a StringAttr, one of isa.counters.BARRIER_RELEASE):
+# what the wait pass waits for before it (``"none"``: the author, or raised code, orders it).
+RELEASE_ATTR = "release"

@@ -13,6 +13,15 @@ constants once unrolled), then one argument per iteration value::
       amdgcn.yield %next : !amdgcn.vgpr
     }
 
+A loop with run-time bounds takes ``lb``, ``ub`` and ``step`` (SGPR values or ``i32``
+constants) instead of a count and runs for ``iv = lb; iv < ub; iv += step`` (signed, ``step >
+0``; no iteration when ``lb >= ub``); its body's first argument is ``iv`` (an SGPR)::
+
+    %acc = amdgcn.loop (%lb, %n, %c1 : i32, !amdgcn.sgpr, i32) iter(%init : !amdgcn.vgpr) {
+    ^bb0(%iv : !amdgcn.sgpr, %a : !amdgcn.vgpr):
+      ...
+    }
+
 Ops of the body may carry a schedule ``sched = array<i64: delay, rate[, stage]>``; the
 ``amdgcn-schedule`` pass (``gcnforge.schedule``) expands the loop by those numbers. Nothing
 else interprets them: without that pass the loop means what it says, one body after another.
@@ -40,7 +49,10 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.formats import deferred_format
+from gcnforge.dialect.types import SGPRType
 
 if TYPE_CHECKING:  # xdsl's parser and printer only when IR text is read or written (issue 15)
     from xdsl.parser import Parser
@@ -72,35 +84,62 @@ class LoopOp(IRDLOperation):
     """A counted loop over a region with iteration arguments and unroll dimensions."""
 
     name = "amdgcn.loop"
-    count = attr_def(IntegerAttr)
+    count = opt_attr_def(IntegerAttr)  # absent: run-time bounds, the first three operands
     dims = opt_attr_def(DenseArrayBase)
     perm = opt_attr_def(DenseArrayBase)
-    inits = var_operand_def()
+    operands_ = var_operand_def()  # [lb, ub, step] (run-time bounds) + the iteration values' inits
     res = var_result_def()
     body = region_def("single_block")
 
     def __init__(
         self,
-        count: int,
+        count: int | Sequence[SSAValue],
         inits: Sequence[SSAValue] = (),
         dims: Sequence[int] = (),
         perm: Sequence[int] | None = None,
         body: Region | None = None,
     ):
-        attrs: dict[str, Attribute] = {"count": IntegerAttr(count, i64)}
+        """``count``: a static trip count, or the run-time bounds ``(lb, ub, step)``."""
+        attrs: dict[str, Attribute] = {}
+        bounds: list[SSAValue] = []
+        if isinstance(count, int):
+            attrs["count"] = IntegerAttr(count, i64)
+        else:
+            bounds = list(count)
         if dims:
             attrs["dims"] = DenseArrayBase.from_list(i64, list(dims))
         if perm is not None and list(perm) != list(range(len(dims))):
             attrs["perm"] = DenseArrayBase.from_list(i64, list(perm))
         types = [v.type for v in inits]
         if body is None:
-            body = Region(Block(arg_types=[i32] * len(dims) + types))
-        super().__init__(operands=[list(inits)], result_types=[types], attributes=attrs, regions=[body])
+            iv = [SGPRType.value(1)] if bounds else []
+            body = Region(Block(arg_types=iv + [i32] * len(dims) + types))
+        super().__init__(operands=[bounds + list(inits)], result_types=[types], attributes=attrs, regions=[body])
 
     # -- accessors ------------------------------------------------------------------------
     @property
+    def is_runtime(self) -> bool:
+        """Whether the bounds are run-time values (``lb``, ``ub``, ``step``), not a count."""
+        return self.count is None
+
+    @property
+    def bounds(self) -> tuple[SSAValue, ...]:
+        return tuple(self.operands_[:3]) if self.is_runtime else ()
+
+    @property
+    def inits(self) -> tuple[SSAValue, ...]:
+        return tuple(self.operands_[3:]) if self.is_runtime else tuple(self.operands_)
+
+    @property
     def trip_count(self) -> int:
+        if self.count is None:
+            raise Diagnostic("amdgcn.loop: this loop's trip count is known only at run time", self)
         return self.count.value.data
+
+    @property
+    def iv(self) -> SSAValue | None:
+        """The induction variable of a loop with run-time bounds (the body's first argument)."""
+        return self.block.args[0] if self.is_runtime else None
 
     @property
     def unroll_dims(self) -> tuple[int, ...]:
@@ -118,11 +157,12 @@ class LoopOp(IRDLOperation):
 
     @property
     def index_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.block.args[: len(self.unroll_dims)])
+        first = int(self.is_runtime)
+        return tuple(self.block.args[first: first + len(self.unroll_dims)])
 
     @property
     def iter_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.block.args[len(self.unroll_dims):])
+        return tuple(self.block.args[int(self.is_runtime) + len(self.unroll_dims):])
 
     @property
     def yield_op(self) -> YieldOp:
@@ -133,7 +173,18 @@ class LoopOp(IRDLOperation):
     # -- text -------------------------------------------------------------------------------
     @classmethod
     def parse(cls, parser: Parser) -> LoopOp:
-        count = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        count: int | list[SSAValue]
+        if parser.parse_optional_punctuation("("):
+            pos = parser.pos
+            unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(unresolved) != 3 or len(types) != 3:
+                parser.raise_error("amdgcn.loop bounds are (lb, ub, step : type, type, type)", pos, parser.pos)
+            count = parser.resolve_operands(unresolved, types, pos)
+        else:
+            count = parser.parse_integer(allow_negative=False, allow_boolean=False)
         dims: list[int] = []
         perm: list[int] | None = None
         if parser.parse_optional_keyword("dims"):
@@ -159,7 +210,14 @@ class LoopOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.trip_count}")
+        if self.is_runtime:
+            printer.print_string(" (")
+            printer.print_list(self.bounds, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.bounds], printer.print_attribute)
+            printer.print_string(")")
+        else:
+            printer.print_string(f" {self.trip_count}")
         if self.dims is not None:
             printer.print_string(f" dims [{', '.join(map(str, self.unroll_dims))}]")
         if self.perm is not None:
@@ -176,8 +234,9 @@ class LoopOp(IRDLOperation):
 
     # -- rules ------------------------------------------------------------------------------
     def verify_(self) -> None:
-        n = self.trip_count
-        if not 0 <= n <= MAX_TRIP_COUNT:
+        if self.is_runtime:
+            self._verify_bounds()
+        elif not 0 <= (n := self.trip_count) <= MAX_TRIP_COUNT:
             raise VerifyException(f"amdgcn.loop: trip count {n} must be in [0, {MAX_TRIP_COUNT}]")
         dims = self.unroll_dims
         if any(d <= 0 for d in dims):
@@ -194,14 +253,16 @@ class LoopOp(IRDLOperation):
         if len(self.body.blocks) != 1:
             raise VerifyException("amdgcn.loop: the body is one block")
         args = self.block.args
-        want = [i32] * len(dims) + [v.type for v in self.inits]
+        iv = [SGPRType.value(1)] if self.is_runtime else []
+        want = iv + [i32] * len(dims) + [v.type for v in self.inits]
         got = [a.type for a in args]
         if got != want:
             raise VerifyException(
-                f"amdgcn.loop: the body takes one i32 index per unroll dim then the iteration values: "
+                f"amdgcn.loop: the body takes {'the induction variable (an SGPR), ' if iv else ''}one i32 index per "
+                f"unroll dim then the iteration values: "
                 f"expected ({', '.join(map(str, want))}), got ({', '.join(map(str, got))})"
             )
-        for a in args[: len(dims)]:
+        for a in self.index_args:
             if not isinstance(a.type, IntegerType):
                 raise VerifyException("amdgcn.loop: index arguments are i32")
         y = self.block.last_op
@@ -214,6 +275,18 @@ class LoopOp(IRDLOperation):
                 f"amdgcn.loop: amdgcn.yield ({', '.join(map(str, yt))}) must match the iteration values "
                 f"({', '.join(map(str, rt))})"
             )
+
+
+    def _verify_bounds(self) -> None:
+        if len(self.operands_) < 3:
+            raise VerifyException("amdgcn.loop: run-time bounds are three values (lb, ub, step)")
+        for name, v in zip(("lb", "ub", "step"), self.bounds, strict=True):
+            t = v.type
+            if not (t == i32 or (isinstance(t, SGPRType) and t.width == 1)):
+                raise VerifyException(f"amdgcn.loop: {name} must be a 32-bit SGPR or an i32 constant, got {t}")
+        step = self.bounds[2].owner
+        if isinstance(step, ConstantOp) and isinstance(step.value, IntegerAttr) and step.value.value.data <= 0:
+            raise VerifyException(f"amdgcn.loop: step {step.value.value.data} must be positive")
 
 
 LOOP_OPS = (LoopOp, YieldOp)

@@ -33,6 +33,21 @@ _EVENT = {
     "flat_load": "flat", "flat_store": "flat", "flat_atomic": "flat",
     "lds": "lds", "gds": "gds", "smem": "smem", "message": "message",
 }
+# What a work-group-scope release before ``s_barrier`` must see completed, per counter: the
+# events of the operations to wait for. LLVM AMDGPUUsage, "Memory Model GFX942" code
+# sequences, fence release / workgroup: ``s_waitcnt lgkm/vmcnt(0)``, "must happen after any
+# preceding local/generic load/store/atomic"; vmcnt(0) omitted unless in tgsplit mode (the
+# work-group's waves then share no vL1D). Measured: clang 22 -mcpu=gfx942 emits
+# ``s_waitcnt lgkmcnt(0)`` between a ds_write_b32 and the s_barrier of
+# fence(release, "workgroup") + s_barrier, nothing for a global store; with +tgsplit also
+# ``s_waitcnt vmcnt(0)``. ``lds`` is the default release, ``global`` adds global memory (what
+# an author asks for when other waves read its global stores after the barrier).
+BARRIER_RELEASE: dict[str, dict[str, frozenset[str]]] = {
+    "none": {},
+    "lds": {"lgkmcnt": frozenset({"lds", "gds", "flat"})},
+    "global": {"lgkmcnt": frozenset({"lds", "gds", "flat"}), "vmcnt": frozenset({"vmem", "flat"})},
+}
+
 # events that never complete in order on a counter
 _UNORDERED = {"lgkmcnt": frozenset({"smem", "flat"}), "vmcnt": frozenset({"flat"})}
 

@@ -15,9 +15,17 @@ operations that yielded ``%t``. Hand-written ``s_waitcnt`` is honoured.
 Modes (``mode=``): ``auto`` (default: each ``amdgcn.wait`` becomes the weakest covering
 ``s_waitcnt``, then any read the author's waits leave exposed gets one from the data
 dependences; a kernel written without waits gets them all that way), ``tokens`` (only the
-author's waits), ``deps`` (only data dependences; ``amdgcn.wait`` ops are dropped),
-``verify`` (reports every read or overwrite of a register whose load may be in flight, and
+author's waits; a read they leave exposed is a located error, not a silent race), ``deps``
+(only data dependences; ``amdgcn.wait`` ops are dropped), ``verify`` (reports every read or
+overwrite of a register whose load may be in flight, and every unreleased barrier, and
 changes nothing).
+
+Barriers (``barrier=``, default ``lds``): before each ``s_barrier`` the pass waits for what a
+work-group-scope release needs (``isa.counters.BARRIER_RELEASE``, LLVM's memory model):
+outstanding LDS operations (``lgkmcnt``); ``global`` adds global memory (``vmcnt``), for
+authors whose other waves read global stores after the barrier; ``none`` is the opt-out for
+authors who order it themselves. One barrier can say its own: the attribute ``release =
+"none"|"lds"|"global"`` on the ``s_barrier`` op (``k.barrier(release=...)`` in the builder).
 
 Pre: registers allocated (deps/verify); Post: no ``amdgcn.wait`` remains, and every such
 read is covered by an ``s_waitcnt`` (deps).
@@ -33,6 +41,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from gcnforge.diagnostics import Diagnostic, op_place
+from gcnforge.dialect.attrs import RELEASE_ATTR
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.structure_ops import FuncOp, KernelOp, WaitOp
 from gcnforge.passes.dataflow import forward, successors
@@ -120,16 +129,36 @@ def _push(s: State, m, token) -> State:
     return out
 
 
+def _where(op: Operation) -> str:
+    """``file:line:col: `` of a located op; nothing for a raised op (its caller names the pc)."""
+    place = op_place(op)
+    return f"{place}: " if not isinstance(place, str) else ""
+
+
+def _barrier_needs(s: State, release: str) -> dict[str, int]:
+    """Counts that retire every operation a ``release`` of this kind must see done."""
+    need: dict[str, int] = {}
+    for c, events in counters.BARRIER_RELEASE[release].items():
+        q = s.get(c, ())
+        i = next((i for i, e in enumerate(q) if e.events & events), None)
+        if i is not None:
+            need[c] = min(i, LIMIT[c] - 1) if _in_order(c, q) else 0
+    return need
+
+
 class _Kernel(MInstCache):
 
-    def __init__(self, region_op: Operation, mode: str):
+    def __init__(self, region_op: Operation, mode: str, barrier: str = "lds"):
         super().__init__()
         self.op = region_op
         self.blocks: list[Block] = list(region_op.regions[0].blocks)
         self.mode = mode
+        self.barrier = barrier
         self.tokens = mode in ("auto", "tokens")
         self.deps = mode in ("auto", "deps", "verify")
+        self.exposed = mode == "tokens"  # report reads the author's waits leave exposed
         self.findings: list[str] = []
+        self.barriers = 0  # of the findings, barriers without their release (verify)
         self.first_finding: Operation | None = None  # the diagnostic points at the author's line of the first
 
     def run(self) -> None:
@@ -141,8 +170,15 @@ class _Kernel(MInstCache):
             # final walk: insert (or, in verify mode, report: modify=None)
             self._block(b, ins[i] or {}, modify=True if self.mode != "verify" else None)
         if self.mode == "verify" and self.findings:
-            raise Diagnostic(f"@{self._name()}: {len(self.findings)} read(s) of registers whose load may still be in "
-                             "flight", self.first_finding or self.op, tuple(self.findings))
+            reads, bars = len(self.findings) - self.barriers, self.barriers
+            what = [f"{reads} read(s) of registers whose load may still be in flight"] if reads else []
+            what += [f"{bars} s_barrier(s) before the memory operations they release complete"] if bars else []
+            raise Diagnostic(f"@{self._name()}: {' and '.join(what)}", self.first_finding or self.op,
+                             tuple(self.findings))
+        if self.exposed and self.findings:
+            raise Diagnostic(f"@{self._name()}: amdgcn-insert-waits{{mode=tokens}}: {len(self.findings)} read(s) of "
+                             "registers whose load has no amdgcn.wait (wait for its token, or use mode=auto)",
+                             self.first_finding or self.op, tuple(self.findings))
 
     def _name(self) -> str:
         return self.op.sym_name.data if hasattr(self.op, "sym_name") else "?"
@@ -165,8 +201,15 @@ class _Kernel(MInstCache):
             if m.mnemonic == "s_waitcnt":
                 s = _apply_wait(s, waitcnt.waits(op.imm_values[0]) if op.imm_values else {})
                 continue
+            if m.mnemonic == "s_barrier":
+                s = self._release(block, op, s, modify)
             touched = m.all_reads | m.all_writes
             reads = m.all_reads
+            if self.exposed and modify:
+                need = _needs(s, lambda e: bool(e.regs & touched))
+                if need:
+                    self._finding(op, m, s, touched, need)
+                    s = _apply_wait(s, need)  # each exposed load is reported once
             if self.deps:
                 need = _needs(s, lambda e: bool(e.regs & touched))
                 if "vmcnt" in need and "vmcnt" in m.counters:
@@ -179,21 +222,44 @@ class _Kernel(MInstCache):
                         del need["vmcnt"]
                 if need:
                     if self.mode == "verify" and modify is None:
-                        regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched
-                                       if f != "x"})
-                        if self.first_finding is None:
-                            self.first_finding = op
-                        place = op_place(op)  # a located op's line; a raised op has its pc from the caller
-                        where = f"{place}: " if not isinstance(place, str) else ""
-                        self.findings.append(f"{where}'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
-                                             f"while a load writing it may be in flight (needs "
-                                             f"{' '.join(f'{c}({v})' for c, v in need.items())})")
+                        self._finding(op, m, s, touched, need)
                     elif modify:
                         block.insert_op_before(self._waitcnt(need), op)
                     s = _apply_wait(s, need)
             if m.counters:
                 s = _push(s, m, op.token if isinstance(op, InstOp) else None)
         return s
+
+    def _finding(self, op: Operation, m, s: State, touched, need: dict[str, int]) -> None:
+        regs = sorted({f"{f}{i}" for e in (x for q in s.values() for x in q) for f, i in e.regs & touched if f != "x"})
+        if self.first_finding is None:
+            self.first_finding = op
+        self.findings.append(f"{_where(op)}'{m.mnemonic}' uses {', '.join(regs) or 'a register'} "
+                             f"while a load writing it may be in flight (needs "
+                             f"{' '.join(f'{c}({v})' for c, v in need.items())})")
+
+    def _release(self, block: Block, op: Operation, s: State, modify: bool | None) -> State:
+        """Before ``s_barrier``: wait for what its release kind needs (verify: report it)."""
+        attr = op.attributes.get(RELEASE_ATTR)
+        release = attr.data if attr is not None else self.barrier  # type: ignore[attr-defined]
+        if release not in counters.BARRIER_RELEASE:
+            raise Diagnostic(f"s_barrier {RELEASE_ATTR} = '{release}': expected one of "
+                             f"{', '.join(counters.BARRIER_RELEASE)}", op)
+        need = _barrier_needs(s, release)
+        if not need:
+            return s
+        if self.mode == "verify":
+            if modify is None:
+                if self.first_finding is None:
+                    self.first_finding = op
+                self.barriers += 1
+                self.findings.append(f"{_where(op)}'s_barrier' while {release} memory operations may be in "
+                                     f"flight (needs {' '.join(f'{c}({v})' for c, v in need.items())}): other waves "
+                                     "may not see them")
+            return _apply_wait(s, need)  # reported once, not again at later barriers
+        if modify:
+            block.insert_op_before(self._waitcnt(need), op)
+        return _apply_wait(s, need)
 
     @staticmethod
     def _waitcnt(need: dict[str, int]) -> Operation:
@@ -206,14 +272,18 @@ class InsertWaitsPass(ModulePass):
     name = "amdgcn-insert-waits"
 
     mode: str = "auto"
+    barrier: str = "lds"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode not in ("auto", "tokens", "deps", "verify"):
             raise Diagnostic(f"amdgcn-insert-waits: unknown mode '{self.mode}' (auto, tokens, deps, verify)")
+        if self.barrier not in counters.BARRIER_RELEASE:
+            raise Diagnostic(f"amdgcn-insert-waits: unknown barrier '{self.barrier}' "
+                             f"({', '.join(counters.BARRIER_RELEASE)})")
         from gcnforge.dialect.value_ops import input_target
         from gcnforge.isa import table
 
         with table.use_target(input_target(op)):  # the target's counters (its instruction table)
             for k in list(op.walk()):
                 if isinstance(k, KernelOp | FuncOp):
-                    _Kernel(k, self.mode).run()
+                    _Kernel(k, self.mode, self.barrier).run()

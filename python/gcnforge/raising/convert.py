@@ -24,6 +24,7 @@ from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.isa import inline
 from gcnforge.dialect import isa_info
+from gcnforge.dialect.attrs import RELEASE_ATTR
 from gcnforge.dialect.inst_ops import FAMILY_OPS
 from gcnforge.dialect.structure_ops import AllocaOp
 from gcnforge.dialect.types import FILE_LIMIT, REGISTER_TYPES, SPECIAL_WIDTH, SpecialRegType
@@ -214,6 +215,8 @@ def instruction_op(di: DecodedInst, pc: int, pins: Pins) -> Operation | None:
         return None
     try:
         op = FAMILY_OPS[inf.family](di.inst.mnemonic, args, imms=imms, off=off, mods=mods)
+        if di.inst.mnemonic == "s_barrier":  # raised code orders memory as it was written:
+            op.attributes[RELEASE_ATTR] = StringAttr("none")  # the wait pass adds no release
         op.verify()
     except (VerifyException, TypeError, ValueError):
         return None

@@ -15,6 +15,14 @@ written in place across blocks, like ``tests/translate/kernels/loop_sum.py``)::
                 s_add_u32 cnt, cnt, 1; s_cmp_lt_u32 cnt, count; s_cbranch_scc1 body, exit
     exit:       the ops that followed the loop, reading S_k for the loop's results
 
+A loop with run-time bounds (``lb``, ``ub``, ``step``) counts its induction variable instead,
+with a guarded entry, so it runs zero times when ``lb >= ub``::
+
+    preheader:  S_k <- init_k; iv = alloca sgpr; s_mov_b32 iv, lb
+                s_cmp_lt_i32 iv, ub; s_cbranch_scc0 exit      (zero trips: straight to exit)
+    body:       ... reading iv where the body read its first argument ...
+                s_add_i32 iv, iv, step; s_cmp_lt_i32 iv, ub; s_cbranch_scc1 body, exit
+
 Memory tokens cannot live in registers: a wait on a token that crosses the back edge (or
 leaves the loop) becomes an ``s_waitcnt`` whose counts come from the issue order along the
 back edge and the entry path (the fewest of the two), so loads of the next iteration stay
@@ -200,19 +208,14 @@ def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | Non
 def lower_loop(loop: LoopOp) -> None:
     pre = _lowerable_block(loop)
     storages = _storages(loop, pre)
-    if loop.trip_count == 0:
+    runtime = loop.is_runtime
+    if not runtime and loop.trip_count == 0:
         for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
             r.replace_all_uses_with(loop.inits[k] if s is None else s)
         loop.detach()
         loop.erase()
         return
-    from gcnforge.dialect.constant import ConstantOp
-
-    cnt = AllocaOp(SGPRType.unallocated(1))
-    pre.insert_op_before(cnt, loop)
-    c0 = ConstantOp.from_int_and_width(0, 32)
-    pre.insert_op_before(c0, loop)
-    pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
+    cnt = _counter(loop, pre)
     iter_args = list(loop.iter_args)  # (the block's arguments: read before the body leaves the loop)
     body, exit_b = _split_blocks(loop, pre)
     y = body.last_op
@@ -226,18 +229,50 @@ def lower_loop(loop: LoopOp) -> None:
     anchor = AllocaOp(SGPRType.value(1))  # a marker at the end of the body
     body.add_op(anchor)
     _copy_yields(body, storages, yields, anchor)
-    c1 = ConstantOp.from_int_and_width(1, 32)
-    ck = ConstantOp.from_int_and_width(loop.trip_count, 32)
-    for o in (c1, ck):
-        body.insert_op_before(o, anchor)
-    _insert_before(_inst("s_add_u32", cnt.result, cnt.result, c1.result), anchor)
-    _insert_before(_inst("s_cmp_lt_u32", cnt.result, ck.result), anchor)
+    _latch(loop, body, cnt, anchor)
     anchor.detach()
     anchor.erase()
     body.add_op(BranchOp("s_cbranch_scc1", body, exit_b))
     loop.detach()
     loop.erase()
-    pre.add_op(BranchOp("s_branch", body))
+    pre.add_op(BranchOp("s_cbranch_scc0", exit_b, body) if runtime else BranchOp("s_branch", body))
+
+
+def _counter(loop: LoopOp, pre: Block) -> SSAValue:
+    """The loop's counter SGPR, set before the loop: 0, or for run-time bounds ``lb`` followed
+    by the entry guard's compare (its SCC decides the preheader's branch). The body's
+    induction argument becomes the counter."""
+    from gcnforge.dialect.constant import ConstantOp
+
+    cnt = AllocaOp(SGPRType.unallocated(1))
+    pre.insert_op_before(cnt, loop)
+    if loop.is_runtime:
+        lb, ub, _ = loop.bounds
+        pre.insert_op_before(_inst("s_mov_b32", cnt.result, lb), loop)
+        pre.insert_op_before(_inst("s_cmp_lt_i32", cnt.result, ub), loop)
+        loop.iv.replace_all_uses_with(cnt.result)  # type: ignore[union-attr]
+    else:
+        c0 = ConstantOp.from_int_and_width(0, 32)
+        pre.insert_op_before(c0, loop)
+        pre.insert_op_before(_inst("s_mov_b32", cnt.result, c0.result), loop)
+    return cnt.result
+
+
+def _latch(loop: LoopOp, body: Block, cnt: SSAValue, anchor: Operation) -> None:
+    """Count one iteration and compare, before ``anchor`` (the back edge's SCC)."""
+    from gcnforge.dialect.constant import ConstantOp
+
+    if loop.is_runtime:
+        _, ub, step = loop.bounds
+        _insert_before(_inst("s_add_i32", cnt, cnt, step), anchor)
+        _insert_before(_inst("s_cmp_lt_i32", cnt, ub), anchor)
+        return
+    c1 = ConstantOp.from_int_and_width(1, 32)
+    ck = ConstantOp.from_int_and_width(loop.trip_count, 32)
+    for o in (c1, ck):
+        body.insert_op_before(o, anchor)
+    _insert_before(_inst("s_add_u32", cnt, cnt, c1.result), anchor)
+    _insert_before(_inst("s_cmp_lt_u32", cnt, ck.result), anchor)
 
 
 def _lowerable_block(loop: LoopOp) -> Block:
@@ -313,8 +348,9 @@ def _replace_iteration_values(loop: LoopOp, iter_args: list[SSAValue], storages:
         else:
             arg.replace_all_uses_with(s)
     for k, (r, s) in enumerate(zip(loop.res, storages, strict=True)):
-        if s is None:
-            _drop_token_uses(r, producer(yields[k]), needs)
+        if s is None:  # (with run-time bounds the initial token may leave a loop of zero trips)
+            entry = producer(loop.inits[k]) if loop.is_runtime else []
+            _drop_token_uses(r, producer(yields[k]) + entry, needs)
         else:
             r.replace_all_uses_with(s)
     _emit_waits(needs)

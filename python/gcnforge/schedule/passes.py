@@ -38,6 +38,10 @@ def schedule_loops(root, check_only: bool = False) -> int:
 
     n = 0
     for loop in reversed(loops):  # reversed pre-order: inner loops first
+        if loop.is_runtime:
+            raise Diagnostic("amdgcn-schedule: this loop has run-time bounds; unroll dims, schedules and software "
+                             "pipelining need a compile-time count for now (write k.loop(count, ...), or leave "
+                             "the run-time loop unscheduled)", loop)
         ls = LoopSchedule(loop)
         _check_size(ls)
         legality.check(ls)

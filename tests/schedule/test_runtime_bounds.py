@@ -1,0 +1,122 @@
+"""Loops with run-time bounds (issue 24 item 2): ``k.loop(lb, ub, step)`` over SGPR values,
+lowered with a guarded entry, so ragged sizes and zero trips run correctly. The kernels of
+``examples/runtime_bounds.py`` (a saxpy with a run-time ``n`` and an f32 ``alpha`` given on
+the command line, a row sum with a run-time column count) against NumPy on the emulator."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gcnforge.runtime as rt
+from gcnforge.builder import Arg, Module
+from gcnforge.cli.main import main
+from gcnforge.diagnostics import Diagnostic
+from gcnforge.passes import pipeline as pl
+from gcnforge.translate import to_code_object
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def co(tmp_path_factory) -> Path:
+    spec = importlib.util.spec_from_file_location("runtime_bounds", ROOT / "examples" / "runtime_bounds.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    m = mod.build()
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    p = tmp_path_factory.mktemp("rb") / "rb.hsaco"
+    p.write_bytes(to_code_object(m.top))
+    return p
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200])
+def test_saxpy_runtime_n_matches_numpy(co, n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(256).astype(np.float32)
+    y = rng.standard_normal(256).astype(np.float32)
+    want = y.copy()
+    want[:n] = (1.5 * x[:n].astype(np.float64) + y[:n]).astype(np.float32)  # v_fma_f32: one rounding
+    rt.load(co)["saxpy"](y, x, 1.5, n, grid=1, block=64, device="emulator", sanitize=True)
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(y[n:], want[n:])  # elements past n untouched
+
+
+@pytest.mark.parametrize("n", [0, 37, 130])
+def test_saxpy_cli_alpha_and_runtime_n(co, tmp_path, n):
+    x = np.arange(200, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    rc = main(["run", str(co), "saxpy", "--grid", "1", "--block", "64", "--device", "emulator", "-a", "y=ones:200:f32",
+               "-a", f"x={tmp_path / 'x.npy'}", "-a", "alpha=2.0", "-a", f"n={n}", "--save", str(tmp_path)])
+    assert rc == 0
+    want = np.ones(200, np.float32)
+    want[:n] += 2.0 * x[:n]
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want)
+
+
+@pytest.mark.parametrize("cols", [0, 1, 64, 100, 129])
+def test_row_sum_runtime_cols_matches_numpy(co, cols):
+    rows = 3
+    a = np.random.default_rng(cols).standard_normal((rows, max(cols, 1))).astype(np.float32)[:, :cols].copy()
+    out = np.full(rows, np.nan, np.float32)
+    rt.load(co)["row_sum"](out, a if cols else np.zeros(1, np.float32), cols, grid=rows, block=64,
+                           device="emulator", sanitize=True)
+    np.testing.assert_allclose(out, a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_runtime_loop_lowering_has_a_guarded_entry():
+    m = Module("g")
+    with m.kernel("g", [Arg.ptr("p", np.float32), Arg.value("n", np.int32)], workgroup_size=(64, 1, 1)) as k:
+        p, n = k.args()
+        with k.loop(3, n, 2) as body:
+            k.global_store_dword(k.v_mov_b32(0), k.v_mov_b32(body.iv), p)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    from gcnforge.translate import to_assembly
+
+    text = [ln.strip() for ln in to_assembly(m.top).splitlines()]
+    i = text.index("s_cbranch_scc0 .LBB0_2")
+    assert text[i - 1].startswith("s_cmp_lt_i32") and text[i - 2].startswith("s_mov_b32")
+    assert text[i - 2].endswith(", 3")  # iv = lb
+    j = text.index("s_cbranch_scc1 .LBB0_1")
+    assert text[j - 2].startswith("s_add_i32") and text[j - 2].endswith(", 2")  # iv += step
+
+
+def test_wrong_loop_arity_at_authors_line():
+    m = Module("a")
+    with m.kernel("a", [Arg.value("n", np.int32)], workgroup_size=(64, 1, 1)) as k:
+        (n,) = k.args()
+        line = inspect.currentframe().f_lineno + 2
+        with pytest.raises(Diagnostic, match=r"loop takes a count, \(ub\), \(lb, ub\) or \(lb, ub, step\).*got 4") as e:
+            with k.loop(0, n, 1, 2):
+                pass
+    assert (e.value.loc.file, e.value.loc.line) == (__file__, line)
+
+
+def test_bad_step_and_bound_kinds_at_authors_line():
+    m = Module("b")
+    with m.kernel("b", [Arg.value("n", np.int32)], workgroup_size=(64, 1, 1)) as k:
+        (n,) = k.args()
+        line = inspect.currentframe().f_lineno + 2
+        with pytest.raises(Diagnostic, match="loop step 0 must be positive") as e:
+            with k.loop(0, n, 0):
+                pass
+        assert (e.value.loc.file, e.value.loc.line) == (__file__, line)
+        with pytest.raises(Diagnostic, match="loop ub must be an int or a 32-bit SGPR value"):
+            with k.loop(0, k.v_mov_b32(1)):
+                pass
+
+
+def test_scheduling_a_runtime_loop_is_a_located_diagnostic():
+    m = Module("s")
+    with m.kernel("s", [Arg.value("n", np.int32)], workgroup_size=(64, 1, 1)) as k:
+        (n,) = k.args()
+        line = inspect.currentframe().f_lineno + 1
+        with k.loop(0, n, 1, dims=[2]):
+            k.v_mov_b32(0)
+    with pytest.raises(Diagnostic, match="run-time bounds; unroll dims, schedules and software pipelining") as e:
+        pl.run(m.top, pl.parse(pl.DEFAULT))
+    assert (e.value.loc.file, e.value.loc.line) == (__file__, line)
