@@ -116,6 +116,8 @@ ABOVE_BOUND = {
     "rms_norm_f32": {"v": 1, "s": 2},
     "row_softmax_f32": {"v": 1, "s": 4},  # V# quads 4-aligned around s2 and the copied words
     "gemm_f16_32x32": {"s": 1},  # the C tile's V# (gcnforge.lib.store_result_tile) 4-aligned after s2
+    "saxpy": {"s": 1},  # examples/runtime_bounds.py: two V# quads 4-aligned beside the loop counter
+    "row_sum": {"s": 1},  # its V# quad 4-aligned around s2 (work-group id)
 }
 
 
