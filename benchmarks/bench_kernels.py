@@ -1,32 +1,42 @@
-"""The kernel library's fast kernels, predicted by the timing model, against references run in
-the same process.
+"""The kernel library's fast kernels, predicted by the timing model, checked against NumPy on
+random inputs, side by side with AMD aiter's code objects predicted on the same profile.
 
-1. Large GEMMs (examples/gemm_macro.py) on the MI300X profile: bf16 -> f32 at 4096^3, 8192^3,
-   8192 x 1280 x 8192; fp8 with per-token / per-channel scales -> bf16 at 8192^3. Reference:
-   the MFMA peak of the instruction (``DeviceProfile.mfma_peak_flops``) and, at 4096^3, the
-   library's previous best GEMM (examples/gemm_lds.py, 64 x 64 tile) predicted in the same run.
+Per family and shape the summary prints gcnforge's predicted us, aiter's object's predicted us
+(where aiter has an object for the job), their ratio and the correctness status, and ends with
+``kernels: X of Y shapes at ratio <= 1.0, Z unchecked`` (Y: shapes with an aiter object; Z: shapes
+whose output was not verified, mismatches included). A shape is checked when its whole output
+matched NumPy, or when every work-group the timing mode emulated matched (the other outputs of a
+sampled launch are never computed) and the same binary's whole output matched at a reduced shape
+(run-time M and N make it the same code). Inputs are random, never zeros.
+
+1. Large GEMMs (examples/gemm_macro.py: K compile-time, M and N arguments) on the MI300X
+   profile: bf16 -> f32 at 4096^3, 8192^3, 8192 x 1280 x 8192; fp8 with per-token / per-channel
+   scales -> bf16 at 8192^3. aiter: ``bf16gemm_outf32_tn_96x64_pf3`` (its largest bf16 tile, from
+   the amd-aiter wheel, launched as ``bench_timing_model`` does) at the same shape; the wheel has
+   no fp8 GEMM object. Also printed: % of the device's MAF at the kernel's mean sustained clock.
+   Reduced-shape check: (tm - 56) x (tn - 56) x K, one work-group with both tails clamped.
 2. aiter's skinny bf16 rows (``bf16_tuned_gemm.csv``, cu_num 80: M 64..384, N 256, K 5120,
-   f32 out) on the MI308X profile. References: aiter's measured time from the table and the
-   model's prediction for aiter's own kernel on the same shape (both from
-   ``bench_timing_model.aiter_rows``, imported, not copied). Split-K variants add the same
-   fill kernel aiter's launcher runs (``out.zero_()``). Ours: the best of the skinny tuning
-   family (examples/drivers/gemm_tune.py) per row.
+   f32 out) on the MI308X profile. aiter: the model's prediction for aiter's own tuned kernel
+   (plus the ``out.zero_()`` fill its split-K launcher runs) and its measured time, both from
+   ``bench_timing_model.aiter_rows`` (imported, not copied). Ours: the best of the skinny tuning
+   family (examples/drivers/gemm_tune.py) per row plus the same fill, then run whole and checked.
 3. MoE top-k softmax (examples/topk_softmax.py), tokens x 128/256 experts, k 4..8, f32 logits, on
-   MI300X. Reference: AMD's production code objects for the same job, aiter's
+   MI300X. aiter: its production code objects for the same job,
    ``hsa/gfx942/topksoftmax/topksoftmax_{subm}x{E}x{k}.co`` (ROCm/aiter repository, MIT; not in
    the amd-aiter wheels on PyPI up to 0.1.7.post2.dev18), launched as aiter's
    ``csrc/py_itfs_cu/asm_topksoftmax.cu`` does: 16-byte kernarg slots (indices, weights, logits,
    tokens, experts, k, renormalize, output row stride in bytes), ceil(T / subm) work-groups of
    256, subm 4 below 10,000 tokens, else 12 where that object exists. Both are first run whole on
-   a few tokens against NumPy, then predicted on the same shapes in the same run. The objects are
-   read from ``CACHE/topksoftmax``; ``--aiter-repo DIR`` (a clone of ROCm/aiter) fills it.
+   a few tokens against NumPy. The objects are read from ``CACHE/topksoftmax``; ``--aiter-repo
+   DIR`` (a clone of ROCm/aiter) fills it.
 4. RMSNorm / LayerNorm bf16 (examples/norms.py ``build_bf16``), 8192 rows of 4096 and 8192, on
-   MI300X. Reference: the bytes moved (x read once, y written once) at the profile's achievable
-   (measured) HBM bandwidth, plus the launch overhead.
-5. gfx950 (``--only gfx950``): examples/gemm_mfma_f16.py built for gfx950 (f16, bf16) and
-   examples/gemm_mxfp.py (MXFP4) at 2048^3 (``--quick``: 1024^3, f16 only) on the MI355X profile.
-   References: the MFMA peak of each instruction on MI355X and the gfx942 build of the f16
-   example on MI300X, predicted in the same run.
+   MI300X. No aiter object; reference: the bytes moved at the profile's achievable (measured)
+   HBM bandwidth, plus the launch overhead.
+5. gfx950: examples/gemm_mfma_f16.py built for gfx950 (f16, bf16) and examples/gemm_mxfp.py
+   (MXFP4) at 2048^3 (``--quick``: 1024^3, f16 only) on the MI355X profile, and the gfx942 build
+   of the f16 example on MI300X. No aiter object. K and N are compile-time there (M the grid,
+   MXFP4 all three): only the emulated work-groups' tiles are checked, so these count as
+   unchecked; MXFP4 has no NumPy reference here (integration_test/emulator has one).
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
@@ -34,13 +44,12 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
-``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only; ``--only``
-runs one part (gemm, skinny, topk, norms, gfx950). Figures are predictions of the model in
-``gcnforge.perfmodel`` on the named profile, not measurements: each includes the profile's launch
-overhead and runs at the profile's sustained clock (boost 2.1 GHz MI300X / 2.4 GHz MI355X, lower when
-the matrix cores are busy: capped so no kernel exceeds AMD's published MAF; the report's mean clock
-is printed), with measured HBM bandwidth. A prediction above the device's MAF would be printed with
-the report's note.
+``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
+(BOUND_QUICK); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
+predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
+includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
+MI300X / 2.4 GHz MI355X, lower when the matrix cores are busy: capped so no kernel exceeds AMD's
+published MAF; the report's mean clock is printed), with measured HBM bandwidth.
 """
 
 from __future__ import annotations
@@ -67,7 +76,90 @@ LARGE = [  # dtype, out, m, n, k, tm, tn, wm, wn
     ("fp8", "bf16", 8192, 8192, 8192, 256, 256, 2, 2),  # per-token and per-channel scales
 ]
 QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2)]
-ROWS = []  # (kernel, shape, predicted us, rate, % of peak, reference, ratio, limiter, resources)
+AITER_BF16_TILE = 96  # the largest M tile of aiter's bf16gemm objects in the wheel (32, 48, 64, 96 x 64)
+CACHE: str | None = None  # the aiter wheel's cache (--cache); None: --skip-aiter
+ROWS: list[dict] = []  # one per family and shape: see add_row
+
+EPS = float(np.finfo(np.float32).eps)
+RNG = np.random.default_rng(25)
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float32 -> bf16 bit patterns, round to nearest even (NumPy, independent of the emulator)."""
+    u = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(b: np.ndarray) -> np.ndarray:
+    return (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def fp8_value(code: np.ndarray) -> np.ndarray:
+    """e4m3 "fnuz" (gfx942): exponent bias 8, exponent 0 subnormal (m 2^-10), 0x80 NaN."""
+    c = code.astype(np.int64)
+    e, mnt = (c >> 3) & 0xF, c & 7
+    v = np.where(e == 0, mnt * 2.0 ** -10, (1 + mnt / 8) * 2.0 ** (e - 8))
+    return np.where(c == 0x80, np.nan, np.where(c & 0x80, -v, v))
+
+
+def gemm_inputs(dtype: str, m: int, n: int, k: int) -> dict:
+    """Random A (m x k), B^T (n x k) and, for fp8, per-token / per-channel scales: never zeros."""
+    if dtype == "fp8":
+        a, bt = RNG.integers(0, 256, (m, k), dtype=np.uint8), RNG.integers(0, 256, (n, k), dtype=np.uint8)
+        a[a == 0x80], bt[bt == 0x80] = 0x08, 0x08  # 0x80 is NaN in fnuz
+        return dict(a=a, bt=bt, sa=RNG.uniform(0.5, 2, m).astype(np.float32),
+                    sb=RNG.uniform(0.5, 2, n).astype(np.float32))
+    if dtype == "f16":
+        return dict(a=RNG.standard_normal((m, k)).astype(np.float16).view(np.uint16),
+                    bt=RNG.standard_normal((n, k)).astype(np.float16).view(np.uint16))
+    return dict(a=bf16_bits(RNG.standard_normal((m, k), np.float32)),
+                bt=bf16_bits(RNG.standard_normal((n, k), np.float32)))
+
+
+def gemm_tiles_ok(c, x: dict, dtype: str, ids, grid, tm: int, tn: int) -> bool:
+    """Each listed work-group's output tile (linear id -> tile (y, x) of ``grid``) against NumPy
+    in float64; tolerance: k roundings of the largest product (f32 accumulation), the scales'
+    two f32 roundings and, for bf16 output, its 2^-8."""
+    m, n, k = x["a"].shape[0], x["bt"].shape[0], x["a"].shape[1]
+    dec = {"fp8": fp8_value, "f16": lambda v: v.view(np.float16).astype(np.float64)}.get(dtype, bf16_value)
+    for wid in ids:
+        gx, gy = wid % grid[0], (wid // grid[0]) % grid[1]
+        r0, c0 = gy * tm, gx * tn
+        if r0 >= m or c0 >= n:
+            continue
+        a, b = dec(x["a"][r0:r0 + tm]), dec(x["bt"][c0:c0 + tn])
+        ref = a @ b.T
+        tol = k * EPS * np.abs(a).max() * np.abs(b).max() * 4
+        if dtype == "fp8":
+            ref = ref * x["sa"][r0:r0 + tm, None].astype(np.float64) * x["sb"][None, c0:c0 + tn].astype(np.float64)
+            tol = tol * 4 + 3 * EPS * np.abs(ref)
+        got = c[r0:r0 + tm, c0:c0 + tn]
+        if c.dtype == np.uint16:  # bf16 output
+            got, tol = bf16_value(got), tol + 2.0 ** -8 * np.abs(ref)
+        if not np.all(np.abs(got - ref) <= tol):  # NaN (an unwritten sentinel) fails too
+            return False
+    return True
+
+
+def status(tiles: bool | None, n_ids: int, n_wg: int, full: bool | None, why: str = "") -> tuple[str, bool]:
+    """(text, checked): checked when the whole output was compared, or every emulated work-group's
+    tile was and the same binary's whole output at a reduced shape."""
+    if tiles is False or full is False:
+        return "MISMATCH vs NumPy", False
+    t = f"{n_ids}/{n_wg} WG tiles ok" if n_ids < n_wg else "full output ok"
+    if n_ids >= n_wg:
+        return t, True
+    if full:
+        return t + " + full ok at " + why, True
+    return t + f"; UNCHECKED rest ({why})", False
+
+
+def add_row(family: str, kernel: str, shape: str, us: float, aiter: tuple[float, str] | None,
+            st: tuple[str, bool], note: str, res: str = "") -> None:
+    """``aiter``: (aiter's object's predicted us on the same profile, its name), None where no
+    aiter object does this job; ``st``: (correctness text, checked) from ``status``."""
+    ROWS.append(dict(family=family, kernel=kernel, shape=shape, us=us, aiter=aiter, check=st[0], checked=st[1],
+                     note=note, res=res))
 
 
 def _resources(c, name: str, rep) -> str:
@@ -84,8 +176,23 @@ def _lds(asm: str, name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def aiter_bf16(m: int, n: int, k: int, prof) -> tuple[float, str] | None:
+    """aiter's largest bf16 GEMM tile (bf16gemm_outf32_tn_96x64_pf3, the wheel's) at the shape on
+    ``prof``, launched as bench_timing_model does (asm_gemm_a16w16.cu's layout, split-K 1):
+    (predicted us, object); None without the wheel."""
+    import zipfile
+
+    if CACHE is None:
+        return None
+    whl = btm.fetch_wheel(Path(CACHE))
+    if isinstance(whl, str):
+        return None
+    x = dict(m=m, n=n, k=k, split=1, tile=str(AITER_BF16_TILE))
+    reps, ok = btm._run_bf16(zipfile.ZipFile(whl), x, prof, RNG)
+    return reps[0].us, f"bf16gemm_outf32_tn_{AITER_BF16_TILE}x64_pf3 ({ok})"
+
+
 def large_gemms(quick: bool) -> None:
-    import gemm_lds
     import gemm_macro
     from gcnforge.perfmodel import profiles
     from lib.compile import compile_module
@@ -93,37 +200,41 @@ def large_gemms(quick: bool) -> None:
     prof = profiles.get("mi300x")
     print(f"\nlarge GEMMs on MI300X; dense MFMA peak: bf16 "
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['bf16']) / 1e12:.0f}, fp8 "
-          f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s")
+          f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s; random inputs")
     for dtype, o, m, n, k, tm, tn, wm, wn in QUICK if quick else LARGE:
-        c = compile_module(gemm_macro.build(k, n, dtype, o, tm, tn, wm, wn), schedule=True)
+        c = compile_module(gemm_macro.build(k, dtype, o, tm, tn, wm, wn), schedule=True)
         name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn)
         kern = c.load("emulator")[name]
-        el = np.uint8 if dtype == "fp8" else np.uint16
-        a, bt = np.zeros((m, k), el), np.zeros((n, k), el)
-        out = np.zeros((m, n), np.float32 if o == "f32" else np.uint16)
-        scales = (np.ones(m, np.float32), np.ones(n, np.float32)) if dtype == "fp8" else ()
+        x = gemm_inputs(dtype, m, n, k)
+        out = np.full((m, n), np.nan, np.float32) if o == "f32" else np.full((m, n), 0xFFFF, np.uint16)
+        scales = (x["sa"], x["sb"]) if dtype == "fp8" else ()
+        g = gemm_macro.grid(m, n, tm, tn)
         t0 = time.perf_counter()
-        rep = kern(a, bt, out, np.uint32(m), *scales, grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn,),
+        rep = kern(x["a"], x["bt"], out, np.uint32(m), np.uint32(n), *scales, grid=g, block=(64 * wm * wn,),
                    timing=prof, flops=2.0 * m * n * k).timing
         wall = time.perf_counter() - t0
-        ROWS.append((name, f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", rep.pct_mfma_peak, "MFMA peak",
-                     rep.pct_mfma_peak / 100, rep.limiter, _resources(c, name, rep)))
+        ok = gemm_tiles_ok(out, x, dtype, rep.sampled_ids, g, tm, tn)
+        # the same binary (M and N are arguments) on one work-group's worth, both tails clamped
+        mr, nr = tm - 56, tn - 56
+        xr = gemm_inputs(dtype, mr, nr, k)
+        outr = np.full((mr, nr), np.nan, np.float32) if o == "f32" else np.full((mr, nr), 0xFFFF, np.uint16)
+        kern(xr["a"], xr["bt"], outr, np.uint32(mr), np.uint32(nr), *((xr["sa"], xr["sb"]) if scales else ()),
+             grid=gemm_macro.grid(mr, nr, tm, tn), block=(64 * wm * wn,), device="emulator")
+        full = gemm_tiles_ok(outr, xr, dtype, [0], (1, 1), tm, tn)
+        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, f"{mr}x{nr}x{k}")
+        ref = aiter_bf16(m, n, k, prof) if dtype == "bf16" else None
         maf = prof.maf(rep.dtype) if rep.dtype else None
-        print(f"  {m}x{n}x{k} {name}: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of peak "
-              f"({rep.limiter}; kernel at {rep.clock_eff_hz / 1e6:.0f} MHz mean clock"
-              f"{f', MAF {maf / 1e12:.0f} TFLOP/s' if maf else ''}; {wall:.0f} s to predict)")
+        pct_maf = 100 * rep.tflops * 1e12 / maf if maf else None
+        add_row(f"gemm {dtype}->{o} (MI300X)", name, f"{m}x{n}x{k}", rep.us, ref, st,
+                f"{rep.tflops:.0f} TFLOP/s = {pct_maf:.0f}% of MAF at {rep.clock_eff_hz / 1e6:.0f} MHz; {rep.limiter}"
+                + ("" if ref else "; no aiter object for this family in the wheel"), _resources(c, name, rep))
+        print(f"  {m}x{n}x{k} {name}: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of peak, "
+              f"{pct_maf:.1f}% of MAF {maf / 1e12:.0f} TFLOP/s ({rep.limiter}; kernel at {rep.clock_eff_hz / 1e6:.0f} "
+              f"MHz mean clock; {wall:.0f} s to predict); {st[0]}"
+              + (f"; aiter {ref[1]}: {ref[0]:.1f} us" if ref else ""))
         for note in rep.notes:
             if "MAF" in note:
                 print(f"    note: {note}")
-        if (dtype, m, n, k) == ("bf16", 4096, 4096, 4096):
-            # the previous best GEMM of the library, same shape, same model
-            c0 = compile_module(gemm_lds.build(k, n, "bf16", "f32", 2, 2))
-            k0 = c0.load("emulator")[gemm_lds.kernel_name("bf16", "f32", 2, 2, 64)]
-            r0 = k0(a, bt, out, grid=(n // 64, m // 64, 1), block=(256,), timing=prof, flops=2.0 * m * n * k).timing
-            ROWS.append(("gemm_lds (previous best)", f"{m}x{n}x{k}", r0.us, f"{r0.tflops:.0f} TFLOP/s",
-                         r0.pct_mfma_peak, "MFMA peak", r0.pct_mfma_peak / 100, r0.limiter, ""))
-            print(f"    reference in this run: gemm_lds 64x64 {r0.us:.1f} us ({r0.pct_mfma_peak:.1f}% of peak): "
-                  f"gemm_macro is {r0.us / rep.us:.2f}x faster")
 
 
 def skinny(cache: Path, quick: bool) -> None:
@@ -147,7 +258,7 @@ def skinny(cache: Path, quick: bool) -> None:
     for v in fam.variants():
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
-        c = compile_module(gemm_tune.gemm_macro.build(fam.k, fam.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
+        c = compile_module(gemm_tune.gemm_macro.build(fam.k, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
                                                       p["splitk"], p["depth"]), schedule=True)
         built[v.name] = (v, c, c.load("emulator")[v.kernel])
     fill = rt.load(assemble(btm.micro("fill"))).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
@@ -156,12 +267,12 @@ def skinny(cache: Path, quick: bool) -> None:
           f"{'/meas':>6} {'/model':>7}  limiter")
     for x in ref:
         m, n, k = x["m"], x["n"], x["k"]
+        inp = gemm_inputs("bf16", m, n, k)
         best = None
         for name, (v, c, kern) in built.items():
             p = v.params
-            a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
-            rep = kern(a, bt, out, np.uint32(m), grid=gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"],
-                                                                                p["splitk"]),
+            rep = kern(inp["a"], inp["bt"], np.zeros((m, n), np.float32), np.uint32(m), np.uint32(n),
+                       grid=gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"]),
                        block=(p["block"],), timing=prof, flops=2.0 * m * n * k).timing
             t_fill = 0.0
             if p["splitk"] > 1:
@@ -171,13 +282,20 @@ def skinny(cache: Path, quick: bool) -> None:
             if best is None or tot < best[0]:
                 best = (tot, name, rep, c)
         tot, name, rep, c = best
+        # the chosen variant once more on the same inputs, every work-group (split-K adds into zeros)
+        v, _, kern = built[name]
+        p, out = v.params, np.zeros((m, n), np.float32)
+        g = gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"])
+        kern(inp["a"], inp["bt"], out, np.uint32(m), np.uint32(n), grid=g, block=(p["block"],), device="emulator")
+        ok = gemm_tiles_ok(out, inp, "bf16", range(g[0] * g[1]), g, p["tile_m"], p["tile_n"])
         aiter_model = x["gemm"] + x["fill"]
-        ROWS.append((name, f"{m}x{n}x{k} (MI308X)", tot, f"{2 * m * n * k / tot / 1e6:.0f} TFLOP/s",
-                     100 * 2 * m * n * k / (tot * 1e-6) / prof.mfma_peak_flops("v_mfma_f32_32x32x8_bf16"),
-                     f"aiter {x['measured']:.2f} meas / {aiter_model:.2f} model", tot / x["measured"], rep.limiter,
-                     _resources(c, name, rep)))
+        add_row("gemm bf16->f32 skinny (MI308X)", name, f"{m}x{n}x{k}", tot,
+                (aiter_model, f"bf16gemm_outf32_tn_*x64_pf3 (aiter's tuned row; measured {x['measured']:.2f} us)"),
+                status(ok, 1, 1, None), rep.limiter, _resources(c, name, rep))
         print(f"{m:>4} {n:>4} {k:>5} {tot:8.2f} {name:>40} {x['measured']:10.2f} {aiter_model:11.2f} "
-              f"{tot / x['measured']:6.2f} {tot / aiter_model:7.2f}  {rep.limiter}")
+              f"{tot / x['measured']:6.2f} {tot / aiter_model:7.2f}  {rep.limiter}; "
+              f"{'full output ok' if ok else 'MISMATCH vs NumPy'}")
+
 
 TOPK = ([(t, e, k, False) for t in (4096, 32768) for e, k in ((128, 4), (128, 6), (128, 8), (256, 6), (256, 8))]
         + [(t, 256, 8, True) for t in (4096, 32768)])  # tokens, experts, k, renormalize
@@ -243,35 +361,63 @@ def topk(cache: Path, repo: str | None, quick: bool) -> None:
         kern = c.load("emulator")[name]
         return name, c, lambda x, w, i, **kw: kern(x, w, i, grid=(x.shape[0],), block=(64,), **kw)
 
-    def checked(run, e, k, renorm, tokens) -> bool:
-        x = np.random.default_rng(e + k).standard_normal((tokens, e)).astype(np.float32)
-        w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
-        run(x, w, i)
+    def matches(x, w, i, k, renorm, rows) -> bool:
+        x = x[rows]
         order = np.argsort(-x, axis=1, kind="stable")[:, :k]
         p = np.exp(x - x.max(1, keepdims=True))
         p /= p.sum(1, keepdims=True)
         p = np.take_along_axis(p, order, 1)
         if renorm:
             p /= p.sum(1, keepdims=True)
-        return bool((i == order).all() and np.allclose(w, p, rtol=1e-4))
+        return bool((i[rows] == order).all() and np.allclose(w[rows], p, rtol=1e-4))
+
+    def checked(run, e, k, renorm, tokens) -> bool:
+        x = np.random.default_rng(e + k).standard_normal((tokens, e)).astype(np.float32)
+        w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
+        run(x, w, i)
+        return matches(x, w, i, k, renorm, slice(None))
 
     print(f"\nMoE top-k softmax (f32 logits) on MI300X; reference: aiter's production "
           f"code objects from {d}")
-    print(f"{'tokens':>6} {'E':>4} {'k':>2} {'renorm':>6} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  aiter object; checks; limiter")
+    print(f"{'tokens':>6} {'E':>4} {'k':>2} {'renorm':>6} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  "
+          "aiter object; checks; limiter")
     for tokens, e, k, renorm in TOPK_QUICK if quick else TOPK:
         subm, co, ref = aiter(e, k, renorm, tokens)
         name, c, mine = ours(e, k, renorm)
-        ok = checked(ref, e, k, renorm, 3 * subm + 1) and checked(mine, e, k, renorm, 5)
-        x = np.random.default_rng(tokens + e + k).standard_normal((tokens, e)).astype(np.float32)  # aiter branches on data
+        ok_ref = checked(ref, e, k, renorm, 3 * subm + 1)
+        full = checked(mine, e, k, renorm, 5)  # the same binary (tokens are a run-time grid), whole output
+        # aiter branches on data
+        x = np.random.default_rng(tokens + e + k).standard_normal((tokens, e)).astype(np.float32)
         w, i = np.zeros((tokens, k), np.float32), np.zeros((tokens, k), np.int32)
         ra = ref(x, w, i, timing=prof).timing
+        w, i = np.full((tokens, k), np.nan, np.float32), np.full((tokens, k), -1, np.int32)
         ro = mine(x, w, i, timing=prof).timing
-        moved = x.nbytes + w.nbytes + i.nbytes
-        ROWS.append((name, f"{tokens}x{e} k{k}", ro.us, f"{moved / ro.seconds / 1e12:.2f} TB/s",
-                     100 * moved / ro.seconds / prof.hbm_bytes_per_s, f"aiter {co} {ra.us:.2f} us", ro.us / ra.us,
-                     ro.limiter, _resources(c, name, ro)))
-        print(f"{tokens:>6} {e:>4} {k:>2} {'yes' if renorm else 'no':>6} {ro.us:8.2f} {ra.us:9.2f} {ro.us / ra.us:6.2f}  {co}; "
-              f"{'both match NumPy' if ok else 'MISMATCH vs NumPy'}; ours {ro.limiter}, aiter {ra.limiter}")
+        tiles = matches(x, w, i, k, renorm, list(ro.sampled_ids))  # one token per work-group
+        st = status(tiles, len(ro.sampled_ids), ro.workgroups, full, "5 tokens")
+        add_row("topk_softmax f32 (MI300X)", name, f"{tokens}x{e} k{k}" + (" renorm" if renorm else ""), ro.us,
+                (ra.us, co + ("" if ok_ref else " (MISMATCH vs NumPy)")), st, ro.limiter, _resources(c, name, ro))
+        print(f"{tokens:>6} {e:>4} {k:>2} {'yes' if renorm else 'no':>6} {ro.us:8.2f} {ra.us:9.2f} "
+              f"{ro.us / ra.us:6.2f}  {co}; "
+              f"ours: {st[0]}; aiter's {'matches' if ok_ref else 'MISMATCH vs'} NumPy; ours {ro.limiter}, "
+              f"aiter {ra.limiter}")
+
+
+def norm_inputs(kind: str, rows: int, cols: int) -> tuple:
+    x = bf16_bits(RNG.standard_normal((rows, cols), np.float32) * 2 + 1.5)
+    g, b = bf16_bits(RNG.uniform(0.5, 1.5, cols)), bf16_bits(RNG.standard_normal(cols))
+    return (x, g, b) if kind == "layer" else (x, g)
+
+
+def norm_rows_ok(kind: str, ins: tuple, y: np.ndarray, rows) -> bool:
+    """The listed rows of ``y`` against NumPy in float64 (eps 1e-5); bf16 output: 2^-8 relative."""
+    xd = bf16_value(ins[0][rows])
+    gd = bf16_value(ins[1])
+    if kind == "layer":
+        mu = xd.mean(1, keepdims=True)
+        ref = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(1, keepdims=True) + 1e-5) * gd + bf16_value(ins[2])
+    else:
+        ref = xd / np.sqrt((xd ** 2).mean(1, keepdims=True) + 1e-5) * gd
+    return bool(np.all(np.abs(bf16_value(y[rows]) - ref) <= 2.0 ** -8 * np.abs(ref) + 1e-5 * (1 + np.abs(ref))))
 
 
 def norms_bf16(quick: bool) -> None:
@@ -281,25 +427,32 @@ def norms_bf16(quick: bool) -> None:
 
     prof = profiles.get("mi300x")
     print(f"\nbf16 norms (f32 math) on MI300X; HBM achievable {prof.hbm_achievable / 1e12:.3f} TB/s (measured; "
-          f"peak {prof.hbm_bytes_per_s / 1e12:.1f})")
+          f"peak {prof.hbm_bytes_per_s / 1e12:.1f}); no aiter object: reference the HBM floor")
     rows = 8192
     for cols in (4096,) if quick else (4096, 8192):
         for kind in ("rms", "layer"):
             c = compile_module(norms.build_bf16(kind, cols, 4))
             name = f"{kind}_norm_bf16"
             kern = c.load("emulator")[name]
-            x = np.zeros((rows, cols), np.uint16)
-            g = np.full(cols, 0x3F80, np.uint16)
-            y = np.zeros_like(x)
-            args = (x, g, np.zeros_like(g), y) if kind == "layer" else (x, g, y)
-            rep = kern(*args, np.uint32(cols), np.float32(1e-5), grid=(rows, 1, 1), block=(256,), timing=prof).timing
-            moved = 2 * x.nbytes
+
+            def run(r, **kw):
+                ins = norm_inputs(kind, r, cols)
+                y = np.full((r, cols), 0xFFFF, np.uint16)  # NaN until written
+                res = kern(*ins, y, np.uint32(cols), np.float32(1e-5), grid=(r, 1, 1), block=(256,), **kw)
+                return ins, y, res
+
+            full = norm_rows_ok(kind, *run(5)[:2], slice(None))  # the same binary: rows are the grid
+            ins, y, res = run(rows, timing=prof)
+            rep = res.timing
+            st = status(norm_rows_ok(kind, ins, y, list(rep.sampled_ids)), len(rep.sampled_ids), rep.workgroups,
+                        full, "5 rows")
+            moved = 2 * ins[0].nbytes
             floor_us = moved / prof.hbm_achievable * 1e6 + rep.launch_seconds * 1e6  # + the launch overhead
             pct = 100 * floor_us / rep.us
-            ROWS.append((name, f"{rows}x{cols}", rep.us, f"{moved / rep.seconds / 1e12:.2f} TB/s", pct,
-                         f"HBM floor {floor_us:.1f} us", rep.us / floor_us, rep.limiter, _resources(c, name, rep)))
+            add_row("norms bf16 (MI300X)", name, f"{rows}x{cols}", rep.us, None, st,
+                    f"{pct:.0f}% of the HBM floor {floor_us:.1f} us; {rep.limiter}", _resources(c, name, rep))
             print(f"  {name} {rows}x{cols}: {rep.us:.1f} us, {moved / rep.seconds / 1e12:.2f} TB/s = {pct:.0f}% of "
-                  f"the achievable-HBM floor + launch ({rep.limiter})")
+                  f"the achievable-HBM floor + launch ({rep.limiter}); {st[0]}")
 
 
 def gfx950(quick: bool) -> None:
@@ -321,26 +474,36 @@ def gfx950(quick: bool) -> None:
     print(f"\ngfx950 examples on MI355X ({prof.cus} CUs, {prof.clock_hz / 1e9:.1f} GHz), {m}x{n}x{k}; dense MFMA peak: "
           f"f16 {prof.mfma_peak_flops('v_mfma_f32_16x16x32_f16') / 1e12:.0f}, MXFP4 "
           f"{prof.mfma_peak_flops('v_mfma_scale_f32_16x16x128_f8f6f4', (4, 4)) / 1e12:.0f} TFLOP/s")
-    a, bt, out = np.zeros((m, k), np.uint16), np.zeros((n, k), np.uint16), np.zeros((m, n), np.float32)
+    fam = "gfx950 examples (MI355X)"
+    why = "K and N are compile-time, M is the grid: no reduced shape of this binary is cheap"
     # the anchor: the gfx942 build of the same example on MI300X
+    x = gemm_inputs("f16", m, n, k)
+    out = np.full((m, n), np.nan, np.float32)
     c0 = compile_module(gemm_mfma_f16.build(k, n))
-    r0 = c0.load("emulator")["gemm_f16_32x32"](a, bt, out, grid=(n // 32, m // 32), block=(64,), timing=mi300x,
+    g = (n // 32, m // 32)
+    r0 = c0.load("emulator")["gemm_f16_32x32"](x["a"], x["bt"], out, grid=g, block=(64,), timing=mi300x,
                                                 flops=flops).timing
-    ROWS.append(("gemm_f16_32x32 (gfx942)", f"{m}x{n}x{k}", r0.us, f"{r0.tflops:.0f} TFLOP/s", r0.pct_mfma_peak,
-                 "MI300X MFMA peak", r0.pct_mfma_peak / 100, r0.limiter, _resources(c0, "gemm_f16_32x32", r0)))
+    st = status(gemm_tiles_ok(out, x, "f16", r0.sampled_ids, g, 32, 32), len(r0.sampled_ids), r0.workgroups, None, why)
+    add_row(fam, "gemm_f16_32x32 (gfx942 on MI300X)", f"{m}x{n}x{k}", r0.us, None, st,
+            f"{r0.pct_mfma_peak:.1f}% of MI300X MFMA peak; {r0.limiter}", _resources(c0, "gemm_f16_32x32", r0))
     print(f"  gemm_f16_32x32 (gfx942) on MI300X: {r0.us:.1f} us, {r0.tflops:.0f} TFLOP/s, {r0.pct_mfma_peak:.1f}% of "
-          f"peak ({r0.limiter})")
+          f"peak ({r0.limiter}); {st[0]}")
     for dtype in ("f16",) if quick else ("f16", "bf16"):
         name = f"gemm_{dtype}_16x16x32"
+        x = gemm_inputs(dtype, m, n, k)
+        out = np.full((m, n), np.nan, np.float32)
+        g = (n // 16, m // 16)
         c = compile_module(gemm_mfma_f16.build(k, n, target="gfx950", dtype=dtype))
-        rep = c.load("emulator")[name](a, bt, out, grid=(n // 16, m // 16), block=(64,), timing=prof,
-                                       flops=flops).timing
-        ROWS.append((name + " (gfx950)", f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", rep.pct_mfma_peak,
-                     "MI355X MFMA peak", rep.pct_mfma_peak / 100, rep.limiter, _resources(c, name, rep)))
+        rep = c.load("emulator")[name](x["a"], x["bt"], out, grid=g, block=(64,), timing=prof, flops=flops).timing
+        st = status(gemm_tiles_ok(out, x, dtype, rep.sampled_ids, g, 16, 16), len(rep.sampled_ids), rep.workgroups,
+                    None, why)
+        add_row(fam, name + " (gfx950)", f"{m}x{n}x{k}", rep.us, None, st,
+                f"{rep.pct_mfma_peak:.1f}% of MI355X MFMA peak; {rep.limiter}", _resources(c, name, rep))
         print(f"  {name} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of "
-              f"peak ({rep.limiter}); {r0.us / rep.us:.2f}x the gfx942 build on MI300X")
-    a4, sa = np.zeros((m, k // 2), np.uint8), np.full((m, k // 32), 127, np.uint8)
-    b4, sb = np.zeros((n, k // 2), np.uint8), np.full((n, k // 32), 127, np.uint8)
+              f"peak ({rep.limiter}); {r0.us / rep.us:.2f}x the gfx942 build on MI300X; {st[0]}")
+    rng = np.random.default_rng(950)
+    a4, sa = rng.integers(0, 256, (m, k // 2), dtype=np.uint8), rng.integers(120, 134, (m, k // 32), dtype=np.uint8)
+    b4, sb = rng.integers(0, 256, (n, k // 2), dtype=np.uint8), rng.integers(120, 134, (n, k // 32), dtype=np.uint8)
     kern = rt.load(gemm_mxfp.code_object(m, n, k))[gemm_mxfp.NAME]
     rep = kern(a4, sa, b4, sb, out, grid=(n // 16, m // 16), block=(64, 1, 1), device="emulator", timing=prof,
                flops=flops).timing
@@ -348,19 +511,38 @@ def gfx950(quick: bool) -> None:
     # report's matrix-core busy share (FP4: 4 passes)
     pct = 100 * flops / rep.kernel_seconds / prof.mfma_peak_flops("v_mfma_scale_f32_16x16x128_f8f6f4", (4, 4))
     assert abs(pct - rep.pct_mfma_peak) < 1e-6 * max(1.0, pct), (pct, rep.pct_mfma_peak)
-    ROWS.append((gemm_mxfp.NAME + " (gfx950)", f"{m}x{n}x{k}", rep.us, f"{rep.tflops:.0f} TFLOP/s", pct,
-                 "MI355X MXFP4 peak", pct / 100, rep.limiter, ""))
+    add_row(fam, gemm_mxfp.NAME + " (gfx950)", f"{m}x{n}x{k}", rep.us, None,
+            ("UNCHECKED (no MXFP4 NumPy reference in this bench; M, N, K compile-time)", False),
+            f"{pct:.1f}% of the MXFP4 peak; {rep.limiter}")
     print(f"  {gemm_mxfp.NAME} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {pct:.1f}% of the "
-          f"MXFP4 peak ({rep.limiter})")
+          f"MXFP4 peak ({rep.limiter}); unchecked")
 
 
 def summary() -> None:
-    print("\nsummary (predicted):")
-    print(f"{'kernel':>42} {'shape':>20} {'us':>9} {'rate':>14} {'% peak':>7} {'ratio':>6}  reference / limiter / "
-          f"resources")
-    for name, shape, us, rate, pct, refname, ratio, lim, res in ROWS:
-        print(f"{name:>42} {shape:>20} {us:9.2f} {rate:>14} {pct:7.1f} {ratio:6.2f}  {refname}; {lim}"
-              + (f"; {res}" if res else ""))
+    print("\nsummary (predicted, random inputs); ratio = ours / aiter's object on the same profile:")
+    print(f"{'family':>32} {'shape':>18} {'ours us':>9} {'aiter us':>9} {'ratio':>6}  "
+          "check; kernel; note; aiter object")
+    fams: dict[str, list[dict]] = {}
+    for r in ROWS:
+        fams.setdefault(r["family"], []).append(r)
+        au = r["aiter"][0] if r["aiter"] else None
+        a_s, ratio = (f"{au:.2f}", f"{r['us'] / au:.2f}") if au else ("-", "-")
+        print(f"{r['family']:>32} {r['shape']:>18} {r['us']:9.2f} {a_s:>9} {ratio:>6}  {r['check']}; {r['kernel']}; "
+              f"{r['note']}"
+              + (f"; {r['aiter'][1]}" if r["aiter"] else "") + (f"; {r['res']}" if r["res"] else ""))
+    print("\nper family: shapes at ratio <= 1.0 / shapes with an aiter object; checked / shapes")
+    for f, rs in fams.items():
+        wa = [r for r in rs if r["aiter"]]
+        fast = sum(r["us"] <= r["aiter"][0] for r in wa)
+        print(f"  {f}: {fast}/{len(wa)} at ratio <= 1.0" + (f" ({100 * fast / len(wa):.0f}%)" if wa else
+                                                            " (no aiter object)")
+              + f", {sum(r['checked'] for r in rs)}/{len(rs)} checked")
+    wa = [r for r in ROWS if r["aiter"]]
+    x = sum(r["us"] <= r["aiter"][0] for r in wa)
+    z = sum(not r["checked"] for r in ROWS)
+    print(f"({len(ROWS) - len(wa)} of {len(ROWS)} shapes have no aiter object; unchecked = not fully verified "
+          f"against NumPy, mismatches included)")
+    print(f"kernels: {x} of {len(wa)} shapes at ratio <= 1.0, {z} unchecked")
 
 
 def main(argv=None) -> int:
@@ -371,6 +553,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950"))
     a = ap.parse_args(argv)
+    global CACHE
+    CACHE = None if a.skip_aiter else a.cache
     if a.only in (None, "gemm"):
         large_gemms(a.quick)
     if a.only in (None, "skinny") and not a.skip_aiter:

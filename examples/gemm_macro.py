@@ -3,8 +3,9 @@
 ``C[M, N] = A[M, K] @ B[K, N]`` with A row-major and B passed transposed (``bt``: N x K
 row-major), f32 accumulation, f32 or bf16 output. ``dtype="fp8"`` (e4m3 "fnuz",
 ``v_mfma_f32_32x32x16_fp8_fp8``) takes a per-token scale (f32 per row of A) and a
-per-channel scale (f32 per row of bt) and multiplies each result by both. K and N are compile-time (the loop count
-and the C row stride), M is a kernel argument. What makes it fast, and why:
+per-channel scale (f32 per row of bt) and multiplies each result by both. K is compile-time (the loop count),
+M and N are kernel arguments (the buffers' bounds clamp both tails): one binary serves every M x N at
+its K. What makes it fast, and why:
 
 * **macro tile** ``tm x tn`` per work-group (default 256 x 256) of ``wm x wn`` waves (2 x 2),
   each wave a ``tm/wm x tn/wn`` block of 32 x 32 ``v_mfma_f32_32x32x8_{bf16,f16}`` tiles:
@@ -36,7 +37,7 @@ Split-K (``splitk = s``, for skinny problems): work-group z of the grid takes th
 ``[z K / s, (z + 1) K / s)`` and adds its f32 partial tile into C (which must hold zeros)
 with ``buffer_atomic_add_f32``.
 
-Limits: K must be a multiple of ``s * TK / esize`` (32 s for bf16/f16); M and N are free.
+Limits: K must be a multiple of ``s * TK / esize`` (32 s for bf16/f16); M and N are free (run time).
 
 grid = (ceil(N / tn), ceil(M / tm), s), block = 64 wm wn.
 """
@@ -72,8 +73,9 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
     return (-(-n // tn), -(-m // tm), splitk)
 
 
-def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
+def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
           wm: int = 2, wn: int = 2, splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
+    """The kernel for ``k_dim`` (compile-time); arguments a, bt, c, m, n (+ scale_a, scale_b for fp8)."""
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16, f16 or fp8, out f32 or bf16")
     kb = k_dim * ESIZES[dtype]
@@ -104,14 +106,14 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
 
     m = Module(name)
     args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only"),
-            Arg.value("m")]
+            Arg.value("m"), Arg.value("n")]
     if dtype == "fp8":  # e4m3 "fnuz" inputs with f32 scales per row of A and per row of bt
         args += [Arg.ptr("scale_a", access="read_only"), Arg.ptr("scale_b", access="read_only")]
     with m.kernel(name, args, workgroup_size=(threads, 1, 1)) as k:
         if dtype == "fp8":
-            a, bt, c, m_rows, sa, sb = k.args()
+            a, bt, c, m_rows, n_s, sa, sb = k.args()
         else:
-            a, bt, c, m_rows = k.args()
+            a, bt, c, m_rows, n_s = k.args()
         lds = k.lds(2 * buf)
         tid = k.thread_id("x")
         row0_m = k.s_mul_i32(k.block_id("y"), k.s_mov_b32(tm))
@@ -128,11 +130,12 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
                                    k.s_sub_u32(nbytes, kofs))
 
             rs_a = shifted(a, k.s_mul_i32(m_rows, kb_s))
-            rs_b = shifted(bt, k.s_mov_b32(n_dim * kb))
+            rs_b = shifted(bt, k.s_mul_i32(n_s, kb_s))
         else:
             rs_a = make_buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
-            rs_b = make_buffer_rsrc(k, bt, n_dim * kb)
-        rs_c = make_buffer_rsrc(k, c, k.s_mul_i32(m_rows, k.s_mov_b32(n_dim * ob)))
+            rs_b = make_buffer_rsrc(k, bt, k.s_mul_i32(n_s, kb_s))
+        n_ob = k.s_lshl_b32(n_s, ob.bit_length() - 1)  # the C row stride in bytes
+        rs_c = make_buffer_rsrc(k, c, k.s_mul_i32(m_rows, n_ob))
 
         # -- staging: work-item t loads chunk t % 4 of row t // 4 (+ rows_per_pass i) of each
         # tile. A last pass of fewer rows (a power of two) wraps the row index: several
@@ -290,7 +293,6 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
         # -- epilogue: lane l holds rows 8 (j // 4) + 4 (l // 32) + j % 4, column l % 32
         row_l = k.v_add_u32(k.s_add_u32(row0_m, k.s_mul_i32(wave_m, k.s_mov_b32(wtm))), k.v_lshlrev_b32(2, h))
         col_l = k.v_add_u32(k.s_add_u32(col0_n, k.s_mul_i32(wave_n, k.s_mov_b32(wtn))), r32)
-        n_s = k.s_mov_b32(n_dim)
         if out == "bf16":
             bias = k.s_mov_b32(0x7FFF)
         oob = k.v_mov_b32(k.s_mov_b32(OOB))
@@ -298,7 +300,7 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
             # per-token (row) and per-channel (column) f32 scales: lane l needs rows
             # 32 i + 8 q + 4 (l // 32) + 0..3 (one dwordx4 per i, q) and column l % 32 (+ 32 j)
             rs_sa = make_buffer_rsrc(k, sa, k.s_lshl_b32(m_rows, 2))
-            rs_sb = make_buffer_rsrc(k, sb, n_dim * 4)
+            rs_sb = make_buffer_rsrc(k, sb, k.s_lshl_b32(n_s, 2))
             ra = k.v_lshlrev_b32(2, row_l)
             sa_v = {(i, q): k.buffer_load_dwordx4(ra, rs_sa, 0, offen=True, offset=4 * (32 * i + 8 * q))
                     for i in range(bm) for q in range(4)}
@@ -311,8 +313,8 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
             off = k.v_cndmask_b32_e64(oob, off, k.v_cmp_gt_u32_e64(n_s, col))  # columns past N: dropped
             for i in range(bm):
                 for r, v in enumerate(accs[i * bn + j].split()):
-                    step_b = (32 * i + 8 * (r // 4) + r % 4) * n_dim * ob
-                    o = k.v_add_u32(k.s_mov_b32(step_b), off) if step_b else off
+                    step = 32 * i + 8 * (r // 4) + r % 4  # rows below the lane's first
+                    o = k.v_add_u32(k.s_mul_i32(n_ob, k.s_mov_b32(step)), off) if step else off
                     if dtype == "fp8":
                         v = k.v_mul_f32(k.v_mul_f32(k.v_accvgpr_read_b32(v), sa_v[(i, r // 4)][0].split()[r % 4]),
                                         sb_v[j][0])
@@ -330,4 +332,4 @@ def build(k_dim: int = 256, n_dim: int = 256, dtype: str = "bf16", out: str = "f
 
 
 if __name__ == "__main__":
-    print(build(64, 256))
+    print(build(64))

@@ -1,7 +1,7 @@
 """Tuning families of the macro-tile GEMM (examples/gemm_macro.py) for ``gcnforge tune``.
 
-K and N are compile-time in that kernel, so a family is one (N, K) with its tile and
-split-K variants; shapes are M x N x K (N and K must be the family's). Each family ranks
+K is compile-time in that kernel (M and N are arguments); a family is tuned for one (N, K) with its
+tile and split-K variants; shapes are M x N x K (N and K must be the family's). Each family ranks
 its variants by the timing model (``--timing mi300x`` / ``mi308x``)::
 
     gcnforge tune examples/drivers/gemm_tune.py --family skinny --timing mi308x \\
@@ -55,7 +55,7 @@ class MacroGemm(KernelFamily):
 
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
-        mod = gemm_macro.build(self.k, self.n, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"],
+        mod = gemm_macro.build(self.k, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"],
                                p["depth"])
         return compile_module(mod, schedule=True).blob
 
@@ -65,7 +65,7 @@ class MacroGemm(KernelFamily):
         return shape[1] == self.n and shape[2] == self.k
 
     def constraints(self, v):
-        return f"N={self.n};K={self.k}"  # compile-time in gemm_macro
+        return f"N={self.n};K={self.k}"  # K compile-time in gemm_macro; N the family's tuned one
 
     def work(self, v, shape):
         """For ``tune``'s roofline pruning: every work-group runs its whole tm x tn tile (rows and
@@ -97,8 +97,8 @@ class MacroGemm(KernelFamily):
         m, n, k = shape
         p = v.params
         c = inputs["c"]
-        kernel(inputs["a"], inputs["bt"], c, np.uint32(m), grid=gemm_macro.grid(m, n, p["tile_m"], p["tile_n"],
-                                                                                 p["splitk"]),
+        kernel(inputs["a"], inputs["bt"], c, np.uint32(m), np.uint32(n),
+               grid=gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"]),
                block=(p["block"], 1, 1), device=device, flops=2.0 * m * n * k)
         return c[:CHECK, :CHECK]
 

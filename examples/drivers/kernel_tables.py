@@ -73,16 +73,20 @@ def gemm_row(dtype: str, out: str, m: int, n: int, k: int, tm: int = 256, tn: in
     name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn)
     el = np.uint8 if dtype == "fp8" else np.uint16
 
-    def launch(kern, prof):
-        a, bt = np.zeros((m, k), el), np.zeros((n, k), el)
+    def launch(kern, prof):  # random inputs (fp8: any code but the NaN 0x80; bf16: small integers)
+        rng = np.random.default_rng(m + n + k)
+        a, bt = rng.integers(0, 0x80, (m, k), dtype=el), rng.integers(0, 0x80, (n, k), dtype=el)
+        if dtype != "fp8":
+            a, bt = a | 0x4000, bt | 0x4000  # bf16 2 .. 4
         c = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
-        scales = (np.ones(m, np.float32), np.ones(n, np.float32)) if dtype == "fp8" else ()
-        return kern(a, bt, c, np.uint32(m), *scales, grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn,),
-                    device="emulator", timing=prof, flops=2.0 * m * n * k)
+        scales = (rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)) \
+            if dtype == "fp8" else ()
+        return kern(a, bt, c, np.uint32(m), np.uint32(n), *scales, grid=gemm_macro.grid(m, n, tm, tn),
+                    block=(64 * wm * wn,), device="emulator", timing=prof, flops=2.0 * m * n * k)
 
     esz, osz = (1 if dtype == "fp8" else 2), (4 if out == "f32" else 2)
     return Row("gemm", dtype, out, (m, n, k), name, f"{name}_n{n}_k{k}",
-               lambda: _compile(gemm_macro.build(k, n, dtype, out, tm, tn, wm, wn), schedule=True), launch,
+               lambda: _compile(gemm_macro.build(k, dtype, out, tm, tn, wm, wn), schedule=True), launch,
                (tm, tn, gemm_macro.TK // gemm_macro.ESIZES[dtype]), 64 * wm * wn, f"N={n};K={k}",
                (m * k + n * k) * esz + m * n * osz, 2.0 * m * n * k,
                {"waves": f"{wm}x{wn}", "scales": "per-token,per-channel" if dtype == "fp8" else ""})
@@ -91,11 +95,13 @@ def gemm_row(dtype: str, out: str, m: int, n: int, k: int, tm: int = 256, tn: in
 def norm_row(kind: str, rows: int, cols: int, waves: int = 4) -> Row:
     name = f"{kind}_norm_bf16_n{cols}"
 
-    def launch(kern, prof):
-        x = np.zeros((rows, cols), np.uint16)
-        g = np.full(cols, 0x3F80, np.uint16)
+    def launch(kern, prof):  # random bf16 x, gamma, beta in 1 .. 2 (exponent 0x3F8, random mantissa)
+        rng = np.random.default_rng(rows + cols)
+        x = (rng.integers(0, 0x80, (rows, cols), dtype=np.uint16) | 0x3F80).astype(np.uint16)
+        g = (rng.integers(0, 0x80, cols, dtype=np.uint16) | 0x3F80).astype(np.uint16)
+        b = np.full(cols, 0x3F80, np.uint16)
         y = np.zeros_like(x)
-        args = (x, g, np.zeros_like(g), y) if kind == "layer" else (x, g, y)
+        args = (x, g, b, y) if kind == "layer" else (x, g, y)
         return kern(*args, np.uint32(cols), np.float32(1e-5), grid=(rows, 1, 1), block=(64 * waves,),
                     device="emulator", timing=prof)
 

@@ -37,12 +37,13 @@ def _inputs(m, n, k, dtype, seed):
 @pytest.mark.parametrize("m,n,k,dtype,out,tm,tn,wm,wn", CASES)
 def test_gemm_macro(m, n, k, dtype, out, tm, tn, wm, wn, device):
     c = compiled(("macro", k, n, dtype, out, tm, tn, wm, wn),
-                 lambda: gemm_macro.build(k, n, dtype, out, tm, tn, wm, wn), schedule=True)
+                 lambda: gemm_macro.build(k, dtype, out, tm, tn, wm, wn), schedule=True)
     name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn)
     assert c.asm.count("v_mfma") < 2 * 4 * (tm // 64) * (tn // 64) * 4 + 64  # a real loop, not unrolled
     a, bt, a64, b64 = _inputs(m, n, k, dtype, m + n + k)
     res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
-    c.load(device)[name](a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, tm, tn), block=(64 * wm * wn, 1, 1))
+    c.load(device)[name](a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, tm, tn),
+                         block=(64 * wm * wn, 1, 1))
     ref = a64 @ b64.T
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)
@@ -53,7 +54,7 @@ def test_gemm_macro(m, n, k, dtype, out, tm, tn, wm, wn, device):
 
 def test_gemm_macro_uses_agprs_and_swizzled_reads():
     c = compiled(("macro", 96, 200, "bf16", "f32", 256, 256, 2, 2),
-                 lambda: gemm_macro.build(96, 200, "bf16", "f32", 256, 256), schedule=True)
+                 lambda: gemm_macro.build(96, "bf16", "f32", 256, 256), schedule=True)
     regs = c.regs[gemm_macro.kernel_name("bf16", "f32", 256, 256)]
     assert regs["a"] == 256  # 16 32x32 accumulators per wave
     assert "ds_read_b128" in c.asm and "buffer_load_dwordx4" in c.asm
@@ -78,12 +79,12 @@ def test_gemm_macro_lds_reads_conflict_free():
 
 def test_gemm_macro_sanitizer_clean():
     m, n, k = 256, 256, 128
-    c = compiled(("macro", k, n, "bf16", "f32", 256, 256, 2, 2), lambda: gemm_macro.build(k, n, "bf16", "f32", 256, 256),
+    c = compiled(("macro", k, n, "bf16", "f32", 256, 256, 2, 2), lambda: gemm_macro.build(k, "bf16", "f32", 256, 256),
                  schedule=True)
     a, bt, a64, b64 = _inputs(m, n, k, "bf16", 5)
     res = np.zeros((m, n), np.float32)
     c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 256, 256)](
-        a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 256, 256), block=(256, 1, 1), sanitize=True)
+        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 256, 256), block=(256, 1, 1), sanitize=True)
     assert np.allclose(res, a64 @ b64.T, atol=1e-3)
 
 
@@ -93,11 +94,11 @@ def test_gemm_macro_splitk(m, n, k, splitk, depth, device):
     add in an unknown order: the same f32 bound); loads ``depth`` tiles ahead (the last case
     with an odd number of tiles: the zero tile in front)."""
     c = compiled(("macro", k, n, "bf16", "f32", 64, 64, 2, 2, splitk, depth),
-                 lambda: gemm_macro.build(k, n, "bf16", "f32", 64, 64, 2, 2, splitk, depth), schedule=True)
+                 lambda: gemm_macro.build(k, "bf16", "f32", 64, 64, 2, 2, splitk, depth), schedule=True)
     a, bt, a64, b64 = _inputs(m, n, k, "bf16", k)
     res = np.zeros((m, n), np.float32)
     c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk, depth)](
-        a, bt, res, np.uint32(m), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
+        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     assert np.all(np.abs(res - a64 @ b64.T) <= tol)
 
@@ -130,7 +131,7 @@ def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
     output one rounding to 8 bits (2^-8 relative)."""
     from test_gemm_lds import fp8_e4m3fnuz_value
 
-    c = compiled(("macro_fp8", k, n, out, tm, tn), lambda: gemm_macro.build(k, n, "fp8", out, tm, tn), schedule=True)
+    c = compiled(("macro_fp8", k, n, out, tm, tn), lambda: gemm_macro.build(k, "fp8", out, tm, tn), schedule=True)
     rng = np.random.default_rng(k + m)
     a = rng.integers(0, 256, (m, k), dtype=np.uint8)
     bt = rng.integers(0, 256, (n, k), dtype=np.uint8)
@@ -139,7 +140,7 @@ def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
     sb = rng.uniform(0.5, 2, n).astype(np.float32)
     res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
     c.load(device)[gemm_macro.kernel_name("fp8", out, tm, tn)](
-        a, bt, res, np.uint32(m), sa, sb, grid=gemm_macro.grid(m, n, tm, tn), block=(256, 1, 1))
+        a, bt, res, np.uint32(m), np.uint32(n), sa, sb, grid=gemm_macro.grid(m, n, tm, tn), block=(256, 1, 1))
     a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
     ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
     got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)

@@ -42,7 +42,7 @@ def test_bf16_gemm_row(reg, m, how):
     rng = np.random.default_rng(m)
     a, bt = bf16_bits(rng.standard_normal((m, 96))), bf16_bits(rng.standard_normal((64, 96)))
     c = np.zeros((m, 64), np.float32)
-    kern(a, bt, c, np.uint32(m), grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    kern(a, bt, c, np.uint32(m), np.uint32(64), grid=ch.grid, block=(ch.entry.block,), device="emulator")
     a64, b64 = bf16_value(a).astype(np.float64), bf16_value(bt).astype(np.float64)
     assert np.all(np.abs(c - a64 @ b64.T) <= 96 * EPS * np.abs(a64).max() * np.abs(b64).max())
 
@@ -56,7 +56,7 @@ def test_fp8_gemm_row(reg, m, how):
     a[a == 0x80], bt[bt == 0x80] = 0, 0  # 0x80 is NaN in fnuz
     sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, 64).astype(np.float32)
     c = np.zeros((m, 64), np.uint16)
-    kern(a, bt, c, np.uint32(m), sa, sb, grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    kern(a, bt, c, np.uint32(m), np.uint32(64), sa, sb, grid=ch.grid, block=(ch.entry.block,), device="emulator")
     a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
     ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
     tol = 128 * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref) + 2.0 ** -8 * np.abs(ref)

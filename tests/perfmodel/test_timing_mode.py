@@ -186,8 +186,11 @@ def test_sampled_launch_says_outputs_are_partial_or_completes_them():
     a = np.arange(nwg * 256 * 4, dtype=np.uint32) + 1
     o = np.zeros_like(a)
     r = k(o, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x")
-    written = int((o.reshape(nwg, -1) == a.reshape(nwg, -1)).all(1).sum())
+    done = (o.reshape(nwg, -1) == a.reshape(nwg, -1)).all(1)
+    written = int(done.sum())
     assert r.partial and written == r.timing.sampled < nwg  # the flag tells the truth
+    # and the report names them: the work-groups whose part of the output was written
+    assert list(r.timing.sampled_ids) == [int(i) for i in np.flatnonzero(done)]
     assert any("PARTIAL" in n for n in r.notes) and any("PARTIAL" in n for n in r.timing.notes)
     o2 = np.zeros_like(a)
     r2 = k(o2, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x", timing_complete=True)

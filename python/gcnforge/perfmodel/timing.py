@@ -83,6 +83,7 @@ class TimingReport:
     loops: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cu: CUResult | None = None  # the simulated CU (slices for the trace)
+    sampled_ids: tuple[int, ...] = ()  # linear ids (x + gx (y + gy z)) of the work-groups the emulator ran
 
     @property
     def us(self) -> float:
@@ -316,7 +317,8 @@ def _report(static, sample, cu: CUResult, cycles, simulated, n_wg, occ, prof, ke
     regime = regime_of(lim)
     rep = TimingReport(kernel, prof.name, seconds + launch, cycles, prof.clock_hz, n_wg, -(-n_wg // cus), len(sample),
                        occ, bytes_hbm, bytes_w, mf, flops, pct_mfma, pct_hbm, lim, seconds, launch, clock, density,
-                       regime, prof.band(regime), dtype, mfma, launches, util, dict(cu.stall), cu.loops, notes, cu)
+                       regime, prof.band(regime), dtype, mfma, launches, util, dict(cu.stall), cu.loops, notes, cu,
+                       tuple(sorted(sample)))
     maf = prof.maf(dtype) if dtype else None
     if maf and rep.tflops and rep.tflops * 1e12 > maf:
         steady = prof.sustained_clock(density, 0.0, prof.dense_clock(mfma, dtype))
