@@ -21,22 +21,36 @@ class SourceLines:
     def __init__(self) -> None:
         self.files: dict[str, int] = {}  # path -> DWARF 5 file index (0: the first, the primary source)
         self._last = None  # the last location object written (builder ops share one per place)
-        self._last_key: tuple | None = None
+        self._last_line: str | None = None
+        # id(location) -> (location, its .loc line or None): one look-up per op, the attribute
+        # reads and formatting once per place (the entry keeps the object, so its id stays its own)
+        self._lines: dict[int, tuple[object, str | None]] = {}
 
     def directive(self, op) -> str | None:
         """The ``.loc`` line for ``op``, or None when its place is unknown or unchanged."""
         loc = op.location
-        if loc is self._last or type(loc) is not FileLineColLoc:
+        if loc is self._last:
             return None
         self._last = loc
-        key = (loc.filename.data, loc.line.data, loc.column.data)
-        if key == self._last_key or key[0].startswith("<") or key[1] <= 0:
+        hit = self._lines.get(id(loc))
+        if hit is None or hit[0] is not loc:
+            hit = self._lines[id(loc)] = (loc, self._format(loc))
+        line = hit[1]
+        if line is None or line == self._last_line:
             return None
-        self._last_key = key
-        idx = self.files.get(key[0])
+        self._last_line = line
+        return line
+
+    def _format(self, loc) -> str | None:
+        if type(loc) is not FileLineColLoc:
+            return None
+        path, line, col = loc.filename.data, loc.line.data, loc.column.data
+        if path.startswith("<") or line <= 0:
+            return None
+        idx = self.files.get(path)
         if idx is None:
-            idx = self.files[key[0]] = len(self.files)
-        return f"\t.loc\t{idx} {key[1]} {key[2]}"
+            idx = self.files[path] = len(self.files)
+        return f"\t.loc\t{idx} {line} {col}"
 
     def file_directives(self) -> list[str]:
         out = []
