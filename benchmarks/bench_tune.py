@@ -29,6 +29,26 @@ def shapes(count: int) -> list[str]:
     return [f"{50_000 * i + 37}x1x1" for i in range(1, count + 1)]  # 50k..1M elements, each with a tail
 
 
+def _adopt_orphans() -> None:
+    """Linux: become the child subreaper, so the pool's forkserver (and through it the workers
+    it reaped) is reparented to this process when the tune process exits, and its CPU time
+    reaches RUSAGE_CHILDREN once reaped (``_reap``)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _reap() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def run(jobs: int, work: Path, shape_list: list[str]) -> tuple[float, float, tuple[float, float]]:
     """(wall s, CPU s of the process and its workers, load average before/after)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -39,6 +59,7 @@ def run(jobs: int, work: Path, shape_list: list[str]) -> tuple[float, float, tup
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    _reap()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         sys.exit(f"jobs {jobs} failed:\n{r.stderr}")
@@ -52,6 +73,7 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="keep the runs' directories here")
     args = ap.parse_args()
     shape_list = shapes(args.shapes)
+    _adopt_orphans()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
         print(f"sweep: 10 variants x {len(shape_list)} shapes = {10 * len(shape_list)} trials, "

@@ -82,6 +82,7 @@ def test_sigkill_then_resume_writes_the_uninterrupted_csv(tmp_path, uninterrupte
     assert got == uninterrupted
 
 
+@pytest.mark.slow  # ~80 s on 2 shared cores: a local Dask cluster started twice
 def test_cluster_sigkill_then_resume_writes_the_uninterrupted_csv(tmp_path, uninterrupted):
     pytest.importorskip("distributed")  # the [cluster] extra (in [test]: CI has it)
     _, got = _kill_and_resume(tmp_path, ("--cluster", "auto", "--jobs", "2"))

@@ -3,9 +3,11 @@
 the loopback interface). All three take ``submit(fn, *args)`` and ``wait(futures)`` (the ones
 finished, at least one), so the sweep's scheduler is written once.
 
-The pool uses the ``spawn`` start method: a forked child would inherit the parent's threads
-(rich's progress refresher, a Dask client) in whatever state they were, and ``spawn`` is
-what every platform supports. Workers import gcnforge and the family afresh, once each.
+The pool never forks the parent: a forked child would inherit the parent's threads (rich's
+progress refresher, OpenBLAS's pool, a Dask client) in whatever state they were. Where the
+platform has it, workers are forked from a ``forkserver``: a fresh single-threaded process
+that has imported gcnforge's runtime and emulator once (``PRELOAD``), so each worker starts
+with them; elsewhere ``spawn``. Each worker then loads the family once.
 """
 
 from __future__ import annotations
@@ -37,12 +39,23 @@ class SerialExecutor:
         pass
 
 
+PRELOAD = ["numpy", "gcnforge.runtime.tune_work", "gcnforge.runtime.api", "gcnforge.runtime.emulator_backend"]
+
+
+def _context():
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
 class PoolExecutor:
-    """A ``concurrent.futures`` process pool of ``jobs`` spawned workers."""
+    """A ``concurrent.futures`` process pool of ``jobs`` workers (see the module docstring)."""
 
     def __init__(self, jobs: int):
         self.workers = jobs
-        self._pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_context())
 
     def submit(self, fn, *args):
         return self._pool.submit(fn, *args)

@@ -6,9 +6,9 @@ A family opts in with ``work(variant, shape) -> Work``: the FLOPs the variant ex
 (padding of partial tiles included), the fewest bytes it must move, the MFMA instruction the
 FLOPs run on, and its launch count. The bound reads only the device profile (one home for
 hardware facts): FLOPs at the MFMA's peak rate at the boost clock (``DeviceProfile.
-mfma_peak_flops``), bytes at the fastest memory level's peak bandwidth (Infinity Cache or
-HBM, whichever is higher: the model may find inputs cached), plus the profile's per-launch
-overhead. Every term is an optimistic limit of what the timing model charges, so a pruned
+mfma_peak_flops``), bytes at the fastest path any byte could take (the highest of the peak
+HBM, Infinity Cache, all-XCD L2 and all-CU vector L1 bandwidths: the model may find inputs
+cached anywhere), plus the profile's per-launch overhead. Every term is an optimistic limit of what the timing model charges, so a pruned
 variant cannot be the winner; ``tests/runtime/test_tune_scale.py`` checks that against the
 full grid.
 """
@@ -35,7 +35,9 @@ class Work:
 def lower_bound(work: Work, profile: Any) -> float:
     """Seconds no run of ``work`` on ``profile`` can beat."""
     compute = work.flops / profile.mfma_peak_flops(work.mfma) if work.mfma and work.flops else 0.0
-    bandwidth = max(profile.hbm_bytes_per_s, profile.mall_bytes_per_s, profile.hbm_achievable)
+    clk = profile.clock_hz
+    bandwidth = max(profile.hbm_bytes_per_s, profile.hbm_achievable, profile.mall_bytes_per_s,
+                    profile.l2_bytes_per_clk_per_xcd * profile.xcds * clk, profile.l1_bytes_per_clk * profile.cus * clk)
     memory = work.bytes / bandwidth if work.bytes else 0.0
     return max(compute, memory) + profile.launch_overhead_s * work.launches
 
