@@ -3,8 +3,10 @@ each a whole ``gcnforge tune`` process (pool start-up, builds, every trial, the 
 vector-add family of ``examples/drivers/vector_tune.py``: 10 variants x 20 shapes = 200 trials
 on the emulator's timing mode (MI300X profile), each checked against NumPy over the whole
 grid. Prints wall and CPU seconds of each run (CPU: the process and its workers), the wall
-ratio jobs 1 / jobs 2 (goal >= 1.8 on 2 cores), the load average around each run (other jobs
-on the machine take cores from both), and whether the two CSVs are byte-identical.
+ratio jobs 1 / jobs 2 (goal >= 1.8 on 2 cores), the cores each run kept busy on average and the
+load average around it (other jobs on the machine take cores from both: the wall ratio then
+measures the scheduler's share), the ratio two idle cores would allow given the pool's CPU
+cost, and whether the two CSVs are byte-identical.
 
     python benchmarks/bench_tune.py [--shapes N] [--keep DIR]
 """
@@ -82,10 +84,13 @@ def main() -> None:
         for jobs in (1, 2):
             res[jobs] = run(jobs, base / f"jobs{jobs}", shape_list)
             wall, cpu, (l0, l1) = res[jobs]
-            print(f"--jobs {jobs}: {wall:7.1f} s wall, {cpu:7.1f} s CPU (load average {l0:.1f} before, {l1:.1f} after)")
+            print(f"--jobs {jobs}: {wall:7.1f} s wall, {cpu:7.1f} s CPU, {cpu / wall:.2f} cores busy on average "
+                  f"(load average {l0:.1f} before, {l1:.1f} after)")
         same = filecmp.cmp(base / "jobs1" / "tuned.csv", base / "jobs2" / "tuned.csv", shallow=False)
         print(f"wall ratio jobs 1 / jobs 2: {res[1][0] / res[2][0]:.2f} (goal >= 1.8)")
         print(f"CPU ratio jobs 2 / jobs 1: {res[2][1] / res[1][1]:.2f} (the pool's own cost: spawn, imports, transfers)")
+        print(f"wall ratio two idle cores would allow (2 x CPU jobs 1 / CPU jobs 2): {2 * res[1][1] / res[2][1]:.2f}; "
+              "on a loaded machine the wall ratio follows the cores the scheduler grants (cores busy above)")
         print(f"CSVs identical: {'yes' if same else 'NO'}")
 
 

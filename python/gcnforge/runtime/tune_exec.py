@@ -84,6 +84,7 @@ class DaskExecutor:
                 self._cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                              host="127.0.0.1", dashboard_address=None)
                 self._client = Client(self._cluster)
+                self._client.wait_for_workers(jobs, timeout=120)
             else:
                 self._client = Client(address, timeout="30s")
         except (OSError, TimeoutError) as e:

@@ -119,7 +119,6 @@ def tune(family: Any, shapes: Sequence[tuple[int, ...]], out_csv: str | Path | N
     kinds = sorted({t.time_kind for t in sweep.trials if t.status == "ok"})
     kind = "/".join(kinds) or ("e2e" if e2e else "none")
     if out_csv is not None:
-
         out = Path(out_csv)
         cus = getattr(sweep.timing, "cus", None)
         tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -203,7 +202,8 @@ class _Sweep:
                                               row["message"], row["time_kind"])
                 elif not self.family.supports(v, shape):
                     results[(si, vi)] = Trial(shape, v, "unsupported")
-        self.resumed = sum(1 for k in results if (self.variants[k[1]].name, shape_text(self.shapes[k[0]])) in done_rows)
+        self.resumed = len(results) - sum(1 for t in results.values() if t.status == "unsupported"
+                                          and (t.variant.name, shape_text(t.shape)) not in done_rows)
         lb = tune_search.bounds(self.family, self.variants, self.shapes, self.timing)  # orders; prunes if asked
         plan = [p for p in tune_search.order(len(self.shapes), len(self.variants), lb, self.seed, budget)
                 if p not in results]
