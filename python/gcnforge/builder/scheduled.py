@@ -46,6 +46,7 @@ class SchedLoop:
     def __init__(self, k, loop: LoopOp):
         self.k = k
         self.op = loop
+        self.iv = _wrap(k, loop.iv) if loop.iv is not None else None  # run-time bounds: the induction SGPR
         self.indices: tuple[Value, ...] = tuple(Value(a, k).named(f"i{n}") for n, a in enumerate(loop.index_args))
         self.values: tuple[Value, ...] = tuple(_wrap(k, a) for a in loop.iter_args)
         self.results: tuple[Value, ...] = ()
@@ -95,12 +96,15 @@ def _wrap(k, v):
     return w(v) if w is not None else Value(v, k)
 
 
-def sched_for(k, count: int, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
+def sched_for(k, count: int | Sequence, dims: Sequence[int] = (), perm: Sequence[int] | None = None,
               iter: Sequence = (), kernel_unroll: int = 1) -> Iterator[SchedLoop]:  # noqa: A002
     """Build an ``amdgcn.loop`` in kernel builder ``k`` (see the module docstring).
+    ``count``: the trip count, or run-time bounds ``(ub,)``, ``(lb, ub)``, ``(lb, ub, step)``
+    (SGPRs or ints, as ``k.loop``; ``L.iv`` is the induction SGPR; the expansion handles the
+    remainder at run time, ``gcnforge.schedule.expand_runtime``).
     ``kernel_unroll``: unrolled bodies per pipelined kernel iteration (see ``expand``)."""
     inits = [unwrap(v) for v in iter]
-    loop = LoopOp(count, inits, dims, perm)
+    loop = LoopOp(count if isinstance(count, int) else k._loop_bounds(tuple(count)), inits, dims, perm)
     if kernel_unroll != 1:
         if kernel_unroll < 1:
             raise Diagnostic(f"kernel_unroll must be >= 1, got {kernel_unroll}", user_location())

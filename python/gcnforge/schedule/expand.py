@@ -46,15 +46,18 @@ Key = tuple
 class LoopSchedule:
     """A loop's body ops with their resolved schedules, plan and value naming."""
 
-    def __init__(self, loop: LoopOp):
+    def __init__(self, loop: LoopOp, count: int | None = None):
+        """``count``: the logical iterations to plan for (a loop with run-time bounds has none:
+        ``expand_runtime`` plans for a few periods, enough for the legality checks)."""
         self.loop = loop
         self.ops: list[Operation] = [op for op in loop.block.ops if not isinstance(op, YieldOp)]
         self.pos = {op: i for i, op in enumerate(self.ops)}
         self.sched: dict[Operation, Sched] = resolve_schedules(self.ops)
         ku = loop.attributes.get("kernel_unroll")
-        self.plan: Plan = make_plan(loop.trip_count, loop.unroll_dims, loop.order, [self.sched[o] for o in self.ops],
+        self.plan: Plan = make_plan(loop.trip_count if count is None else count, loop.unroll_dims, loop.order, [self.sched[o] for o in self.ops],
                                     ku.value.data if isinstance(ku, IntegerAttr) else 1)
         self.nidx = len(loop.unroll_dims)
+        self.first = int(loop.is_runtime)  # the induction variable comes before the indices
         self.yields = list(loop.yield_op.values)
         self._arg_cache: dict[tuple[int, int], Key] = {}
         self._block = loop.block
@@ -66,10 +69,14 @@ class LoopSchedule:
         chain: list[tuple[int, int]] = []
         while True:
             if isinstance(v, BlockArgument) and v.block is self._block:
-                if v.index < self.nidx:
-                    key: Key = ("idx", v.index, j)
+                i = v.index - self.first
+                if i < 0:
+                    key: Key = ("iv", j)
                     break
-                k = v.index - self.nidx
+                if i < self.nidx:
+                    key = ("idx", i, j)
+                    break
+                k = i - self.nidx
                 if (k, j) in self._arg_cache:
                     key = self._arg_cache[(k, j)]
                     break
@@ -162,6 +169,10 @@ class _Emitter:
         self.env: dict[Key, SSAValue] = {}
         self.consts: dict[int, SSAValue] = {}
         self.miss = miss
+        # run-time bounds: the induction SGPR of logical iteration iv_first, and the step
+        self.iv: SSAValue | None = None
+        self.iv_first = 0
+        self.step = 1
 
     def add(self, op: Operation) -> None:
         if self.anchor is None:
@@ -169,20 +180,40 @@ class _Emitter:
         else:
             self.block.insert_op_before(op, self.anchor)
 
+    def const(self, c: int) -> SSAValue:
+        if c not in self.consts:
+            op = ConstantOp.from_int_and_width(c, 32)
+            op.result.name_hint = f"c{c}" if c >= 0 else f"cm{-c}"
+            self.add(op)
+            self.consts[c] = op.result
+        return self.consts[c]
+
     def value(self, key: Key) -> SSAValue:
         if key[0] == "outer":
             return key[1]
+        if key[0] == "iv":  # iv + (j - iv_first) * step, once per j
+            d = key[1] - self.iv_first
+            if d == 0 or key in self.env:
+                return self.iv if d == 0 else self.env[key]  # type: ignore[return-value]
+            self.env[key] = self.sop2("s_add_i32", self.iv, self.const(d * self.step))  # type: ignore[arg-type]
+            return self.env[key]
         if key[0] == "idx":
-            c = self.ls.index_values(key[2])[key[1]]
-            if c not in self.consts:
-                op = ConstantOp.from_int_and_width(c, 32)
-                op.result.name_hint = f"c{c}"
-                self.add(op)
-                self.consts[c] = op.result
-            return self.consts[c]
+            return self.const(self.ls.index_values(key[2])[key[1]])
         if key in self.env:
             return self.env[key]
         return self.miss(key)
+
+    def sop2(self, mnemonic: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """A fresh SGPR value ``mnemonic a, b`` (run-time bound arithmetic)."""
+        from gcnforge.dialect.inst_ops import FAMILY_OPS
+        from gcnforge.dialect.structure_ops import AllocaOp
+        from gcnforge.dialect.types import SGPRType
+
+        d = AllocaOp(SGPRType.value(1))
+        self.add(d)
+        op = FAMILY_OPS["sop2"](mnemonic, [d.result, a, b])
+        self.add(op)
+        return op.results[0]
 
     def emit(self, op: Operation, j: int) -> None:
         mapper = {v: self.value(self.ls.canon(v, j)) for v in self.ls.operands_of(op)}

@@ -4,7 +4,9 @@ Pre: loops verify. A loop is *scheduled* when it has unroll ``dims`` or a body o
 ``sched``; other loops are left alone (WYSIWYG). Post: each scheduled loop is checked
 (``legality``) and replaced by its expansion (``expand``): straight-line clones for the
 prologue / unrolled nest / epilogue / remainder, and at most one plain ``amdgcn.loop``
-(the pipelined kernel, no dims, no schedules). Inner loops are expanded before outer ones.
+(the pipelined kernel, no dims, no schedules); a loop with run-time bounds becomes plain
+run-time loops (``expand_runtime``: a main loop over whole periods and the remainder). Inner
+loops are expanded before outer ones.
 
 Options: ``check-only`` (run the legality checks, change nothing).
 Errors: ``Diagnostic`` naming both ops and the conflicting iteration.
@@ -38,15 +40,17 @@ def schedule_loops(root, check_only: bool = False) -> int:
 
     n = 0
     for loop in reversed(loops):  # reversed pre-order: inner loops first
-        if loop.is_runtime:
-            raise Diagnostic("amdgcn-schedule: this loop has run-time bounds; unroll dims, schedules and software "
-                             "pipelining need a compile-time count for now (write k.loop(count, ...), or leave "
-                             "the run-time loop unscheduled)", loop)
-        ls = LoopSchedule(loop)
+        if loop.is_runtime:  # planned for a few periods: enough for the legality checks
+            from gcnforge.schedule.expand_runtime import PLANNED_PERIODS, check_supported, expand_runtime_loop
+
+            ls = LoopSchedule(loop, count=PLANNED_PERIODS * LoopSchedule(loop, count=1).plan.period)
+            check_supported(loop, ls)
+        else:
+            ls = LoopSchedule(loop)
         _check_size(ls)
         legality.check(ls)
         if not check_only:
-            expand_loop(loop, ls)
+            (expand_runtime_loop if loop.is_runtime else expand_loop)(loop, ls)
             n += 1
     return n
 
