@@ -180,3 +180,42 @@ def test_progress_bar_shows_the_best_so_far_on_a_terminal(tmp_path, capsys, monk
     assert main(["tune", str(FAMILY), "--shapes", "256x1x1", "--timing", "mi300x", "--device", "emulator",
                  "-o", "t.csv", "--jobs", "1"]) == 0
     assert "256x1x1: best saxpy_u1" in tty.getvalue()
+
+
+def test_what_cannot_run_in_parallel_is_a_diagnostic(tmp_path, capsys):
+    """A family other processes cannot load, a device object (a test double lives in this
+    process only) and --jobs 0 are refused with a sentence, before any worker starts."""
+    from gcnforge.diagnostics import Diagnostic
+    from gcnforge.runtime.tuning import KernelFamily, Variant
+
+    from .helpers import RecordingBackend
+
+    class Local(KernelFamily):  # defined in a function: pickle cannot name it
+        name = "local"
+
+        def variants(self):
+            return [Variant("v", "k")]
+
+    with pytest.raises(Diagnostic, match="cannot be sent to worker processes"):
+        tune(Local(), [(1, 1, 1)], device="emulator", jobs=2)
+    with pytest.raises(Diagnostic, match="name the device"):
+        tune(Local(), [(1, 1, 1)], device=RecordingBackend(), jobs=2)
+    assert main(["tune", str(FAMILY), "--shapes", "256x1x1", "-o", str(tmp_path / "t.csv"), "--jobs", "0"]) == 1
+    assert "--jobs must be at least 1" in capsys.readouterr().err
+    assert main(["tune", "--export", "--db", str(tmp_path / "none.db"), "-o", str(tmp_path)]) == 1
+    assert "tuning database" in capsys.readouterr().err
+
+
+def test_e2e_trials_run_on_the_pool_and_go_to_the_database(tmp_path):
+    """--e2e candidates (the family's whole operation) take the same path: tasks on the pool,
+    rows in the database under mode 'e2e', read back by resume."""
+    require_emulator()
+    from .builder_family import SaxpyFamily
+
+    kw = dict(device="emulator", timing="mi300x", e2e=True, db=tmp_path / "t.db", family_file=FamilyFile(str(FAMILY)))
+    rep = tune(SaxpyFamily(), [(256, 1, 1)], tmp_path / "e.csv", jobs=2, **kw)
+    assert [(t.status, t.time_kind) for t in rep.trials] == [("ok", "e2e-modeled")] * 3
+    with sqlite3.connect(tmp_path / "t.db") as c:
+        assert c.execute("SELECT DISTINCT mode FROM trials").fetchall() == [("e2e",)]
+    again = tune(SaxpyFamily(), [(256, 1, 1)], tmp_path / "e.csv", jobs=1, resume=True, **kw)
+    assert again.resumed == 3 and [t.seconds for t in again.trials] == [t.seconds for t in rep.trials]
