@@ -79,6 +79,15 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[list(values)])
 
 
+def _print_typed(printer: Printer, opening: str, values) -> None:
+    """``opening`` then ``%a, %b : t1, t2)``: a loop's bounds or initial values with their types."""
+    printer.print_string(opening)
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(" : ")
+    printer.print_list([v.type for v in values], printer.print_attribute)
+    printer.print_string(")")
+
+
 @irdl_op_definition
 class LoopOp(IRDLOperation):
     """A counted loop over a region with iteration arguments and unroll dimensions."""
@@ -211,11 +220,7 @@ class LoopOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         if self.is_runtime:
-            printer.print_string(" (")
-            printer.print_list(self.bounds, printer.print_operand)
-            printer.print_string(" : ")
-            printer.print_list([v.type for v in self.bounds], printer.print_attribute)
-            printer.print_string(")")
+            _print_typed(printer, " (", self.bounds)
         else:
             printer.print_string(f" {self.trip_count}")
         if self.dims is not None:
@@ -223,11 +228,7 @@ class LoopOp(IRDLOperation):
         if self.perm is not None:
             printer.print_string(f" perm [{', '.join(map(str, _ints(self.perm)))}]")
         if self.inits:
-            printer.print_string(" iter(")
-            printer.print_list(self.inits, printer.print_operand)
-            printer.print_string(" : ")
-            printer.print_list([v.type for v in self.inits], printer.print_attribute)
-            printer.print_string(")")
+            _print_typed(printer, " iter(", self.inits)
         printer.print_op_attributes(self.attributes, reserved_attr_names=("count", "dims", "perm"), print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
