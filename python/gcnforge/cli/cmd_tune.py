@@ -106,7 +106,13 @@ def _tune(args, path: Path, shapes, target: str | None) -> int:
 
     fam = FamilyFile(str(path), args.family, target).load()  # diagnostics name the path as given
     ref = FamilyFile(str(path.resolve()), args.family, target)  # workers may run elsewhere
-    jobs = args.jobs or (1 if args.device == "hip" else (os.cpu_count() or 1))
+    if args.jobs is None:  # every core on the emulator; one on a GPU (measured times side by side would distort)
+        from gcnforge.runtime.devices import get_device
+
+        on_emulator = args.cluster is not None or get_device(args.device, fam.target).name == "emulator"
+        jobs = (os.cpu_count() or 1) if on_emulator else 1
+    else:
+        jobs = args.jobs
     db = args.db or str(Path(args.output).parent / "tune.db")
     from gcnforge.cli._progress import progress
 
