@@ -58,12 +58,20 @@ def test_builtin_rows_equal_llvm_mc_and_ld_lld(tmp_path):
     dump = subprocess.run([tools["llvm-dwarfdump"], "--debug-line", str(built)], capture_output=True, text=True).stdout
     assert f'"{Path(__file__).name}"' in dump and f'"{Path(__file__).parent}"' in dump
 
+    # the compile unit: the built-in assembler's equals the one written as directives for llvm-mc
+    def unit(p):
+        out = subprocess.run([tools["llvm-dwarfdump"], "--debug-info", str(p)], capture_output=True, text=True,
+                             check=True).stdout
+        return out.split(".debug_info contents:")[1]
+    assert unit(built) == unit(ref) and "DW_AT_producer\t(\"gcnforge\")" in unit(built)
 
-def test_objdump_line_numbers_name_the_author_line(tmp_path):
-    tools = require_llvm("llvm-objdump")
+
+@pytest.mark.parametrize("toolchain", ["builtin", "llvm"])
+def test_objdump_line_numbers_name_the_author_line(tmp_path, toolchain):
+    tools = require_llvm("llvm-objdump", "llvm-mc", "ld.lld")
     lines: dict = {}
     p = tmp_path / "k.hsaco"
-    p.write_bytes(_build(_kernel(lines)))
+    p.write_bytes(_build(_kernel(lines), toolchain))
     out = subprocess.run([tools["llvm-objdump"], "-d", "--line-numbers", str(p)], capture_output=True, text=True,
                          check=True).stdout
     store = out.index("global_store_dword")

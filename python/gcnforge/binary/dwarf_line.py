@@ -114,11 +114,17 @@ def _line_unit(files: list[tuple[str, str]], rows, lo: int, hi: int) -> bytes:
     return struct.pack("<I", len(body)) + body
 
 
-def _compile_unit(files: list[tuple[str, str]], lo: int, hi: int) -> tuple[bytes, bytes]:
-    abbrev = uleb(1) + uleb(DW_TAG_COMPILE_UNIT) + b"\0" + b"".join(
+def compile_unit_abbrev() -> bytes:
+    """``.debug_abbrev``: one compile unit without children, its attributes in the order the
+    unit below writes them (``translate.source_lines`` writes the same for llvm-mc)."""
+    return uleb(1) + uleb(DW_TAG_COMPILE_UNIT) + b"\0" + b"".join(
         uleb(at) + uleb(form) for at, form in ((DW_AT_PRODUCER, DW_FORM_STRING), (DW_AT_NAME, DW_FORM_STRING),
                                                (DW_AT_COMP_DIR, DW_FORM_STRING), (DW_AT_STMT_LIST, DW_FORM_SEC_OFFSET),
                                                (DW_AT_LOW_PC, DW_FORM_ADDR), (DW_AT_HIGH_PC, DW_FORM_DATA4))) + b"\0\0\0"
+
+
+def _compile_unit(files: list[tuple[str, str]], lo: int, hi: int) -> tuple[bytes, bytes]:
+    abbrev = compile_unit_abbrev()
     d, n = files[0]
     die = uleb(1) + _cstr(PRODUCER) + _cstr(n) + _cstr(d) + struct.pack("<IQI", 0, lo, hi - lo)
     body = struct.pack("<HBBI", 5, DW_UT_COMPILE, 8, 0) + die

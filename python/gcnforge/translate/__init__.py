@@ -18,7 +18,10 @@ def to_code_object(module, toolchain: str = "builtin", kernels: list[str] | None
 
     target = input_target(module)
     if toolchain != "builtin":
-        return assemble(to_assembly(module, kernels), target=target, toolchain=toolchain, filename=filename)
+        from gcnforge.translate.source_lines import compile_unit_text
+
+        text = to_assembly(module, kernels)
+        return assemble(text + compile_unit_text(text), target=target, toolchain=toolchain, filename=filename)
     from gcnforge.translate.asm import module_code
 
     text, md = module_code(module, kernels)

@@ -9,6 +9,7 @@ directives at all.
 from __future__ import annotations
 
 import os
+import re
 
 from xdsl.dialects.builtin import FileLineColLoc
 
@@ -58,3 +59,33 @@ class SourceLines:
             d, n = os.path.split(os.path.abspath(path))
             out.append(f"\t.file\t{idx} {_quote(d)} {_quote(n)}")
         return out
+
+
+_FILE0 = re.compile(r'^\t\.file\t0 ("(?:[^"\\]|\\.)*") ("(?:[^"\\]|\\.)*")$', re.M)
+_GLOBL = re.compile(r"^\t\.globl\t(\S+)$", re.M)
+_END = re.compile(r"^(\.Lfunc_end\d+):$", re.M)
+
+
+def compile_unit_text(asm: str) -> str:
+    """For llvm-mc: the compile unit the built-in assembler writes by itself (``.debug_info``
+    + ``.debug_abbrev``, the same DWARF 5 fields as ``binary.dwarf_line``), as data directives
+    appended to ``asm``, so ``llvm-objdump --line-numbers`` finds llvm-mc's line table too
+    (llvm-mc makes one from ``.loc`` but no unit). Empty when ``asm`` has no line directives."""
+    from gcnforge.binary.dwarf_line import compile_unit_abbrev
+
+    f0, globl, ends = _FILE0.search(asm), _GLOBL.search(asm), _END.findall(asm)
+    if f0 is None or globl is None or not ends:
+        return ""
+    first, end = globl.group(1), ends[-1]
+    return "\n".join([
+        '\t.section\t.debug_abbrev,"",@progbits',
+        "\t.byte\t" + ", ".join(str(b) for b in compile_unit_abbrev()),
+        '\t.section\t.debug_info,"",@progbits',
+        "\t.long\t.Lgcnforge_cu_end-.Lgcnforge_cu_body",
+        ".Lgcnforge_cu_body:",
+        "\t.short\t5", "\t.byte\t1", "\t.byte\t8", "\t.long\t.debug_abbrev",
+        "\t.byte\t1", '\t.asciz\t"gcnforge"', f"\t.asciz\t{f0.group(2)}", f"\t.asciz\t{f0.group(1)}",
+        "\t.long\t.Lline_table_start0", f"\t.quad\t{first}", f"\t.long\t{end}-{first}",
+        ".Lgcnforge_cu_end:",
+        '\t.section\t.debug_line,"",@progbits',
+        ".Lline_table_start0:", ""])
