@@ -219,3 +219,22 @@ def test_e2e_trials_run_on_the_pool_and_go_to_the_database(tmp_path):
         assert c.execute("SELECT DISTINCT mode FROM trials").fetchall() == [("e2e",)]
     again = tune(SaxpyFamily(), [(256, 1, 1)], tmp_path / "e.csv", jobs=1, resume=True, **kw)
     assert again.resumed == 3 and [t.seconds for t in again.trials] == [t.seconds for t in rep.trials]
+
+
+def test_resume_reruns_a_variant_whose_code_changed(tmp_path):
+    """Rows are reused only for the code object they ran: after saxpy_u2's build changes (here
+    to u1's code, which covers half of u2's grid), resume runs u2 again and its check fails."""
+    require_emulator()
+    from .builder_family import SaxpyFamily, compile_to_asm
+
+    class Changed(SaxpyFamily):
+        def build(self, v):
+            return compile_to_asm(1 if v.name == "saxpy_u2" else v.params["unroll"])
+
+    kw = dict(device="emulator", timing="mi300x", db=tmp_path / "t.db")
+    first = tune(SaxpyFamily(), [(256, 1, 1), (512, 1, 1)], tmp_path / "a.csv", **kw)
+    assert [t.status for t in first.trials] == ["ok"] * 6
+    again = tune(Changed(), [(256, 1, 1), (512, 1, 1)], tmp_path / "a.csv", resume=True, **kw)
+    assert again.resumed == 4
+    assert {t.variant.name: t.status for t in again.trials if t.shape == (512, 1, 1)} == {
+        "saxpy_u1": "ok", "saxpy_u2": "mismatch", "saxpy_u4": "ok"}

@@ -243,3 +243,22 @@ def _kernels(symbols, metadata, sections, data, text, text_addr, where, problems
         kernels[name] = KernelInfo(name=name, descriptor=kd, metadata=meta, code_offset=code_offset,
                                    code=code, entry=entry, descriptor_address=kd_sym.value)
     return kernels
+
+
+def loaded_digest(data: bytes) -> str:
+    """SHA-256 of what a loader maps from a code object: the name and bytes of every SHF_ALLOC
+    section (code, kernel descriptors, the metadata note, dynamic symbols), in file order.
+    Debug information (``.debug_line`` names the build's source directory) and other unmapped
+    sections are left out, so two builds of the same kernel from different paths agree."""
+    import hashlib
+
+    where = "<code object>"
+    try:
+        elf = ELFFile(io.BytesIO(bytes(data)))
+        h = hashlib.sha256()
+        for sec in _iter_sections(elf, bytes(data), where):
+            if sec["sh_flags"] & 0x2:  # SHF_ALLOC
+                h.update(sec.name.encode() + b"\0" + _section_bytes(sec, bytes(data), where))
+    except ELFError as e:
+        raise Diagnostic(f"not an ELF code object ({e})", where) from None
+    return h.hexdigest()

@@ -1,6 +1,7 @@
 """Tuning results that survive: every finished trial of ``gcnforge tune`` in a SQLite database,
 keyed by family, variant, shape, device profile, target, gcnforge version, mode (kernel or
-e2e) and seed.
+e2e) and seed, with the digest of the code object it ran (a resumed sweep builds every variant
+again and reuses a row only for the same code).
 
 Each trial is committed as it finishes (SQLite's journal makes a commit atomic), so a sweep
 killed at any point, even by SIGKILL, loses at most the trials still running; ``--resume``
@@ -25,7 +26,7 @@ CREATE TABLE IF NOT EXISTS trials (
     family TEXT NOT NULL, variant TEXT NOT NULL, shape TEXT NOT NULL, profile TEXT NOT NULL,
     target TEXT NOT NULL, version TEXT NOT NULL, mode TEXT NOT NULL, seed INTEGER NOT NULL,
     status TEXT NOT NULL, seconds REAL, max_error REAL, message TEXT NOT NULL, time_kind TEXT NOT NULL,
-    entry TEXT, vindex INTEGER NOT NULL,
+    entry TEXT, vindex INTEGER NOT NULL, code TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (family, variant, shape, profile, target, version, mode, seed)
 )
 """
@@ -71,6 +72,8 @@ class TrialStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path))
             self._db.execute(SCHEMA)
+            if "code" not in {r[1] for r in self._db.execute("PRAGMA table_info(trials)")}:  # a first-day database
+                self._db.execute("ALTER TABLE trials ADD COLUMN code TEXT NOT NULL DEFAULT ''")
             self._db.commit()
         except (OSError, sqlite3.DatabaseError) as e:
             raise Diagnostic(f"tuning database '{path}': {e}") from None
@@ -81,17 +84,21 @@ class TrialStore:
     def finished(self, key: SweepKey) -> dict[tuple[str, str], dict]:
         """(variant, shape text) -> the stored row, for every trial of ``key``'s sweep."""
         cur = self._db.execute(
-            "SELECT variant, shape, status, seconds, max_error, message, time_kind, entry, vindex FROM trials WHERE "
+            "SELECT variant, shape, status, seconds, max_error, message, time_kind, entry, vindex, code FROM trials "
+            "WHERE "
             "family=? AND profile=? AND target=? AND version=? AND mode=? AND seed=?",
             (key.family, key.profile, key.target, key.version, key.mode, key.seed))
-        cols = ("variant", "shape", "status", "seconds", "max_error", "message", "time_kind", "entry", "vindex")
+        cols = ("variant", "shape", "status", "seconds", "max_error", "message", "time_kind", "entry", "vindex", "code")
         return {(r[0], r[1]): dict(zip(cols, r)) for r in cur}
 
     def put(self, key: SweepKey, variant: str, shape: tuple[int, ...], status: str, seconds: float | None,
-            max_error: float | None, message: str, time_kind: str, entry: str | None, vindex: int) -> None:
-        self._db.execute("INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            max_error: float | None, message: str, time_kind: str, entry: str | None, vindex: int,
+            code: str = "") -> None:
+        """``code``: what the result depends on from the build (the code object's digest), so a
+        resumed sweep reruns a variant whose code changed."""
+        self._db.execute("INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                          (key.family, variant, shape_text(shape), key.profile, key.target, key.version, key.mode,
-                          key.seed, status, seconds, max_error, message, time_kind, entry, vindex))
+                          key.seed, status, seconds, max_error, message, time_kind, entry, vindex, code))
         self._db.commit()
 
     def sweeps(self) -> list[SweepKey]:

@@ -175,7 +175,7 @@ class _Sweep:
         self.jobs, self.cluster, self.parallel = jobs, cluster, parallel
         self.device = device
         self.trials: list[Trial] = []
-        self.resumed = 0
+        self.resumed = 0  # trials read back from the database
 
     def key(self):
         from gcnforge import __version__
@@ -187,56 +187,68 @@ class _Sweep:
 
     def run(self, store, resume: bool, prune: bool, budget: int | None, progress, out_dir: Path) -> None:
         from gcnforge.runtime import tune_exec, tune_search
-        from gcnforge.runtime.tune_store import entry_json, shape_text
 
         self.co_dir = out_dir / f"{self.family.name}_co"
         self.co_dir.mkdir(parents=True, exist_ok=True)
         key = self.key() if store is not None else None
         done_rows = store.finished(key) if store is not None and resume else {}
-        results: dict[tuple[int, int], Trial] = {}
-        for si, shape in enumerate(self.shapes):
-            for vi, v in enumerate(self.variants):
-                row = done_rows.get((v.name, shape_text(shape)))
-                if row is not None:
-                    results[(si, vi)] = Trial(shape, v, row["status"], row["seconds"], row["max_error"],
-                                              row["message"], row["time_kind"])
-                elif not self.family.supports(v, shape):
-                    results[(si, vi)] = Trial(shape, v, "unsupported")
-        self.resumed = len(results) - sum(1 for t in results.values() if t.status == "unsupported"
-                                          and (t.variant.name, shape_text(t.shape)) not in done_rows)
-        lb = tune_search.bounds(self.family, self.variants, self.shapes, self.timing)  # orders; prunes if asked
-        plan = [p for p in tune_search.order(len(self.shapes), len(self.variants), lb, self.seed, budget)
-                if p not in results]
-        planned = set(plan)
-        for si, shape in enumerate(self.shapes):  # outside the budget: not run, not stored
-            for vi, v in enumerate(self.variants):
-                if (si, vi) not in results and (si, vi) not in planned:
-                    results[(si, vi)] = Trial(shape, v, "skipped", message="outside --budget")
-        cus = getattr(self.timing, "cus", None)
-
-        def record(si: int, vi: int, t: Trial) -> None:
-            results[(si, vi)] = t
-            if store is not None and t.status != "skipped":
-                entry = entry_json(_entry(self.family, t, self.co_dir, cus)) if t.status == "ok" else None
-                store.put(key, t.variant.name, t.shape, t.status, t.seconds, t.max_error, t.message, t.time_kind,
-                          entry, vi)
-
-        for (si, vi), t in results.items():  # unsupported ones, new this run
-            if store is not None and t.status == "unsupported" and (t.variant.name, shape_text(t.shape)) not in done_rows:
-                record(si, vi, t)
-        need = sorted({vi for _, vi in plan} | {vi for (si, vi), t in results.items() if t.status == "ok"
-                                                 and not (self.co_dir / f"{self.variants[vi].name}.co").exists()})
+        supported = {(si, vi) for si, s in enumerate(self.shapes) for vi, v in enumerate(self.variants)
+                     if self.family.supports(v, s)}
+        need = sorted({vi for _, vi in supported})  # every variant is built: a stored row counts only for its code
         ex = tune_exec.make(self.jobs, self.cluster) if self.parallel else tune_exec.SerialExecutor()
         if not self.parallel:
             context(self.spec, self.family, self.device)
-        state = _Progressing(progress, len(need) + len(plan), self.shapes, results)
+        results: dict[tuple[int, int], Trial] = {}
+        state = _Progressing(progress, len(need) + len(supported), results)
         try:
             codes = self._build(ex, need, state)
+            record = self._recorder(store, key, results)
+            self._resumed(done_rows, supported, codes, results, record)
+            lb = tune_search.bounds(self.family, self.variants, self.shapes, self.timing)  # orders; prunes if asked
+            plan = [p for p in tune_search.order(len(self.shapes), len(self.variants), lb, self.seed, budget)
+                    if p not in results]
+            for si, vi in sorted(supported - set(plan) - set(results)):  # outside the budget: not run, not stored
+                results[(si, vi)] = Trial(self.shapes[si], self.variants[vi], "skipped", message="outside --budget")
+            state.restart(len(need) + len(plan), results)
             self._trials(ex, plan, codes, lb if prune else None, results, record, state)
         finally:
             ex.close()
             release(self.spec)
         self.trials = [results[(si, vi)] for si in range(len(self.shapes)) for vi in range(len(self.variants))]
+
+    def _recorder(self, store, key, results):
+        """``record(si, vi, trial, code)``: keep the trial; commit it (with its registry row and
+        its code object's digest) to the database."""
+        from gcnforge.runtime.tune_store import entry_json
+
+        cus = getattr(self.timing, "cus", None)
+
+        def record(si: int, vi: int, t: Trial, code: bytes | str | None) -> None:
+            results[(si, vi)] = t
+            if store is not None and t.status != "skipped":
+                entry = entry_json(_entry(self.family, t, self.co_dir, cus)) if t.status == "ok" else None
+                store.put(key, t.variant.name, t.shape, t.status, t.seconds, t.max_error, t.message, t.time_kind,
+                          entry, vi, digest(code))
+
+        return record
+
+    def _resumed(self, done_rows, supported, codes, results, record) -> None:
+        """Trials the database holds for the code objects just built (a variant whose code
+        changed runs again); unsupported pairs recorded."""
+        from gcnforge.runtime.tune_store import shape_text
+
+        for si, shape in enumerate(self.shapes):
+            for vi, v in enumerate(self.variants):
+                row = done_rows.get((v.name, shape_text(shape)))
+                if (si, vi) not in supported:
+                    if row is None:
+                        record(si, vi, Trial(shape, v, "unsupported"), None)
+                    else:
+                        results[(si, vi)] = Trial(shape, v, "unsupported")
+                elif row is not None and row["code"] == digest(codes[vi]):
+                    results[(si, vi)] = Trial(shape, v, row["status"], row["seconds"], row["max_error"],
+                                              row["message"], row["time_kind"])
+                    self.resumed += 1
 
     def _build(self, ex, need: list[int], state) -> dict[int, bytes | str]:
         """Each needed variant built once (as tasks); code objects written beside the CSV."""
@@ -274,13 +286,13 @@ class _Sweep:
                 else:
                     inflight.add(ex.submit(trial_task, self.spec, si, vi, v, shape, code))
                     continue
-                record(si, vi, t)
+                record(si, vi, t, code)
                 state.tick(t)
             if inflight:
                 for f in ex.wait(inflight):
                     inflight.discard(f)
                     si, vi, t = f.result()
-                    record(si, vi, t)
+                    record(si, vi, t, codes[vi])
                     state.tick(t)
 
     def winners(self) -> dict[tuple[int, ...], Trial]:
@@ -296,10 +308,15 @@ class _Sweep:
 class _Progressing:
     """Counts finished tasks, keeps the best ok trial per shape, reports to ``progress``."""
 
-    def __init__(self, progress, total: int, shapes, results: dict):
+    def __init__(self, progress, total: int, results: dict):
         self.progress, self.total, self.done = progress, total, 0
         self.best: dict[tuple[int, ...], Trial] = {}
-        for (si, vi), t in sorted(results.items()):
+        self.restart(total, results)
+
+    def restart(self, total: int, results: dict) -> None:
+        """The total once the trials to run are known; the best of those read back."""
+        self.total = total
+        for _, t in sorted(results.items()):
             self._better(t)
 
     def _better(self, t: Trial) -> None:
@@ -312,6 +329,16 @@ class _Progressing:
             self._better(t)
         if self.progress is not None:
             self.progress(TuneProgress(self.done, self.total, t, dict(self.best)))
+
+
+def digest(code: bytes | str | None) -> str:
+    """What a stored row's result depends on from the build: the digest of what the loader
+    maps from the code object (debug paths left out), or the build's error."""
+    if isinstance(code, (bytes, bytearray)):
+        from gcnforge.binary.reader import loaded_digest
+
+        return loaded_digest(code)
+    return f"build-failed: {code}" if code is not None else ""
 
 
 def _entry(family, t: Trial, co_dir: Path, cu_num: int | None = None) -> Entry:
