@@ -74,9 +74,11 @@ def _saxpy() -> bytes:
 def test_f64_array_for_f32_kernel_refused_before_launch():
     k = rt.load(_saxpy())["saxpy"]
     y = np.zeros(100, np.float32)
-    with pytest.raises(Diagnostic, match=r"argument 'x' points to f32 \('float'\) but the array has dtype float64"):
+    line = inspect.currentframe().f_lineno + 2
+    with pytest.raises(Diagnostic, match=r"argument 'x' points to f32 \('float'\) but the array has dtype float64") as e:
         k(y, np.ones(100), 2.0, 100, grid=2, block=64, device="emulator")
     assert not y.any()
+    assert (e.value.loc.file, e.value.loc.line, e.value.loc.col) == (__file__, line, 9)  # the author's call
 
 
 @pytest.mark.parametrize("n", [1, 100, 128])

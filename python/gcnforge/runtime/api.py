@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from gcnforge.diagnostics import Diagnostic
+from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.target import MAX_KERNARG_BYTES
 from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
 from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
@@ -134,6 +134,21 @@ class Module:
     def __repr__(self) -> str:
         return (f"Module({self.name}, target={self.target}, kernels={self.kernel_names}, "
                 f"device={self.device_name()})")
+
+
+_PKG_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _caller_place() -> SourceLoc | None:
+    """``file:line:col`` of the call of the kernel (two frames up: ``__call__``'s caller),
+    when that is the author's code, not gcnforge's (``gcnforge run`` has its own messages)."""
+    import sys
+
+    f = sys._getframe(2)
+    if str(Path(f.f_code.co_filename).resolve()).startswith(_PKG_DIR):
+        return None
+    pos = next(iter(list(f.f_code.co_positions())[f.f_lasti // 2:]), None) if f.f_lasti >= 0 else None
+    return SourceLoc(f.f_code.co_filename, f.f_lineno, pos[2] + 1 if pos and pos[2] is not None else 1)
 
 
 class Kernel:
@@ -243,7 +258,12 @@ class Kernel:
 
         measured = active() if backend.name != "emulator" else None
         snap = measured.snapshot(args, kwargs) if measured else None
-        data, bound, grid3, block3, lds = self.pack(args, kwargs, backend, grid, block, dynamic_lds)
+        try:
+            data, bound, grid3, block3, lds = self.pack(args, kwargs, backend, grid, block, dynamic_lds)
+        except Diagnostic as d:  # a wrong argument (dtype, size, kind) is the calling line's
+            if d.loc is None:
+                d.loc = _caller_place()
+            raise
         ok = False
         try:
             log.info("launch %s grid=%s block=%s on %s", self.name, grid3, block3, backend.name)
