@@ -242,9 +242,11 @@ def _operations(out: list[str]) -> None:
                attrs={"dim": ("strings", ("x", "y", "z"))})
     _operation(out, "lds_alloc", results=[("result", "single", ["irdl.is i32"])], attrs={"size": _INT, "align": _INT})
     _operation(out, "wait", operands=_pos("token", MAX_VALUES, _TOKENS))
+    # (no required attributes: `count` is absent on a loop with run-time bounds, whose first
+    # three operands are lb, ub, step; IRDL attributes cannot be optional)
     _operation(
         out, "loop", operands=_pos("init", MAX_VALUES, ["irdl.any"]), results=_pos("res", MAX_VALUES, ["irdl.any"]),
-        attrs={"count": _INT}, regions=1,
+        regions=1,
     )
     for fam in FAMILY_OPS:
         ops, res = family_positions(fam)
