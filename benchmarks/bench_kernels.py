@@ -34,9 +34,9 @@ sampled launch are never computed) and the same binary's whole output matched at
    HBM bandwidth, plus the launch overhead.
 5. gfx950: examples/gemm_mfma_f16.py built for gfx950 (f16, bf16) and examples/gemm_mxfp.py
    (MXFP4) at 2048^3 (``--quick``: 1024^3, f16 only) on the MI355X profile, and the gfx942 build
-   of the f16 example on MI300X. No aiter object. K and N are compile-time there (M the grid,
-   MXFP4 all three): only the emulated work-groups' tiles are checked, so these count as
-   unchecked; MXFP4 has no NumPy reference here (integration_test/emulator has one).
+   of the f16 example on MI300X. No aiter object. K and N are compile-time in the f16/bf16 example
+   and M is the grid: the reduced shape is one row of tiles. MXFP4 fixes M, N and K and has no
+   NumPy reference here (integration_test has one): it counts as unchecked.
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
@@ -45,7 +45,8 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
 ``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
-(BOUND_QUICK); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
+(about 25 minutes on a shared 2-core machine; the default run is several times that: each 8192-wide
+GEMM takes over 10 minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
 predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
 includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
 MI300X / 2.4 GHz MI355X, lower when the matrix cores are busy: capped so no kernel exceeds AMD's
@@ -475,15 +476,23 @@ def gfx950(quick: bool) -> None:
           f"f16 {prof.mfma_peak_flops('v_mfma_f32_16x16x32_f16') / 1e12:.0f}, MXFP4 "
           f"{prof.mfma_peak_flops('v_mfma_scale_f32_16x16x128_f8f6f4', (4, 4)) / 1e12:.0f} TFLOP/s")
     fam = "gfx950 examples (MI355X)"
-    why = "K and N are compile-time, M is the grid: no reduced shape of this binary is cheap"
+
+    def one_row(kern, dtype, t):
+        """The same binary's whole output at M = one row of tiles (M is the grid; N, K compile-time)."""
+        xr = gemm_inputs(dtype, t, n, k)
+        outr = np.full((t, n), np.nan, np.float32)
+        kern(xr["a"], xr["bt"], outr, grid=(n // t, 1), block=(64,), device="emulator")
+        return gemm_tiles_ok(outr, xr, dtype, range(n // t), (n // t, 1), t, t)
+
     # the anchor: the gfx942 build of the same example on MI300X
     x = gemm_inputs("f16", m, n, k)
     out = np.full((m, n), np.nan, np.float32)
     c0 = compile_module(gemm_mfma_f16.build(k, n))
     g = (n // 32, m // 32)
-    r0 = c0.load("emulator")["gemm_f16_32x32"](x["a"], x["bt"], out, grid=g, block=(64,), timing=mi300x,
-                                                flops=flops).timing
-    st = status(gemm_tiles_ok(out, x, "f16", r0.sampled_ids, g, 32, 32), len(r0.sampled_ids), r0.workgroups, None, why)
+    k0 = c0.load("emulator")["gemm_f16_32x32"]
+    r0 = k0(x["a"], x["bt"], out, grid=g, block=(64,), timing=mi300x, flops=flops).timing
+    st = status(gemm_tiles_ok(out, x, "f16", r0.sampled_ids, g, 32, 32), len(r0.sampled_ids), r0.workgroups,
+                one_row(k0, "f16", 32), f"32x{n}x{k}")
     add_row(fam, "gemm_f16_32x32 (gfx942 on MI300X)", f"{m}x{n}x{k}", r0.us, None, st,
             f"{r0.pct_mfma_peak:.1f}% of MI300X MFMA peak; {r0.limiter}", _resources(c0, "gemm_f16_32x32", r0))
     print(f"  gemm_f16_32x32 (gfx942) on MI300X: {r0.us:.1f} us, {r0.tflops:.0f} TFLOP/s, {r0.pct_mfma_peak:.1f}% of "
@@ -494,9 +503,10 @@ def gfx950(quick: bool) -> None:
         out = np.full((m, n), np.nan, np.float32)
         g = (n // 16, m // 16)
         c = compile_module(gemm_mfma_f16.build(k, n, target="gfx950", dtype=dtype))
-        rep = c.load("emulator")[name](x["a"], x["bt"], out, grid=g, block=(64,), timing=prof, flops=flops).timing
+        kern = c.load("emulator")[name]
+        rep = kern(x["a"], x["bt"], out, grid=g, block=(64,), timing=prof, flops=flops).timing
         st = status(gemm_tiles_ok(out, x, dtype, rep.sampled_ids, g, 16, 16), len(rep.sampled_ids), rep.workgroups,
-                    None, why)
+                    one_row(kern, dtype, 16), f"16x{n}x{k}")
         add_row(fam, name + " (gfx950)", f"{m}x{n}x{k}", rep.us, None, st,
                 f"{rep.pct_mfma_peak:.1f}% of MI355X MFMA peak; {rep.limiter}", _resources(c, name, rep))
         print(f"  {name} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of "
