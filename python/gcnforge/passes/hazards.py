@@ -245,6 +245,21 @@ class _Kernel(MInstCache):
         return hist
 
 
+def insert_wait_states(region_op: Operation) -> int:
+    """Insert mode on one kernel or function (e.g. after re-allocating a raised kernel), with the
+    rows of the target of the ``amdgcn.module`` around it; returns the ``s_nop``s added."""
+    from gcnforge.dialect.value_ops import input_target
+    from gcnforge.isa import table
+
+    mod = region_op
+    while mod is not None and mod.name != "amdgcn.module":
+        mod = mod.parent_op()
+    with table.use_target(input_target(mod) if mod is not None else None):
+        run = _Kernel(region_op, False)
+        run.run()
+    return run.inserted
+
+
 @dataclass(frozen=True)
 class HazardsPass(ModulePass):
     name = "amdgcn-hazards"

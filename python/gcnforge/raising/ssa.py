@@ -399,6 +399,9 @@ def reallocate(module: BuiltinModule) -> list[str]:
             lines.append(f"@{name}: kept as raised (calls or opaque lift.inst ops)")
             continue
         res = allocate_region_op(k, {"v": 256, "a": 256, "s": 96}, True)
+        # new registers can meet where the raised code's s_nops did not expect them (a VALU
+        # writing a wide store's data registers, say): pad what the allocation created
+        pad_hazards(k)
         k.attributes["regalloc"] = DictionaryAttr({f: IntegerAttr(res.allocation.used[f], i32) for f in "vas"})
         k.attributes["lift.recount"] = UnitAttr()
         (orig, c0), c1 = before[name], register_counts(k)
@@ -409,3 +412,11 @@ def reallocate(module: BuiltinModule) -> list[str]:
                      f"VGPRs {c0.vgprs} -> {c1.vgprs}, AGPRs {c0.agprs} -> {c1.agprs}, SGPRs {c0.sgprs} -> {c1.sgprs} "
                      f"(descriptor next_free_vgpr {orig['vgpr']})")
     return lines
+
+
+def pad_hazards(kernel: KernelOp) -> int:
+    """The hazard pass's insert mode on one re-allocated kernel, with its module's target's
+    rows; returns the number of ``s_nop``s added."""
+    from gcnforge.passes.hazards import insert_wait_states
+
+    return insert_wait_states(kernel)
