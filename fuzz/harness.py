@@ -11,7 +11,12 @@ text), ``asm`` (the listing assembler and the code-object assembler), ``obj`` (r
 disassembly, ``info`` description, raise -> compile, emulator launch with a small instruction
 budget), ``cli`` (the ``gcnforge`` / ``gcnforge-opt`` command lines with ``--target``
 on mutated text and objects: no traceback, no error without a location), ``emu`` (mutations confined to ``.text`` and the kernel descriptors, so the ELF stays
-readable: reader and emulator launch, with or without the sanitizer, 1-2 work-groups of 64-256).
+readable: reader and emulator launch, with or without the sanitizer, 1-2 work-groups of 64-256),
+``loop`` (generated ``amdgcn.loop`` kernels whose operands, yields and later uses name values
+in and out of scope: parse + verify, loop scheduling and lowering, the default pipeline) and
+``asmshape`` (generated ``.s``: doubled encoding suffixes, directive operands of the wrong
+kind, white space and Unicode in the metadata YAML; the listing with its statement check and
+the code-object assembler); both generators are in ``fuzz/shapes.py``.
 Emulator launches get seeded random buffer contents (8 KiB per pointer argument: random bit
 patterns, so NaN/Inf/denormal fp8/fp4 codes and wild indices reach the numerics) and small
 random scalar arguments.
@@ -43,6 +48,8 @@ from collections import Counter
 from pathlib import Path
 
 from gcnforge.diagnostics import Diagnostic, SourceLoc
+
+from fuzz import shapes
 
 ROOT = Path(__file__).resolve().parents[1]
 INTS = ["0", "-1", "1", "63", "64", "65", "255", "256", "2147483647", "2147483648", "-2147483649", "4294967296",
@@ -292,6 +299,43 @@ def run_ir(text: str) -> bool:
     return compiled
 
 
+def run_loop(text: str) -> bool:
+    """``loop``: a generated loop kernel (``fuzz.shapes.loop_ir``) parsed and verified, then the
+    default pipeline (loop scheduling and lowering first) down to assembly text."""
+    from gcnforge.dialect.source import parse_module
+    from gcnforge.passes import pipeline as pl
+    from gcnforge.schedule.dialect import context
+    from gcnforge.translate import to_assembly
+
+    try:  # (the default pipeline starts with amdgcn-schedule, amdgcn-lower-loops)
+        m = parse_module(text, "f.mlir", context())
+        pl.run(m, pl.parse(pl.DEFAULT))
+        to_assembly(m)
+        return True
+    except Diagnostic as d:
+        if not _LOCATED.search(str(d)):
+            raise Unlocated(str(d)) from None
+        return False
+
+
+def run_asmshape(text: str) -> bool:
+    """``asmshape``: a generated kernel (``fuzz.shapes.asm_shape``) through the listing, its
+    statement check (``gcnforge as FILE.s``) and the code-object assembler."""
+    from gcnforge.asm.listing import show_encoding
+    from gcnforge.binary import assemble
+    from gcnforge.binary.assembler import check_statements
+
+    try:  # (what the statement check refuses, the assembler refuses too: it runs only on the rest)
+        show_encoding(text, "f.s", target=MCPU)
+        check_statements(text, MCPU, "f.s")
+        check_objdump(assemble(text, target=MCPU, filename="f.s"))
+        return True
+    except Diagnostic as d:
+        if not _LOCATED.search(str(d)):
+            raise Unlocated(str(d)) from None
+        return False
+
+
 def run_asm(text: str) -> bool:
     from gcnforge.asm.listing import show_encoding
     from gcnforge.binary import assemble
@@ -308,6 +352,7 @@ def run_asm(text: str) -> bool:
     return made
 
 
+PROGRESS = 0  # --progress N: print the counts every N inputs per target
 LAUNCH = True  # --no-launch: reader, dis, info, raise and raise -> compile only
 
 
@@ -499,6 +544,12 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
                         mutate_bytes(rng.choice(objs), rng)
                 inp = (kind, data)
                 f = run_cli
+            elif target == "loop":
+                inp = shapes.loop_ir(rng, MCPU)
+                f = run_loop
+            elif target == "asmshape":
+                inp = shapes.asm_shape(rng, asm, MCPU)
+                f = run_asmshape
             elif target == "emu":
                 inp = mutate_code(rng.choice(kernels), rng)
                 f = run_emu
@@ -522,6 +573,9 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             counts[(target, kind)] += 1
+            if PROGRESS and (n + 1) % PROGRESS == 0:  # a bounded run stopped early still says how far it got
+                print(f"[{target}] {n + 1} inputs: " + ", ".join(f"{k} {counts[(target, k)]}" for k in
+                      ("ok", "crash", "hang", "unlocated", "reached output")), file=out, flush=True)
             if kind != "ok":
                 print(f"[{target} #{n}] {kind} ({time.perf_counter() - t0:.1f}s)"
                       + (f": {detail[:200]}" if kind != "hang" else ""), file=out)
@@ -530,7 +584,8 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
                     if target == "cli":
                         ext, inp = "." + inp[0], inp[1]
                     else:
-                        ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco"}[target]
+                        ext = {"ir": ".mlir", "asm": ".s", "obj": ".hsaco", "emu": ".hsaco", "loop": ".mlir",
+                               "asmshape": ".s"}[target]
                     p = save / f"{target}-{MCPU}-{seed}-{n}-{kind}{ext}"
                     p.write_bytes(inp if isinstance(inp, bytes) else inp.encode())
     return counts
@@ -538,7 +593,7 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.harness", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--targets", default="ir,asm,obj,emu", help="of ir, asm, obj, emu, cli")
+    ap.add_argument("--targets", default="ir,asm,obj,emu", help="of ir, asm, obj, emu, cli, loop, asmshape")
     ap.add_argument("--inputs", type=int, default=100, help="mutated inputs per target")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")
@@ -547,8 +602,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", default="*", help="only corpus files matching this glob (without extension)")
     ap.add_argument("--objdump", action="store_true", help="ir: check every code object with llvm-objdump")
     ap.add_argument("--mcpu", default="gfx942", choices=("gfx942", "gfx950"), help="the corpus' processor")
+    ap.add_argument("--progress", type=int, default=0, help="print the counts every N inputs per target")
     a = ap.parse_args(argv)
-    global LAUNCH, OBJDUMP, CORPUS_GLOB
+    global LAUNCH, OBJDUMP, CORPUS_GLOB, PROGRESS
+    PROGRESS = a.progress
     LAUNCH = not a.no_launch
     CORPUS_GLOB = a.corpus
     if a.objdump:

@@ -119,6 +119,11 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.srcc_need = np.zeros((W, NV), np.int64)  # ... and a VALU overwrite needs this many wait states
         self.store_w = np.full((W, NV), -100, np.int64)  # a VMEM store of > 8 bytes read it as data
         self.setreg_w = np.full(W, -100, np.int64)
+        self.legacy_v = np.full((W, NV), -100, np.int64)  # a VALU op that is no MFMA and no DOT wrote it
+        self.dot_w = np.full((W, NV), -100, np.int64)  # a DOT (v_dot*) wrote it ...
+        self.dot_op = np.full((W, NV), -1, np.int64)  # ... which one (an id from self.dot_ids)
+        self.dot_ids: dict[str, int] = {}
+        self.dgemm_at = np.full(W, -100, np.int64)  # the last DGEMM issued
         # LDS race tracking per workgroup (dword granularity)
         G = len(ex.wgs)
         nd = max(ex.lds_bytes // 4, 1)
@@ -220,6 +225,14 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             if ins.base.startswith("v_cmpx"):
                 self.valu_exec[w] = self.ws[w]
             vd = [r - NS for r in defs if r >= NS]
+            if vd and sem != "mfma":
+                if ins.base.startswith(hz.DOT):
+                    self.dot_w[np.ix_(w, vd)] = self.ws[w][:, None]
+                    self.dot_op[np.ix_(w, vd)] = self.dot_ids.setdefault(ins.mnemonic, len(self.dot_ids))
+                else:
+                    self.legacy_v[np.ix_(w, vd)] = self.ws[w][:, None]
+            if sem == "mfma" and ins.base.startswith("v_mfma_f64"):
+                self.dgemm_at[w] = self.ws[w]
             if vd and _partial_write(ins):
                 self.partial_w[np.ix_(w, vd)] = self.ws[w][:, None]
             if vd and sem == "mfma":

@@ -21,7 +21,7 @@ def partial_write(ins) -> bool:
     """The instruction writes part of its destination VGPR (``hz.writes_partial_dword``)."""
     di = ins._di  # noqa: SLF001  (the decoded instruction: its table record's encoding)
     enc = di.inst.encoding if di is not None and di.inst is not None else ""
-    return hz.writes_partial_dword(enc, ins.mods, ins.mnemonic)
+    return hz.writes_partial_dword(enc, ins.mods, ins.mnemonic, decoded=True)
 
 
 class HazardMixin:
@@ -58,8 +58,7 @@ class HazardMixin:
             if src is not None and src.kind == "v":
                 gap = ws - self.valu_vgpr[w, src.index]
                 self._need(gap[:, None], _N["valu_vgpr_dpp"], ins, w, f"a VALU instruction wrote {src}, which this DPP instruction reads")
-        if (b.startswith("s_movrel") or b == "s_sendmsg" or "addtid" in b or "lds" in ins.mods) \
-                and b.startswith(("s_", "ds_", "buffer_", "global_")):
+        if hz.reads_m0(b, ins.mods):
             gap = ws - self.salu_m0[w]
             self._need(gap[:, None], _N["salu_m0"], ins, w, "an SALU instruction wrote M0 just before its use")
 
@@ -96,12 +95,15 @@ class HazardMixin:
             gap = ws[:, None] - self.partial_w[w][:, v_uses]
             self._need(gap, _N["valu_partial_vgpr"], ins, w, "a VALU instruction wrote part of a VGPR (SDWA dst_sel / "
                                                                "op_sel) that this instruction reads")
-        if is_valu:
+        if is_valu or is_vmem or b.startswith("ds_"):
             v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
-            if v_defs:  # an XDL MFMA read it as SrcC (WAR); a VMEM store of > 8 bytes reads it as data
+            if v_defs:  # an XDL MFMA read it as SrcC (WAR: a VALU op or a load overwrites it)
                 gap = ws[:, None] - self.srcc_w[w][:, v_defs]
                 self._need_var(gap, self.srcc_need[w][:, v_defs], ins, w,
-                               "this VALU instruction overwrites an MFMA's SrcC the MFMA may still read")
+                               "this instruction overwrites an MFMA's SrcC the MFMA may still read")
+        if is_valu:
+            v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
+            if v_defs:  # a VMEM store of > 8 bytes reads it as data
                 gap = ws[:, None] - self.store_w[w][:, v_defs]
                 self._need(gap, _N["vmem_store_data"], ins, w, "this VALU instruction overwrites the data of a "
                                                                 "store of more than 8 bytes")
@@ -115,6 +117,11 @@ class HazardMixin:
             if n:
                 gap = ws - self.valu_exec[w]
                 self._need(gap[:, None], n, ins, w, "a v_cmpx wrote EXEC before this v_permlane*_swap")
+        if is_valu or is_vmem or b.startswith("ds_"):
+            self._dot_hazards(ins, w, ws, v_uses)
+        if is_valu and b.startswith(hz.FMA64):  # any DGEMM -> v_fma_f64 / v_fmac_f64, no register in common
+            gap = ws - self.dgemm_at[w]
+            self._need(gap[:, None], _N["dgemm_fma64"], ins, w, "a DGEMM issued just before this f64 FMA")
         if b.startswith("s_getreg"):
             gap = ws - self.setreg_w[w]
             self._need(gap[:, None], _N["setreg_getreg"], ins, w, "s_getreg right after s_setreg")
@@ -129,9 +136,11 @@ class HazardMixin:
         if len(ins.ops) >= 4:
             ao = self.ex.accum_offset
             ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
-            if ab:  # VALU writes VGPR -> MFMA reads it; MFMA result -> SrcA/B
-                gap = ws[:, None] - self.valu_vgpr[w][:, ab]
+            src = ab + [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
+            if src:  # a VALU op (no MFMA, no DOT) writes a VGPR -> MFMA reads it as SrcA, SrcB or SrcC
+                gap = ws[:, None] - self.legacy_v[w][:, src]
                 self._need(gap, _N["valu_vgpr_mfma"], ins, w, "a VALU instruction wrote an MFMA source operand")
+            if ab:  # MFMA result -> SrcA/B
                 gap = ws[:, None] - self.mfma_w[w][:, ab]
                 self._need_var(gap, self.mfma_need[SRCAB][w][:, ab], ins, w, "an MFMA result is used as SrcA/SrcB")
             c = [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
@@ -146,6 +155,24 @@ class HazardMixin:
                 need = np.where(same, same_need, over)
                 gap = ws[:, None] - self.mfma_w[w][:, c]
                 self._need_var(gap, need, ins, w, "an MFMA result overlaps this MFMA's SrcC")
+
+    def _dot_hazards(self, ins, w, ws, v_uses):
+        """dot_read / dot_overwrite: a DOT's result read or overwritten by a VALU (not MFMA) or
+        memory instruction; by the same DOT opcode only a SrcA/SrcB read counts."""
+        same = self.dot_ids.get(ins.mnemonic, -2)
+        if v_uses:
+            ao = self.ex.accum_offset
+            ab = {r - NS for i in (1, 2) if i < len(ins.ops) for r in _reg_slots(ins.ops[i], ao) if r >= NS}
+            # (the same opcode reading it only as SrcC: nothing)
+            cut = np.array([r not in ab for r in v_uses])
+            gap = ws[:, None] - self.dot_w[w][:, v_uses]
+            gap = np.where((self.dot_op[w][:, v_uses] == same) & cut, 1 << 30, gap)
+            self._need(gap, _N["dot_read"], ins, w, "a DOT instruction wrote a register this instruction reads")
+        v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
+        if v_defs:
+            gap = ws[:, None] - self.dot_w[w][:, v_defs]
+            gap = np.where(self.dot_op[w][:, v_defs] == same, 1 << 30, gap)
+            self._need(gap, _N["dot_overwrite"], ins, w, "this instruction overwrites a DOT instruction's result")
 
     def _need_var(self, gap, need, ins, w, what):
         bad = gap < need

@@ -11,7 +11,7 @@ number from here.
 References: AMD Instinct MI300 (CDNA3) ISA Reference Guide 4.5 "Manually Inserted Wait States
 (NOPs)" and 7.x (MFMA dependency tables); LLVM 22 ``GCNHazardRecognizer`` (gfx940 paths:
 checkVMEMHazards, checkDivFMasHazards, checkRWLaneHazards, checkVALUHazards, checkDPPHazards,
-checkGetRegHazards, checkSMovRelHazards, checkMAIHazards90A, checkMAIVALUHazards). The MFMA
+checkGetRegHazards, checkReadM0Hazards, checkMAIHazards90A, checkMAIVALUHazards). The MFMA
 rows depend on the producer's pass count P and on whether it is an XDL MFMA
 (``gcnforge.isa.mfma``); they are checked against the ``s_nop`` counts clang 22 emits in
 ``tests/passes/test_hazard_rules.py``. An MFMA row runs from the MFMA itself: a later non-MFMA
@@ -142,8 +142,8 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          f"{_G}; {_L}checkRWLaneHazards"),
     Rule("valu_sgpr_valu", "VALU", "VALU/MFMA", "SGPR or VCC written, read", 2,
          f"{_G}; {_L}checkVALUHazards (gfx90a+)"),
-    Rule("valu_partial_vgpr", "VALU (SDWA dst_sel / op_sel[3])", "VALU/MFMA", "VGPR written in part, read", 1,
-         f"{_L}checkVALUHazards (dst sel forwarding, gfx940)"),
+    Rule("valu_partial_vgpr", "VALU (SDWA dst_sel / op_sel[3] / VOP3P with op_sel_hi[0])", "VALU/MFMA",
+         "VGPR written in part, read", 1, f"{_L}checkVALUHazards (dst sel forwarding, gfx940)"),
     Rule("valu_exec_dpp", "VALU", "DPP", "EXEC written", 5, f"{_G}; {_L}checkDPPHazards"),
     Rule("valu_exec_lane", "VALU", "v_readlane/v_readfirstlane/v_writelane", "EXEC written", 4, _G),
     Rule("valu_vgpr_dpp", "VALU", "DPP", "VGPR written, read as src0", 2, f"{_G}; {_L}checkDPPHazards"),
@@ -151,8 +151,17 @@ RULES: dict[str, Rule] = {r.key: r for r in (
     Rule("trans_valu", "trans VALU", "non-trans VALU", "VGPR written, read", 1, f"{_L}checkVALUHazards (gfx940)"),
     Rule("setreg_getreg", "s_setreg", "s_getreg", "none (any hardware register)", 2,
          f"{_G}; {_L}checkGetRegHazards"),
-    Rule("salu_m0", "SALU", "s_sendmsg/GDS/LDS-direct/s_movrel", "M0 written", 1, f"{_G}; {_L}checkSMovRelHazards"),
-    Rule("valu_vgpr_mfma", "VALU", "MFMA", "VGPR written, read", 2, f"{_L}checkMAIHazards90A"),
+    # LDS DMA included (``buffer_load_dword ... lds``, gfx950's ``buffer_load_dwordx4 ... lds``,
+    # ``global_load_lds_*``): LLVM 22 pads 1 after an SALU M0 write on gfx942 and on gfx950 alike
+    # (hasReadM0LdsDmaHazard: every GFX9; llc on MIR, tests/passes/test_hazard_rules_llc.py)
+    Rule("salu_m0", "SALU", "s_sendmsg/GDS/s_movrel/ds_*_addtid/LDS DMA", "M0 written", 1,
+         f"{_G}; {_L}checkReadM0Hazards (hasReadM0SendMsgHazard, hasReadM0MovRelInterpHazard, "
+         "hasReadM0LdsDmaHazard)"),
+    # a VALU op that is no MFMA and no DOT (IsLegacyVALUNotDotFn), before any explicit source of
+    # the MFMA: SrcA, SrcB and SrcC alike (llc 22 pads 2 before each, gfx942 and gfx950:
+    # tests/passes/test_hazard_rules_llc.py)
+    Rule("valu_vgpr_mfma", "VALU (not MFMA, not DOT)", "MFMA", "VGPR written, read (SrcA, SrcB or SrcC)", 2,
+         f"{_L}checkMAIHazards90A (LegacyVALUNotDotWritesVGPRWaitStates)"),
     Rule("valu_exec_mfma", "VALU", "MFMA", "EXEC written", 4, f"{_L}checkMAIHazards90A"),
     Rule("mfma_srcc_same", "MFMA", "MFMA", "result is exactly the next SrcC", _srcc_same,
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
@@ -166,9 +175,21 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          lambda m, t, f: _mfma_read(m, t, "mem", f), f"{_L}checkMAIVALUHazards"),
     Rule("mfma_overwrite", "MFMA", "VALU/VMEM/FLAT/LDS", "result overwritten (WAW)", _mfma_overwrite,
          f"{_L}checkMAIVALUHazards"),
-    Rule("mfma_srcc_war", "MFMA (XDL)", "VALU", "SrcC read, then overwritten (WAR)", _srcc_war,
+    # overwritten by a VALU op or a load alike (checkMAIVALUHazards walks the defs of both; llc 22
+    # pads a global or LDS load as it pads v_mov: tests/passes/test_hazard_rules_llc.py)
+    Rule("mfma_srcc_war", "MFMA (XDL)", "VALU/VMEM/FLAT/LDS", "SrcC read, then overwritten (WAR)", _srcc_war,
          f"{_L}checkMAIVALUHazards"),
     Rule("vmem_store_data", "VMEM store of more than 8 bytes", "VALU", "store data VGPRs overwritten", 2, _G),
+    # DOT (v_dot*) results: read by a VALU op of another opcode or by memory, or by the same
+    # opcode as SrcA/SrcB (not as SrcC: chained accumulation needs none); overwritten by another
+    # opcode. No row before an MFMA (checkMAIHazards90A leaves DOT out). llc 22 pads 3 for each.
+    Rule("dot_read", "DOT (v_dot*)", "VALU (not MFMA)/VMEM/FLAT/LDS",
+         "result read (by the same opcode: only as SrcA/SrcB)", 3,
+         f"{_L}checkMAIVALUHazards (DotWriteSameDotReadSrcAB, DotWriteDifferentVALURead)"),
+    Rule("dot_overwrite", "DOT (v_dot*)", "VALU (not MFMA)/VMEM/FLAT/LDS of another opcode", "result overwritten (WAW)",
+         3, f"{_L}checkMAIVALUHazards (DotWriteDifferentVALUWrite)"),
+    Rule("dgemm_fma64", "DGEMM (v_mfma_f64_*)", "v_fma_f64/v_fmac_f64", "none (any registers)", 2,
+         f"{_L}checkMAIVALUHazards (DMFMAToFMA64WaitStates)"),
     Rule("valu_vgpr_permlane", "VALU", "v_permlane16_swap/v_permlane32_swap", "VGPR written, read", 2,
          f"{_L}checkPermlaneHazards (gfx950)", targets=(GFX950,)),
     # any v_cmpx (a compare writing EXEC: isVCmpXWritesExec), no register needed in common
@@ -178,8 +199,23 @@ RULES: dict[str, Rule] = {r.key: r for r in (
 
 # Which instructions the rows above name, for every matcher (the pass and the sanitizer):
 # the consumers of valu_vgpr_permlane and vcmpx_exec_permlane (mnemonic prefixes), the producers
-# of vcmpx_exec_permlane, and the partial VGPR writes of valu_partial_vgpr.
+# of vcmpx_exec_permlane, the DOT producers, the consumers of dgemm_fma64, and the partial VGPR
+# writes of valu_partial_vgpr.
 PERMLANE_SWAP = ("v_permlane16_swap", "v_permlane32_swap")
+DOT = "v_dot"  # LLVM's isDOT: every v_dot* (VOP2 v_dot*c, VOP3P v_dot*, their e64/DPP forms)
+FMA64 = ("v_fma_f64", "v_fmac_f64")  # the consumers of dgemm_fma64 (V_FMA_F64_e64, V_FMAC_F64_e32/e64/dpp)
+M0_READERS = ("s_sendmsg", "s_ttracedata", "s_movrel")  # salu_m0's scalar consumers (prefixes)
+
+
+def reads_m0(mnemonic: str, mods) -> bool:
+    """A consumer of salu_m0 other than GDS (LLVM's checkReadM0Hazards callers on GFX9):
+    s_sendmsg*/s_ttracedata, s_movrel*, ``ds_*_addtid_*``, and LDS DMA (``global_load_lds_*``,
+    ``scratch_load_lds_*``, a ``buffer_*`` load with ``lds``), whose LDS address is M0."""
+    return mnemonic.startswith(M0_READERS) or "_addtid_" in mnemonic or "_load_lds_" in mnemonic or \
+        (mnemonic.startswith("buffer_") and bool(mods) and "lds" in mods)
+
+
+MIX = "v_fma_mix"  # VOP3P whose op_sel_hi defaults to 0 in LLVM's syntax (the others: all ones)
 VCMPX = "v_cmpx_"  # VOPC compares writing EXEC (every encoding: e32, e64, SDWA)
 _VOP3 = ("VOP3A", "VOP3B", "VOP3")
 
@@ -194,18 +230,27 @@ DST_BYTE_SEL = ("v_cvt_sr_fp8_f32", "v_cvt_sr_bf8_f32", "v_cvt_scalef32_sr_fp8_"
 ALWAYS_PARTIAL = ("v_cvt_scalef32_sr_pk_fp4_",)
 
 
-def writes_partial_dword(encoding: str, mods: dict, mnemonic: str = "") -> bool:
+def writes_partial_dword(encoding: str, mods: dict, mnemonic: str = "", decoded: bool = False) -> bool:
     """Whether an instruction of table encoding ``encoding`` with modifiers ``mods`` writes part
     of its destination VGPR (the producer of valu_partial_vgpr): SDWA with a ``dst_sel`` other
     than DWORD, a VOP3 ``op_sel`` whose last entry (the destination's, after one bit per
     source: ``op_sel:[0,0,1]`` for two sources) selects the high half, a ``DST_BYTE_SEL``
-    conversion with op_sel[2] set, or an ``ALWAYS_PARTIAL`` one. VOP3P's op_sel has no
-    destination bit."""
+    conversion with op_sel[2] set, an ``ALWAYS_PARTIAL`` one, or a VOP3P op with op_sel_hi[0]
+    set: LLVM 22 reads that bit of src0_modifiers (SISrcMods::OP_SEL_1, the same bit as
+    DST_OP_SEL) as a high-half write (getDstSelForwardingOperand), so clang pads ``s_nop 0``
+    between ``v_pk_mul_f32 v[2:3]`` and a VALU read of v2 (tests/passes/test_hazard_rules_llc.py).
+    An absent op_sel_hi is LLVM's syntax default (0 for ``v_fma_mix*``, else all ones), or with
+    ``decoded`` the emulator's (it leaves out an all-ones one)."""
     sel = mods.get("dst_sel")
     if sel is not None:
         return sel not in ("DWORD", 6)
     if mnemonic.startswith(ALWAYS_PARTIAL):
         return True
+    if encoding == "VOP3P":
+        hi = mods.get("op_sel_hi")
+        if not isinstance(hi, list | tuple) or not hi:
+            return decoded or not mnemonic.startswith(MIX)
+        return bool(hi[0])
     op_sel = mods.get("op_sel")
     if encoding not in _VOP3 or not isinstance(op_sel, list | tuple) or not op_sel:
         return False

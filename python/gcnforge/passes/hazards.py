@@ -32,6 +32,7 @@ from gcnforge.passes.dataflow import forward, successors
 from gcnforge.passes.machine import MInst, MInstCache
 
 _EXEC_LO = ("x", "exec_lo")
+_M0 = ("x", "m0")
 HISTORY = hz.MAX_WAIT_STATES + 1
 VALU = ("valu", "trans", "valu_dp")
 VMEM = ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store", "flat_atomic")
@@ -78,9 +79,10 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     pw, cr, cw = prev.all_writes, cur.all_reads, cur.all_writes
     # every rule connects the two through a register the first writes, except EXEC -> DPP/lane
-    # ops, s_setreg -> s_getreg and the write-after-read rows (an MFMA's SrcC, a store's data):
-    # skip the rest at once
-    if not (pw & (cr | cw)) and _EXEC_LO not in pw and not prev.mnemonic.startswith("s_setreg") \
+    # ops, M0 -> the instructions that read it without naming it (the table lists no implicit M0
+    # read for LDS DMA), s_setreg -> s_getreg and the write-after-read rows (an MFMA's SrcC, a
+    # store's data): skip the rest at once
+    if not (pw & (cr | cw)) and _EXEC_LO not in pw and _M0 not in pw and not prev.mnemonic.startswith("s_setreg") \
             and not (prev.sem in ("mfma", "vmem_store", "flat_store") and cw):
         return out
 
@@ -124,14 +126,18 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
                 rule("trans_valu")
             if cur.sem in VALU + ("mfma",) and _writes_partial_dword(prev) and wv & cr:
                 rule("valu_partial_vgpr")
-            if _is_mfma(cur) and wv & cr:
+            if _is_mfma(cur) and wv & cr and not prev.mnemonic.startswith(hz.DOT):
                 rule("valu_vgpr_mfma")
+            if prev.mnemonic.startswith(hz.DOT):
+                _dot_rows(prev, cur, wv, rule)
             if cur.mnemonic.startswith(PERMLANE_SWAP) and wv & cr:
                 rule("valu_vgpr_permlane")
     if prev.mnemonic.startswith("s_setreg") and cur.mnemonic.startswith("s_getreg"):
         rule("setreg_getreg")
-    if prev.sem == "salu" and ("x", "m0") in pw and (cur.mnemonic.startswith("s_sendmsg") or cur.sem == "gds"):
+    if prev.sem == "salu" and _M0 in pw and (cur.sem == "gds" or hz.reads_m0(cur.mnemonic, cur.op.modifiers)):
         rule("salu_m0")
+    if _is_dgemm(prev) and cur.mnemonic.startswith(hz.FMA64):
+        rule("dgemm_fma64")
     if prev.sem in VALU and _is_mfma(cur) and _EXEC_LO in pw:
         rule("valu_exec_mfma")
     if _is_mfma(prev):
@@ -154,13 +160,30 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
             if wv & cw:
                 rule("mfma_overwrite")
         src_c = _vgprs(prev.reads.get("src2", ()))
-        if src_c and cur.sem in VALU and src_c & cw:
+        if src_c and cur.sem in VALU + MEMREAD and src_c & cw:
             rule("mfma_srcc_war")
     if prev.sem in ("vmem_store", "flat_store") and cur.sem in VALU:
         data = _vgprs(prev.reads.get("vdata", ()) or prev.reads.get("data", ()))
         if len(data) > 2 and data & cw:
             rule("vmem_store_data")
     return out
+
+
+_SRC_AB = ("src0", "src1", "vsrc1")  # a DOT's SrcA/SrcB slots (SrcC: src2, or the VOP2 form's tied vdst)
+
+
+def _dot_rows(prev: MInst, cur: MInst, wv: set, rule) -> None:
+    """dot_read / dot_overwrite after the DOT ``prev`` (not before an MFMA)."""
+    if cur.sem not in VALU + MEMREAD:
+        return
+    if cur.mnemonic == prev.mnemonic:  # the same opcode: only a SrcA/SrcB read
+        if wv & {u for k in _SRC_AB for u in cur.reads.get(k, ())}:
+            rule("dot_read")
+        return
+    if wv & cur.all_reads:
+        rule("dot_read")
+    if wv & cur.all_writes:
+        rule("dot_overwrite")
 
 
 def _horizon(m: MInst) -> int:

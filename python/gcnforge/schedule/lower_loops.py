@@ -154,7 +154,7 @@ def _emit_waits(needs: dict[WaitOp, dict[str, int]]) -> None:
 def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | None = None) -> bool:
     """Make the instruction producing ``y`` write ``storage`` in place, if that is safe:
     ``y``'s destination is a fresh placeholder, no later op of the block (up to ``stop``)
-    reads storage, and (with ``stop``) nothing after ``stop`` reads ``y``."""
+    reads storage, and (with ``stop``) nothing after ``stop`` or inside it reads ``y``."""
     op = y.owner
     if not isinstance(op, InstOp) or op.parent_block() is not body:
         return False
@@ -168,7 +168,9 @@ def _retarget(y: SSAValue, storage: SSAValue, body: Block, stop: Operation | Non
             top = u.operation
             while top is not None and top.parent_block() is not body:
                 top = top.parent_op()
-            if top in after:
+            # read after the loop, or inside it (the body reads the value as it was before the
+            # loop, which the storage no longer holds once an iteration has written it)
+            if top in after or (top is stop and u.operation is not stop):
                 return False
     inf = op.info
     if inf is None:
@@ -371,6 +373,8 @@ def _copy_yields(body: Block, storages: list[SSAValue | None], yields: list[SSAV
             pending.append((s, c.results[0]))
         elif v in moved:  # yielded twice: copy from the storage written in place
             pending.append((s, moved[v]))
+        elif any(pv is v for _, pv in pending):  # yielded twice, the first time by a copy: copy again
+            pending.append((s, v))  # (retargeting now would rename the value the first copy reads)
         elif _retarget(v, s, body):
             moved[v] = s
         else:
