@@ -32,6 +32,17 @@ def test_mutated_objects_launch_on_the_emulator():
     assert counts[("emu", "reached output")] > 100
 
 
+def test_issue28_shapes_give_only_located_diagnostics():
+    """The generated shapes of issue 28 (``fuzz/shapes.py``): loops naming values out of scope,
+    doubled suffixes, wrong directive operands, YAML white space and Unicode; 150 each (the
+    10^5-input runs are in fuzz/README.md). Each generator reaches both outcomes."""
+    out = io.StringIO()
+    counts = harness.fuzz(["loop", "asmshape"], inputs=150, seed=0, bound=20.0, out=out)
+    assert counts[("loop", "ok")] == counts[("asmshape", "ok")] == 150, out.getvalue()[:3000]
+    assert 20 < counts[("loop", "reached output")] < 150  # compiled to assembly / refused, located
+    assert 0 < counts[("asmshape", "reached output")] < 150
+
+
 def test_mutators_are_deterministic():
     import random
 
