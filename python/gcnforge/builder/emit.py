@@ -62,6 +62,19 @@ def stamp(op):
     return op
 
 
+def _is_result(v: SSAValue) -> bool:
+    """A register value some instruction defined (its SSA result), as opposed to storage
+    (``amdgcn.alloca``) or an argument: writing it as a destination would be a second
+    definition, which the allocator does not see (the instruction would write one register
+    and its result be placed in another)."""
+    from xdsl.ir import OpResult
+
+    from gcnforge.dialect.types import RegisterType
+
+    return (isinstance(v, OpResult) and isinstance(v.type, RegisterType) and v.type.is_value
+            and not isinstance(v.op, AllocaOp))
+
+
 def _fail(msg: str) -> Diagnostic:
     return Diagnostic(msg, user_location())
 
@@ -211,7 +224,16 @@ class InstructionEmitter:
                         raise _Mismatch(f"operand {s.name} cannot be off")
                     offs.append(i)
                     continue
-                args.append(self._operand_value(v, s))
+                val = self._operand_value(v, s)
+                if s.is_def and _is_result(val):
+                    raise _Mismatch(
+                        f"destination {s.name} is a value an instruction produced, not storage: an SSA value cannot "
+                        "be written again (" + ("it accumulates into its destination: hold the accumulator in "
+                                                "storage from k.vgpr(), or use the three-source form"
+                                                if s.operand.role == "defuse" else
+                                                "give only the sources for a fresh result, or storage from "
+                                                "k.vgpr()/k.sgpr() to choose the register") + ")")
+                args.append(val)
             elif s.operand.optional and not mods.get("sc0"):
                 offs.append(i)  # an atomic without sc0 returns nothing: no vdst (write token only)
             else:  # fresh destination
