@@ -45,8 +45,8 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
 ``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
-(about 25 minutes on a shared 2-core machine; the default run is several times that: each 8192-wide
-GEMM takes over 10 minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
+(4 minutes on an idle 2-core machine, about 20 under a load of 20; the default run is several times
+that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
 predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
 includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
 MI300X / 2.4 GHz MI355X, lower when the matrix cores are busy: capped so no kernel exceeds AMD's
