@@ -13,7 +13,7 @@ import pytest
 
 import kernel_tables as kt
 
-TABLES = ("norms_bf16", "topk_softmax")
+TABLES = ("norms_bf16", "topk_softmax", "gemm_macro_large")
 CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "configs"
 
 
