@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import numpy as np
 
 import gcnforge.runtime as rt
@@ -44,6 +46,7 @@ def _rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+@pytest.mark.slow  # 1,000 launches, ~30 s: CI's full pass
 def test_thousand_launches_of_different_code_objects_stay_within_a_fixed_footprint(monkeypatch):
     """1,000 launches, each of a different code object (the kernel's literal differs, so the
     code bytes, the decode cache key and the result differ), each with a 1 MiB output buffer the

@@ -10,6 +10,7 @@ import pytest
 from fuzz import harness
 
 
+@pytest.mark.slow  # ~1 min: CI's full pass
 def test_mutated_corpus_gives_only_located_diagnostics():
     harness.LAUNCH = True  # obj: reader, dis, info, raise -> compile and an emulator launch
     out = io.StringIO()
@@ -20,6 +21,7 @@ def test_mutated_corpus_gives_only_located_diagnostics():
     assert counts[("ir", "reached output")] > 10  # mutants that still compile to a code object
 
 
+@pytest.mark.slow  # ~6 min on 2 cores: CI's full pass
 def test_mutated_objects_launch_on_the_emulator():
     """1,000 more mutated code objects launched (seed 1 found 29 emulator crashes and a hang
     before issue 16's fixes: tests/emulator/test_mutated_objects.py), and 1,000 whose

@@ -10,6 +10,7 @@ from gcnforge.testing import require_llvm
 from tools.isa_gen import aliases
 
 
+@pytest.mark.slow  # probes llvm-mc for every candidate, ~25 s per target: CI's full pass
 @pytest.mark.parametrize("target", table.known_targets())
 def test_aliases_regenerate_bit_for_bit(target):
     require_llvm("llvm-mc")

@@ -3,6 +3,8 @@ encodings; ``python -m tools.isa_gen.coverage`` prints all encodings incl. vecto
 
 from __future__ import annotations
 
+import pytest
+
 from gcnforge.isa import table
 from gcnforge.testing import require_llvm
 from tools.isa_gen import coverage as cov
@@ -10,6 +12,7 @@ from tools.isa_gen import coverage as cov
 MINE = ["SOP1", "SOP2", "SOPK", "SOPC", "SOPP", "SMEM", "DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF"]
 
 
+@pytest.mark.slow  # sweeps every LLVM opcode, ~25 s: CI's full pass
 def test_no_llvm_opcode_missing():
     require_llvm("llvm-mc")
     res = cov.coverage(MINE)
