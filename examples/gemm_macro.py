@@ -309,7 +309,8 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
             k.wait(*[t for _, t in sa_v.values()], *[t for _, t in sb_v])
         for j in range(bn):
             col = k.v_add_u32(32 * j, col_l) if j else col_l
-            off = k.v_mul_u32_u24(ob, k.v_add_u32(k.v_mul_lo_u32(row_l, n_s), col))
+            # a shift, not v_mul_u32_u24: the element index passes 2^24 once M N does (8192^2)
+            off = k.v_lshlrev_b32(ob.bit_length() - 1, k.v_add_u32(k.v_mul_lo_u32(row_l, n_s), col))
             off = k.v_cndmask_b32_e64(oob, off, k.v_cmp_gt_u32_e64(n_s, col))  # columns past N: dropped
             for i in range(bm):
                 for r, v in enumerate(accs[i * bn + j].split()):

@@ -147,3 +147,23 @@ def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
     tol = (k * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref)
            + (2.0 ** -8 * np.abs(ref) if out == "bf16" else 0))
     assert np.all(np.abs(got - ref) <= tol)
+
+
+def test_gemm_macro_output_index_past_2_24():
+    """C's element index row N + col passes 2^24 once M N does (8192^2 did, and the 24-bit multiply
+    of the byte offset wrote those rows elsewhere). M = 2^24 / 64 + 128 rows of N = 64: the timing
+    mode runs the first and the last work-groups; the last one's tile is checked against NumPy."""
+    m, n, k = (1 << 24) // 64 + 128, 64, 64
+    c = compiled(("macro", k, "bf16", "f32", 64, 64), lambda: gemm_macro.build(k, "bf16", "f32", 64, 64),
+                 schedule=True)
+    rng = np.random.default_rng(24)
+    a, bt = bf16_bits(rng.standard_normal((m, k))), bf16_bits(rng.standard_normal((n, k)))
+    res = np.full((m, n), np.nan, np.float32)
+    r = c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 64, 64)](
+        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 64, 64), block=(256, 1, 1),
+        timing="mi300x")
+    last = gemm_macro.grid(m, n, 64, 64)[1] - 1
+    assert last in r.timing.sampled_ids
+    rows = slice(64 * last, m)
+    ref = bf16_value(a[rows]).astype(np.float64) @ bf16_value(bt).astype(np.float64).T
+    assert np.all(np.abs(res[rows] - ref) <= k * EPS * 16 * np.abs(ref).max())
