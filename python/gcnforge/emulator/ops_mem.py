@@ -650,8 +650,10 @@ def lookup_mem(base: str):
 def _ds_claims(base: str) -> bool:
     """Whether ``ds_op`` implements ``base``: its loads and stores, and the atomics whose
     operation ``_ATOMIC_OPS`` knows (not ds_wrxchg2*, ds_wrap, ds_condxchg32, ds_consume,
-    ds_append, ds_write_addtid, GWS: those report "not implemented")."""
+    ds_append, ds_read_addtid/ds_write_addtid, GWS: those report "not implemented")."""
     name = base[3:]
+    if name.startswith("read_addtid"):  # no address operand (M0-based): not modelled, said so
+        return False
     if name.startswith(("read2", "write2", "read")) or "_tr_b" in name:
         return True
     if name.startswith("write_") and not name.startswith("write_addtid"):
