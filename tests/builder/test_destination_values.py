@@ -58,3 +58,24 @@ def test_accumulating_into_a_result_refused_and_storage_accumulates():
     out = np.zeros(64, np.float32)
     rt.load(to_code_object(m.top))["f"](out, 3.0, grid=1, block=64, device="emulator")
     np.testing.assert_array_equal(out, np.full(64, 5.0, np.float32))
+
+
+def test_buffer_atomic_data_may_be_a_result_unless_it_returns():
+    """A MUBUF atomic writes vdata back only in its returning form (sc0): without sc0 an earlier
+    result is just its data (examples/gemm_lds.py's split-K buffer_atomic_add_f32), with sc0 it
+    would be overwritten and is refused."""
+    from gcnforge.lib import make_buffer_rsrc
+
+    m = Module("d")
+    with m.kernel("d", [Arg.ptr("o", np.float32)], workgroup_size=(64, 1, 1)) as k:
+        (o,) = k.args()
+        rsrc = make_buffer_rsrc(k, o, 256)
+        off = k.v_lshlrev_b32(2, k.thread_id("x"))
+        v = k.v_mov_b32(1.5)
+        k.buffer_atomic_add_f32(v, off, rsrc, 0, offen=True)
+        with pytest.raises(Diagnostic, match="destination vdata is a value an instruction produced"):
+            k.buffer_atomic_add_f32(v, off, rsrc, 0, offen=True, sc0=True)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    out = np.ones(64, np.float32)
+    rt.load(to_code_object(m.top))["d"](out, grid=1, block=64, device="emulator")
+    np.testing.assert_array_equal(out, np.full(64, 2.5, np.float32))

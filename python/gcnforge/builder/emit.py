@@ -225,7 +225,11 @@ class InstructionEmitter:
                     offs.append(i)
                     continue
                 val = self._operand_value(v, s)
-                if s.is_def and _is_result(val):
+                # a buffer atomic's vdata is written back only in its returning form (sc0, GLC
+                # on gfx942); without it the value is only the atomic's data, a plain source
+                returns = not (mnemonic.startswith("buffer_atomic") and s.operand.role == "defuse"
+                               and not mods.get("sc0"))
+                if s.is_def and returns and _is_result(val):
                     raise _Mismatch(
                         f"destination {s.name} is a value an instruction produced, not storage: an SSA value cannot "
                         "be written again (" + ("it accumulates into its destination: hold the accumulator in "
