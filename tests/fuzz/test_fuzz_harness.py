@@ -66,6 +66,7 @@ def test_assembler_agrees_with_llvm_mc(llvm):
     assert counts["same bytes"] > 1000
 
 
+@pytest.mark.slow  # 300 fuzz inputs, ~16 s: CI's full pass
 def test_gfx950_slice():
     """``--mcpu gfx950``: the gfx950 corpus (lit IR, retargeted corpus, gfx950_kernels.s, the MFMA
     seed, the gfx950 examples) mutated and run through every entry point and the command lines

@@ -128,6 +128,7 @@ def _cases():
     return out
 
 
+@pytest.mark.slow  # ~20 s on two cores: CI's full pass
 def test_kernels_at_the_limit_allocate_and_keep_their_data_flow():
     fails_without = allocated = moved = 0
     for seed, shape, p in _cases():

@@ -124,6 +124,7 @@ def test_examples_same_results_after_reallocation(example):
         np.testing.assert_array_equal(x, y)
 
 
+@pytest.mark.slow  # the whole clang emulator suite again, ~20 s: CI's full pass
 def test_emulator_suite_on_reallocated_code():
     """The whole clang emulator suite (43 kernels checked against NumPy) on re-allocated code."""
     import subprocess
