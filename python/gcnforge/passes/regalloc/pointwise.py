@@ -39,6 +39,7 @@ and edge blocks inserted); ``Unplaceable`` names the instruction where the bound
 from __future__ import annotations
 
 from gcnforge.diagnostics import Diagnostic
+from gcnforge.passes.regalloc.compact import _runs  # the live units of a group as runs
 from gcnforge.passes.regalloc.liveness import Liveness, _postorder
 from gcnforge.passes.regalloc.model import FILES, Block, Group, Op, Program, Ref
 from gcnforge.passes.regalloc.packing import Item, SearchBudget, search
@@ -56,20 +57,6 @@ def _own(g: Group) -> int:
 
 def _rel(mask: int, g: Group) -> int:
     return (mask & _own(g)) >> g.first_unit
-
-
-def _runs(mask: int, width: int) -> list[tuple[int, int]]:
-    out, k = [], 0
-    while k < width:
-        if mask >> k & 1:
-            j = k
-            while j < width and mask >> j & 1:
-                j += 1
-            out.append((k, j - k))
-            k = j
-        else:
-            k += 1
-    return out
 
 
 class _Walk:
