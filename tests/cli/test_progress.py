@@ -39,3 +39,21 @@ def test_bar_on_a_terminal_only(monkeypatch):
     with _progress.progress("gemm", stream=piped) as update:
         update(1, 4)
     assert piped.getvalue() == ""
+
+
+def test_raise_reports_each_kernel(tmp_path):
+    from gcnforge.raising import raise_file
+
+    co = tmp_path / "k.co"
+    co.write_bytes(gcnforge.assemble(SRC))
+    seen = []
+    raise_file(co, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 1)]
+
+
+def test_timed_launch_reports_its_batches():
+    k = gcnforge.load(gcnforge.assemble(SRC)).kernel("k", layout=ArgLayout.slots16(["out:u32*"]))
+    seen = []
+    k(out=np.zeros(64 * 128, np.uint32), grid=64, block=128, device="emulator", timing="mi300x",
+      progress=lambda done, total: seen.append((done, total)))
+    assert seen and all(0 < d <= t for d, t in seen)

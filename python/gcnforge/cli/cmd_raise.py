@@ -71,7 +71,10 @@ def run(args) -> int:
                     raise Diagnostic("a code object needs -o FILE (or -S for the assembly)")
                 _write(args.output, raising.module_code_object(module, args.toolchain, str(path)))
             return 0
-        module = raising.raise_file(path, target_option.processor(args.target))
+        from gcnforge.cli._progress import progress
+
+        with progress(f"raising {path.name if hasattr(path, 'name') else path}", unit="kernels") as bar:
+            module = raising.raise_file(path, target_option.processor(args.target), progress=bar)
         from gcnforge.dialect.value_ops import input_target
         from gcnforge.isa import table
 

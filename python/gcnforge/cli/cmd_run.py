@@ -154,8 +154,7 @@ def run(args) -> int:
     from gcnforge.cli._progress import progress
 
     with progress(f"{args.kernel}{' (sanitized)' if args.sanitize or args.sanitize_continue else ''}") as bar:
-        if not args.timing:
-            extra["progress"] = bar
+        extra["progress"] = bar
         res = k(grid=parse_dims(args.grid, "grid"), block=parse_dims(args.block, "block"), device=device,
                 sanitize=args.sanitize or args.sanitize_continue, dynamic_lds=args.dynamic_lds, **extra, **named)
     return _report(args, res, named)

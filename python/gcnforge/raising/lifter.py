@@ -227,7 +227,7 @@ def _text_gaps(co: CodeObject) -> list[tuple[int, int]]:
     return gaps
 
 
-def raise_code_object(co: CodeObject, name: str = "raised") -> BuiltinModule:
+def raise_code_object(co: CodeObject, name: str = "raised", progress=None) -> BuiltinModule:
     """Every kernel of ``co`` as an ``amdgcn.kernel`` in one ``amdgcn.module``, for the code
     object's processor (``#amdgcn.target<gfx950>`` for a gfx950 object: decoded and verified
     with gfx950's table; a processor without a table of its own is raised with gfx942's)."""
@@ -236,7 +236,12 @@ def raise_code_object(co: CodeObject, name: str = "raised") -> BuiltinModule:
         raise Diagnostic("the code object has no kernels", name)
     proc = tid.processor if tid.processor in table.known_targets() else table.TARGET
     with table.use_target(proc):
-        kernels = [raise_kernel(k, tid.gfx90a_family) for k in sorted(co.kernels.values(), key=lambda k: k.entry)]
+        ordered = sorted(co.kernels.values(), key=lambda k: k.entry)
+        kernels = []
+        for i, k in enumerate(ordered):  # progress(done, total) per kernel: a bar for large objects
+            kernels.append(raise_kernel(k, tid.gfx90a_family))
+            if progress is not None:
+                progress(i + 1, len(ordered))
     mod = ModuleOp(name, kernels, target=proc)
     a = mod.attributes
     a["lift.target"] = StringAttr(tid.triple_target())
@@ -283,7 +288,7 @@ def _mark_descriptors(lines: list[str], kd_names: dict[int, str]) -> list[str]:
     return out
 
 
-def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
+def raise_file(path: str | Path, target: str | None = None, progress=None) -> BuiltinModule:
     """Raise a code object file, or a ``.s`` file (assembled by the built-in assembler first,
     for its ``.amdgcn_target``, else ``target``, else gfx942). A ``target`` (processor) that
     is not the code object's is a Diagnostic."""
@@ -307,7 +312,7 @@ def raise_file(path: str | Path, target: str | None = None) -> BuiltinModule:
     if target is not None and parse_target_id(co.target).processor != target:
         raise Diagnostic(f"--target {target}: the code object is for {co.target}", str(p))
     try:
-        module = raise_code_object(co, name)
+        module = raise_code_object(co, name, progress)
     except Diagnostic as d:  # at an address: for a .s input, at the line that made it
         m = re.fullmatch(r"(?:pc )?0x([0-9a-f]+)", str(d.loc))
         src = lines.get(int(m.group(1), 16) - co.text_address) if m else None

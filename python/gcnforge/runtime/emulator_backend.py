@@ -124,7 +124,7 @@ class EmulatorBackend:
                                        else Suppressions.load(str(sanitize_suppress)))
         if trace is not None:
             kw["trace"] = trace
-        if progress is not None and timing is None:  # progress(done, total) per batch of work-groups
+        if progress is not None:  # progress(done, total) per batch of work-groups (a timed run: the sample's)
             kw["progress"] = progress
         params = inspect.signature(dev.run).parameters
         if self.max_instructions is not None and "max_instructions" in params:
