@@ -56,8 +56,8 @@ def _lo_operands(ins):
 
 def _name(r, accum_offset):
     if r < NS:
-        special = {106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo", 127: "exec_hi", 102: "flat_scratch_lo",
-                   103: "flat_scratch_hi"}
-        return special.get(r, f"ttmp{r - 108}" if 108 <= r < 124 else f"s{r}")
+        from gcnforge.asm.operands import M0, SPECIAL32, TTMP_BASE  # the operand names' one home
+
+        return SPECIAL32.get(r, f"ttmp{r - TTMP_BASE}" if TTMP_BASE <= r < M0 else f"s{r}")
     v = r - NS
     return f"v{v}" if v < accum_offset else f"a{v - accum_offset}"
