@@ -4,7 +4,7 @@
 with the largest logits in decreasing order (ties: the lower expert index first), each
 weighted by its softmax probability over all E experts, or, with ``renormalize=True``, by
 its softmax over the k chosen ones (the same as renormalizing the k probabilities so they
-sum to 1, without the sum over all E). E is 128 or 256 (any multiple of 64), k is 1..8.
+sum to 1, without the sum over all E). E is 1..1024 (lanes past E hold -inf), k is 1..8.
 
 One wave per token (grid = T, block = 64): lane ``l`` holds experts ``l + 64 j``. Each of
 the k selection rounds is one wave max reduction (DPP inside rows, ``row_bcast`` across
@@ -61,9 +61,9 @@ def _max(k, xs):
 
 
 def build(experts: int = 128, topk: int = 8, renormalize: bool = False, name: str | None = None) -> Module:
-    if experts % 64 or not 1 <= topk <= 8:
-        raise ValueError("experts must be a multiple of 64 and k in 1..8")
-    per = experts // 64
+    if not 1 <= topk <= min(8, experts) or experts > 1024:
+        raise ValueError("experts must be 1..1024 and k in 1..min(8, experts)")
+    per = -(-experts // 64)
     name = name or f"topk_softmax_e{experts}_k{topk}" + ("_renorm" if renormalize else "")
     m = Module(name)
     args = [Arg.ptr("logits", access="read_only"), Arg.ptr("weights", access="write_only"),
@@ -73,9 +73,15 @@ def build(experts: int = 128, topk: int = 8, renormalize: bool = False, name: st
         tok = k.block_id("x")
         lane = k.thread_id("x")
         base = k.v_add_u32(k.s_mul_i32(tok, k.s_mov_b32(4 * experts)), k.v_lshlrev_b32(2, lane))
-        loads = [k.global_load_dword(base, lg, offset=256 * j) for j in range(per)]
+        if experts % 64:  # the last register's lanes past E read expert E - 1, then hold -inf
+            tail = k.v_lshlrev_b32(2, k.v_min_u32(experts - 1 - 64 * (per - 1), lane))
+            last = k.v_add_u32(k.s_mul_i32(tok, k.s_mov_b32(4 * experts)), tail)
+        loads = [k.global_load_dword(last if j == per - 1 and experts % 64 else base, lg, offset=256 * j)
+                 for j in range(per)]
         k.wait(*[t for _, t in loads])
         vals = [v for v, _ in loads]
+        if experts % 64:
+            vals[-1] = k.v_cndmask_b32_e64(k.v_mov_b32(float("-inf")), vals[-1], k.v_cmp_gt_u32_e64(experts - 64 * (per - 1), lane))
 
         # k rounds of arg-max with removal; picks are SGPRs (the max, the expert index)
         ninf = k.v_mov_b32(float("-inf"))

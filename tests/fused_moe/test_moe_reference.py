@@ -5,15 +5,9 @@ quantization rule on chosen values."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-pytest.importorskip("ml_dtypes")
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from moe import reference as ref  # noqa: E402
+from moe import reference as ref
 
 
 def test_sorting_by_hand():
