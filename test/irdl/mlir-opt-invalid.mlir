@@ -47,3 +47,34 @@ amdgcn.module @m #amdgcn.target<gfx942> {
     amdgcn.end
   }
 }
+
+// -----
+// amdgcn.if on a 64-bit compare: only the 32-bit s_cmp_* compares set the SCC it tests.
+// CHECK: error: '"s_cmp_eq_u64"' does not satisfy the constraint
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %s = amdgcn.alloca : !amdgcn.sgpr
+    "amdgcn.if"(%s, %s) ({
+      amdgcn.yield
+    }, {
+      amdgcn.yield
+    }) {inst = #amdgcn.inst<s_cmp_eq_u64>} : (!amdgcn.sgpr, !amdgcn.sgpr) -> ()
+    amdgcn.end
+  }
+}
+
+// -----
+// amdgcn.if on a VGPR: the compare reads scalar values.
+// CHECK: error: {{.*}}does not satisfy the constraint
+amdgcn.module @m #amdgcn.target<gfx942> {
+  amdgcn.kernel @k {
+    %s = amdgcn.alloca : !amdgcn.sgpr
+    %v = amdgcn.alloca : !amdgcn.vgpr
+    "amdgcn.if"(%v, %s) ({
+      amdgcn.yield
+    }, {
+      amdgcn.yield
+    }) {inst = #amdgcn.inst<s_cmp_eq_u32>} : (!amdgcn.vgpr, !amdgcn.sgpr) -> ()
+    amdgcn.end
+  }
+}

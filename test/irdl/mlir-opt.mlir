@@ -26,6 +26,18 @@ amdgcn.module @small #amdgcn.target<gfx942> {
       %n = amdgcn.vop2 v_add_f32_e32 %v, %c, %acc : !amdgcn.vgpr, f32, !amdgcn.vgpr
       amdgcn.yield %n : !amdgcn.vgpr
     }
+    // SMALL: "amdgcn.if"(%{{.*}}, %{{.*}}) ({
+    // SMALL: "amdgcn_cf.yield"
+    // SMALL: }, {
+    // SMALL: }) {inst = #amdgcn.inst<"s_cmp_lt_u32">, resultSegmentSizes = array<i32: 1, 0,{{.*}}} : (!amdgcn.sgpr<-2 : i32, 1 : i32, 1 : i32>, i32) -> !amdgcn.vgpr
+    %n = amdgcn.alloca : !amdgcn.sgpr
+    %c3 = arith.constant 3 : i32
+    %m = amdgcn.if s_cmp_lt_u32 (%n, %c3 : !amdgcn.sgpr, i32) -> (!amdgcn.vgpr) {
+      %w = amdgcn.vop2 v_add_f32_e32 %v, %c, %l : !amdgcn.vgpr, f32, !amdgcn.vgpr
+      amdgcn.yield %w : !amdgcn.vgpr
+    } else {
+      amdgcn.yield %l : !amdgcn.vgpr
+    }
     amdgcn.end
   }
 }

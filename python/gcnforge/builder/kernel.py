@@ -39,7 +39,8 @@ Beyond instructions: ``k.vgpr(5)`` / ``k.sgpr(None, 2)`` / ``k.agpr(...)`` (pinn
 unallocated storage, ``amdgcn.alloca``), ``k.special("vcc")``, ``k.concat(...)``,
 ``r.split(2, 2)``, ``r[1]``, ``r[0:2]`` (ranges), ``k.constant(v, type)``, ``k.arg(i)`` /
 ``k.args()``, ``k.thread_id("x")``, ``k.block_id("x")``, ``k.lds(bytes)``, ``k.wait(*tokens)``,
-``with k.loop(n, inits) as body`` (counted loops), ``m.func(...)`` + ``k.call(...)``,
+``with k.loop(n, inits) as body`` (counted loops), ``with k.if_(cmp, a, b) as br`` (a
+conditional with merged values), ``m.func(...)`` + ``k.call(...)``,
 ``k.new_block()`` / ``k.set_block(b)`` / ``k.branch("s_cbranch_scc1", taken, fallthrough)``,
 ``value.named("x")`` (the SSA name in the printed IR), ``@kernel(args=[...])`` decorator.
 """
@@ -62,6 +63,7 @@ from xdsl.utils.exceptions import VerifyException
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.attrs import FloatModeAttr
 from gcnforge.dialect.constant import ConstantOp
+from gcnforge.dialect.cond_ops import IfOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
@@ -327,6 +329,67 @@ class Builder(InstructionEmitter):
                 raise _fail(f"loop {name} must be an int or a 32-bit SGPR value, got {b!r}")
         return out
 
+    @contextlib.contextmanager
+    def if_(self, *cond) -> Iterator[IfBranches]:
+        """``amdgcn.if`` (``gcnforge.dialect.cond_ops``): the ``with`` body is the then branch,
+        run when the compare holds; ``with br.else_():`` after it the else branch; values given
+        to ``br.next(...)`` in both are merged into ``br.results`` (one register each).
+        ``cond``: ``("s_cmp_lt_i32", a, b)`` (an ``s_cmp_*_i32/_u32`` mnemonic, then two SGPRs
+        or ints) or one SGPR (taken when non-zero: ``s_cmp_lg_u32 c, 0``).
+
+        ::
+
+            with k.if_("s_cmp_ge_i32", n, 4) as br:   # n >= 4 (signed)
+                br.next(k.v_add_f32(a, b))
+            with br.else_():
+                br.next(a)
+            (r,) = br.results
+        """
+        compare, lhs, rhs = self._if_condition(cond)
+        where = stamp(YieldOp())  # the author's k.if_ line, for the op built at the end of the branch
+        outer, then_b = self.block, Block()
+        self.block = then_b
+        br = IfBranches(self)
+        try:
+            yield br
+        finally:
+            self.block = outer
+        if not isinstance(then_b.last_op, YieldOp):
+            then_b.add_op(YieldOp())
+        types = [v.type for v in then_b.last_op.values]  # type: ignore[union-attr]
+        op = IfOp(compare, lhs, rhs, types, Region(then_b), Region(Block([] if types else [YieldOp()])))
+        op.location = where.location
+        self.block.add_op(op)
+        br._op = op
+        br.results = [self._wrap(r) for r in op.results]
+        if not types:
+            self._verify_if(op)
+
+    def _if_condition(self, cond: tuple) -> tuple[str, SSAValue, SSAValue]:
+        from gcnforge.dialect.cond_ops import compare_mnemonics
+
+        if len(cond) == 1:
+            cond = ("s_cmp_lg_u32", cond[0], 0)
+        if len(cond) != 3 or cond[0] not in compare_mnemonics():
+            raise _fail(f"if_ takes an SGPR, or a compare (one of {', '.join(compare_mnemonics())}) and two values; "
+                        f"got {cond!r}")
+        vals = []
+        for b in cond[1:]:
+            if isinstance(b, int) and not isinstance(b, bool):
+                vals.append(self.constant(b))
+            elif isinstance(b, Value) and isinstance(b.type, SGPRType) and b.type.width == 1:
+                vals.append(b.value)
+            else:
+                raise _fail(f"if_ compares 32-bit SGPR values or ints, got {b!r}")
+        return cond[0], vals[0], vals[1]
+
+    def _verify_if(self, op: IfOp) -> None:
+        try:
+            op.verify_()
+        except VerifyException as e:
+            op.detach()
+            raise _fail(str(e)) from None
+
     def new_block(self) -> Block:
         b = Block()
         self.op.regions[0].add_block(b)
@@ -370,6 +433,48 @@ class LoopBody:
 
     def next(self, *values: Value) -> None:
         self._b.insert(YieldOp(*[unwrap(v) for v in values]))  # type: ignore[misc]
+
+
+class IfBranches:
+    """``with k.if_(...) as br``: ``br.next(*values)`` ends a branch with its merged values;
+    ``with br.else_():`` (after the then branch) builds the else branch; ``br.results`` the
+    merged values, one per value given to ``br.next``."""
+
+    def __init__(self, builder: Builder):
+        self._b = builder
+        self._op: IfOp | None = None
+        self.results: list[Value] = []
+
+    def next(self, *values: Value) -> None:
+        vals = [unwrap(v) for v in values]
+        if not all(isinstance(v, SSAValue) for v in vals):
+            raise _fail("br.next takes IR values (registers)")
+        self._b.insert(YieldOp(*vals))  # type: ignore[arg-type]
+
+    @contextlib.contextmanager
+    def else_(self) -> Iterator[None]:
+        op = self._op
+        if op is None:
+            raise _fail("br.else_() comes after the 'with k.if_(...)' block (the then branch)")
+        b = op.else_block
+        for o in list(b.ops):
+            o.detach()
+            o.erase()
+        outer, self._b.block = self._b.block, b
+        try:
+            yield
+        finally:
+            self._b.block = outer
+        if not isinstance(b.last_op, YieldOp):
+            if op.res:
+                raise _fail(f"the else branch must end with br.next(...) giving {len(op.res)} value(s), as the "
+                            f"then branch does")
+            b.add_op(YieldOp())
+        y = b.last_op
+        try:
+            op.verify_()
+        except VerifyException as e:  # a mismatch of the else values is the author's br.next(...) line
+            raise (Diagnostic(str(e), y) if "else region" in str(e) else _fail(str(e))) from None
 
 
 class KernelBuilder(Builder):

@@ -7,6 +7,7 @@
 * ``structure_ops``  module, kernel, func/call/return, end, branch, alloca, ranges,
                      kernel arguments, ids, LDS, wait
 * ``loop_ops``       counted ``amdgcn.loop`` / ``amdgcn.yield`` (written for the schedule pass)
+* ``cond_ops``       ``amdgcn.if``: then/else regions on an ``s_cmp_*`` compare, merged results
 * ``constant``       ``arith.constant`` (numbers as operands), without xDSL's whole ``arith``
 * ``raw_ops``        ``lift.inst``: an instruction kept as text (raised code the ops cannot describe)
 * ``irdl_export``    the dialect as IRDL for LLVM's ``mlir-opt --irdl-file``
@@ -22,6 +23,7 @@ from xdsl.context import Context
 from xdsl.ir import Dialect
 
 from gcnforge.dialect.attrs import FloatModeAttr, InstAttr, KernelArgAttr, TargetAttr
+from gcnforge.dialect.cond_ops import COND_OPS, IfOp
 from gcnforge.dialect.constant import ARITH, ConstantOp
 from gcnforge.dialect.inst_ops import FAMILY_OPS, InstOp
 from gcnforge.dialect.loop_ops import LOOP_OPS, LoopOp, YieldOp
@@ -57,7 +59,7 @@ from gcnforge.dialect.types import (
 TYPES = (VGPRType, SGPRType, AGPRType, SpecialRegType, ReadTokenType, WriteTokenType)
 ATTRIBUTES = (TargetAttr, InstAttr, KernelArgAttr, FloatModeAttr)
 
-AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *LOOP_OPS, *FAMILY_OPS.values()], [*TYPES, *ATTRIBUTES])
+AMDGCN = Dialect("amdgcn", [*STRUCTURE_OPS, *LOOP_OPS, *COND_OPS, *FAMILY_OPS.values()], [*TYPES, *ATTRIBUTES])
 
 
 def context() -> Context:
@@ -80,6 +82,6 @@ __all__ = [
     "AMDGCN", "context", "InstOp", "FAMILY_OPS", "RegisterType", "VGPRType", "SGPRType", "AGPRType",
     "SpecialRegType", "ReadTokenType", "WriteTokenType", "TargetAttr", "InstAttr", "KernelArgAttr",
     "FloatModeAttr", "ModuleOp", "KernelOp", "FuncOp", "ReturnOp", "CallOp", "EndOp", "BranchOp",
-    "AllocaOp", "LoopOp", "YieldOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
+    "AllocaOp", "LoopOp", "YieldOp", "IfOp", "MakeRangeOp", "SplitRangeOp", "LoadArgOp", "ThreadIdOp", "BlockIdOp", "LdsAllocOp", "WaitOp",
     "LIFT", "RawInstOp", "ARITH", "ConstantOp",
 ]

@@ -248,6 +248,13 @@ def _operations(out: list[str]) -> None:
         out, "loop", operands=_pos("init", MAX_VALUES, ["irdl.any"]), results=_pos("res", MAX_VALUES, ["irdl.any"]),
         regions=1,
     )
+    from gcnforge.dialect.cond_ops import compare_mnemonics
+
+    scalar = ["irdl.base @amdgcn::@sgpr", "irdl.is i32"]
+    _operation(
+        out, "if", operands=[("lhs", "single", scalar), ("rhs", "single", scalar)],
+        results=_pos("res", MAX_VALUES, ["irdl.any"]), attrs={"inst": ("inst", compare_mnemonics())}, regions=2,
+    )
     for fam in FAMILY_OPS:
         ops, res = family_positions(fam)
         _operation(

@@ -384,10 +384,19 @@ def _copy_yields(body: Block, storages: list[SSAValue | None], yields: list[SSAV
 
 
 def lower_loops(root) -> int:
-    loops = [op for op in root.walk() if isinstance(op, LoopOp)]
-    for lp in loops:
-        lower_loop(lp)
-    return len(loops)
+    """Lower every loop and if under ``root``, outer ones first (pre-order), so each one sits
+    in a kernel or function block by the time it is lowered; returns how many."""
+    from gcnforge.dialect.cond_ops import IfOp
+
+    ops = [op for op in root.walk() if isinstance(op, LoopOp | IfOp)]
+    for op in ops:
+        if isinstance(op, LoopOp):
+            lower_loop(op)
+        else:
+            from gcnforge.schedule.lower_if import lower_if
+
+            lower_if(op)
+    return len(ops)
 
 
 @dataclass(frozen=True)
