@@ -1,0 +1,146 @@
+"""The main loop both fused-MoE GEMM stages share: one block of ``m_blk`` sorted token slots
+of one expert times that expert's fp8 weight matrix, rows gathered by token id.
+
+The data format is aiter's (``aiter/fused_moe.py``, ``csrc/py_itfs_cu/asm_moe_2stage.cu``):
+
+* ``sorted_ids`` (i32): per expert, the (token, top-k slot) pairs routed to it, each packed
+  ``token | (slot << 24)``, padded to a multiple of the block size with ``tokens | (topk << 24)``
+  (ck_tile's ``MOE_SORTING_MOCK_ID(tokens, topk)``); ``sorted_expert_ids`` (i32): the expert of
+  each block; ``num_valid_ids[0]``: how many entries of ``sorted_ids`` are in use (blocks at or
+  past it are skipped: the grid covers the allocation's upper bound, as aiter's launcher does).
+* Weights in aiter's pre-shuffled order, ``shuffle_weight(w, layout=(16, 16))`` for fp8
+  (``aiter/ops/shuffle.py``; ``shuffle`` below): per expert, blocks of 16 rows x 32 bytes of K,
+  each stored as two runs of 16 bytes for each of its 16 rows. A ``buffer_load_dwordx4`` then
+  reads, for lane ``l``, row ``l % 32`` and bytes ``16 (l // 32) .. +15`` of a 32-byte K step in
+  two contiguous 512-byte runs.
+
+Operands come straight from global memory (no LDS): lane ``l`` of ``v_mfma_f32_32x32x16_fp8_fp8``
+holds row ``l % 32`` and 8 bytes of K, ``8 (l // 32) .. +7`` (AMD Matrix Instruction Calculator,
+CDNA3); a 16-byte load feeds two MFMAs, the first with its low 8 bytes, the second with its high
+8, for A and B alike, so both see the same permutation of K and the sum is unchanged. A padded
+slot's token id is ``tokens``, past the end of the activations, so its row reads 0 (buffer range
+checking, MI300 ISA guide "Buffer Instructions") and its stores are dropped: no branch per slot.
+
+K (bytes) is a run-time SGPR; it must be a multiple of ``64 unroll`` (a loop trip is two chunks
+of ``unroll`` 32-byte K steps, double-buffered in registers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gcnforge.lib import make_buffer_rsrc
+
+MFMA = "v_mfma_f32_32x32x16_fp8_fp8"
+ROWS = 32  # rows (and columns) of one MFMA tile
+KSTEP = 32  # bytes of K per dwordx4 operand load: two MFMAs of 16
+SHUF_N, SHUF_K = 16, 32  # aiter shuffle_weight(layout=(16, 16)) blocks for 1-byte elements
+PAD_SHIFT = 24  # sorted id = token | (slot << 24)
+
+
+def shuffle(w: np.ndarray) -> np.ndarray:
+    """``w`` [..., N, K] (1-byte elements) in aiter's ``shuffle_weight(w, layout=(16, 16))`` order."""
+    *lead, n, kk = w.shape
+    if n % SHUF_N or kk % SHUF_K:
+        raise ValueError(f"shuffle: N must be a multiple of {SHUF_N} and K of {SHUF_K}, got {n} x {kk}")
+    return (w.reshape(-1, n // SHUF_N, SHUF_N, kk // SHUF_K, 2, 16).transpose(0, 1, 3, 4, 2, 5)
+            .reshape(w.shape))
+
+
+def offset_rsrc(k, ptr, index, stride, nbytes):
+    """The V# of the slice ``ptr + index * stride`` (SGPRs, the product 64-bit) of ``nbytes``."""
+    lo, hi = ptr.split()
+    plo, phi = k.s_mul_i32(index, stride), k.s_mul_hi_u32(index, stride)
+    return make_buffer_rsrc(k, k.concat(k.s_add_u32(lo, plo), k.s_addc_u32(hi, phi)), nbytes)
+
+
+def block_or_exit(k, xc, sep, m_blk: int):
+    """This work-group's block (``block_id("y")``): ends the kernel when the block starts at or
+    past ``num_valid_ids[0]``; returns (block, first sorted slot, num_valid, expert)."""
+    blk = k.block_id("y")
+    nv, t0 = k.s_load_dword(xc, 0)
+    e, t1 = k.s_load_dword(sep, k.s_lshl_b32(blk, 2))
+    first = k.s_mul_i32(blk, k.s_mov_b32(m_blk))
+    k.wait(t0, t1)
+    k.s_cmp_ge_u32(first, nv)
+    done, work = k.new_block(), k.new_block()
+    k.branch("s_cbranch_scc1", done, work)
+    k.set_block(done)
+    k.s_endpgm()
+    k.set_block(work)
+    return blk, first, nv, e
+
+
+class Lane:
+    """Per-lane indices of the 32 x 32 MFMA tiles: ``r`` = l % 32 (operand row), ``h`` = l // 32."""
+
+    def __init__(self, k):
+        tid = k.thread_id("x")
+        self.wave = k.v_readfirstlane_b32(k.v_lshrrev_b32(6, tid))
+        lane = k.v_and_b32(63, tid)
+        self.r = k.v_and_b32(31, lane)
+        self.h = k.v_lshrrev_b32(5, lane)
+
+
+def b_lane_offset(k, ln: Lane, kb):
+    """Byte offset of lane ``l``'s first 16 bytes in a shuffled matrix with rows of ``kb`` bytes
+    (SGPR), relative to the fragment's first row (a multiple of 32): row ``r`` lies in 16-row
+    block ``r // 16`` (16 kb bytes each), run ``h`` (256 bytes each), at ``16 (r % 16)``."""
+    blk16 = k.v_mul_u32_u24(k.v_lshrrev_b32(4, ln.r), k.s_lshl_b32(kb, 4))
+    return k.v_add_u32(blk16, k.v_lshl_or_b32(ln.h, 8, k.v_lshlrev_b32(4, k.v_and_b32(15, ln.r))))
+
+
+def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int):
+    """``accs[i][f]`` (16 AGPRs each): A rows ``a_offs[i]`` (lane byte offsets of row block i, K
+    byte 16 h included) times B fragments ``b_offs[f]`` (lane byte offsets from ``b_lane_offset``
+    plus the fragment's first row times ``kb``), over ``kb`` bytes of K (SGPR, a multiple of
+    ``2 KSTEP unroll``). A loop trip takes two chunks of ``unroll`` K steps in two register sets:
+    the second chunk's loads go out before the first's MFMAs, the next trip's first chunk
+    (clamped to the last) into the first set, in place, before the second's MFMAs."""
+    chunk = KSTEP * unroll
+    last = k.s_sub_u32(kb, 2 * chunk)
+
+    def load(koff, imm0=0):
+        bko = k.s_lshl_b32(koff, 4)  # 32 bytes of K are 512 bytes of a shuffled 16-row block
+        a = [k.buffer_load_dwordx4(o, rs_a, koff, offen=True, offset=imm0 + KSTEP * u)[0]
+             for u in range(unroll) for o in a_offs]
+        b = [k.buffer_load_dwordx4(o, rs_b, bko, offen=True, offset=SHUF_N * (imm0 + KSTEP * u))[0]
+             for u in range(unroll) for o in b_offs]
+        return a + b
+
+    na, nb = len(a_offs), len(b_offs)
+
+    def mfmas(regs):
+        for u in range(unroll):
+            a, b = regs[u * na:(u + 1) * na], regs[unroll * na + u * nb: unroll * na + (u + 1) * nb]
+            for half in range(2):
+                for i in range(na):
+                    for f in range(nb):
+                        acc = accs[i][f]
+                        k.inst(MFMA, acc, a[i].split(2, 2)[half], b[f].split(2, 2)[half], acc)
+
+    zero2 = k.concat(k.v_mov_b32(0), k.v_mov_b32(0))
+    accs = [[k.agpr(None, 16) for _ in range(nb)] for _ in range(na)]
+    for row in accs:
+        for acc in row:
+            k.inst(MFMA, acc, zero2, zero2, 0)
+    with k.loop(0, kb, 2 * chunk, load(k.s_mov_b32(0))) as body:
+        second = load(body.iv, chunk)
+        mfmas(body.args)
+        nxt = load(k.s_min_u32(k.s_add_u32(body.iv, 2 * chunk), last))
+        mfmas(second)
+        body.next(*nxt)
+    return accs
+
+
+def out_rows(k, rs_ids, ln: Lane, i: int):
+    """The sorted entries of the output rows lane ``l`` holds in row block ``i``: accumulator
+    register ``j`` is row ``8 (j // 4) + 4 h + j % 4`` (four dwordx4 loads; token ids then)."""
+    base = k.v_lshlrev_b32(4, ln.h)  # 4 h rows of 4 bytes
+    return [k.buffer_load_dwordx4(base, rs_ids, 0, offen=True, offset=4 * (ROWS * i + 8 * q))
+            for q in range(4)]
+
+
+def bf16_round(k, x):
+    """f32 bits -> bf16 in the high half, round to nearest even (a finite ``x``)."""
+    return k.v_add3_u32(x, k.s_mov_b32(0x7FFF), k.v_bfe_u32(x, 16, 1))
