@@ -53,10 +53,14 @@ def _store(k, value, base, idx, cond=None):
             k.global_store_dword(off, value, base)
 
 
+def kernel_name(experts: int, topk: int, block_m: int) -> str:
+    return f"moe_sorting_e{experts}_k{topk}_m{block_m}"
+
+
 def build(experts: int = 8, topk: int = 2, block_m: int = 32, name: str | None = None) -> Module:
     if not 1 <= topk <= 8 or not 1 <= experts <= 1024 or block_m not in (16, 32, 64, 128, 256):
         raise ValueError("moe sorting: experts 1..1024, top-k 1..8, block_m a power of two 16..256")
-    name = name or f"moe_sorting_e{experts}_k{topk}_m{block_m}"
+    name = name or kernel_name(experts, topk, block_m)
     m = Module(name)
     i32, f32 = np.int32, np.float32
     args = [Arg.ptr("topk_ids", i32, access="read_only"), Arg.ptr("topk_weights", f32, access="read_only"),

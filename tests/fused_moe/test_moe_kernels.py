@@ -52,10 +52,10 @@ def test_sorting_4100_tokens_256_experts(loaded):
 
 
 @pytest.mark.parametrize("rows,cols,dtype,waves", [
-    (1, 128, "bf16", 1), (5, 256, "bf16", 1), (33, 200, "f32", 1), (7, 1028, "f32", 2), (3, 7168, "bf16", 4)])
+    (1, 128, "bf16", 1), (5, 256, "bf16", 1), (33, 200, "f32", 1), (7, 1028, "f32", 2), (3, 7168, "bf16", 4),
+    (4, 4, "bf16", 2), (2, 260, "bf16", 1)])
 def test_quant_matches_reference(loaded, rows, cols, dtype, waves):
-    kern = loaded(("quant", cols, dtype, waves), lambda: quant.build(cols, dtype, waves),
-                  f"moe_quant_{dtype}_c{cols}_w{waves}")
+    kern = loaded(("quant", dtype, waves), lambda: quant.build(dtype, waves), quant.kernel_name(dtype, waves))
     rng = np.random.default_rng(rows * cols)
     x = (rng.standard_normal((rows, cols)) * rng.uniform(0.01, 100, (rows, 1))).astype(np.float32)
     if rows > 2:
@@ -63,7 +63,7 @@ def test_quant_matches_reference(loaded, rows, cols, dtype, waves):
     xin = ref.bf16_bits(x) if dtype == "bf16" else x
     q = np.full((rows, cols), 0xAB, np.uint8)
     s = np.full(rows, np.nan, np.float32)
-    kern(xin, q, s, grid=(rows, 1, 1), block=(64 * waves, 1, 1))
+    kern(xin, q, s, np.int32(cols), grid=(rows, 1, 1), block=(64 * waves, 1, 1))
     want_q, want_s = ref.quant_per_token(ref.from_bf16_bits(xin) if dtype == "bf16" else x)
     np.testing.assert_array_equal(s, want_s)
     np.testing.assert_array_equal(q, want_q)
@@ -96,8 +96,8 @@ def test_kernels_sanitizer_clean(loaded):
     assert out[3].tolist() == ref.sort_tokens(ids, w, 8, 32).num_valid_ids.tolist()
     x = ref.bf16_bits(np.random.default_rng(3).standard_normal((2, 256)))
     q, s = np.zeros((2, 256), np.uint8), np.zeros(2, np.float32)
-    loaded(("quant", 256, "bf16", 1), lambda: quant.build(256, "bf16", 1), "moe_quant_bf16_c256_w1")(
-        x, q, s, grid=(2, 1, 1), block=(64, 1, 1), sanitize=True)
+    loaded(("quant", "bf16", 1), lambda: quant.build("bf16", 1), quant.kernel_name("bf16", 1))(
+        x, q, s, np.int32(256), grid=(2, 1, 1), block=(64, 1, 1), sanitize=True)
     np.testing.assert_array_equal(s, ref.quant_per_token(ref.from_bf16_bits(x))[1])
     tw, ti = np.zeros((5, 2), np.float32), np.zeros((5, 2), np.int32)
     loaded(("topk", 8, 2, False), lambda: topk_softmax.build(8, 2, False), "topk_softmax_e8_k2")(

@@ -116,6 +116,28 @@ def test_e2e_mode_times_the_whole_operation(tmp_path, llvm_tools):
     assert "e2e-modeled" in (tmp_path / "e.csv").read_text()
 
 
+def test_e2e_of_several_kernels_without_host_time(tmp_path, llvm_tools):
+    """An operation of several launches (``kernel.track``) with ``host_time = False``: its e2e
+    time is exactly the sum of the launches' modeled times, whatever the host does between."""
+    import time
+
+    from .gemm_family import GemmFamily
+
+    class TwoLaunches(GemmFamily):
+        host_time = False
+
+        def e2e(self, kernel, v, shape, inputs, device):
+            self.call(kernel, v, shape, dict(inputs), device)
+            time.sleep(0.01)  # host work a modeled e2e time must not see
+            return self.call(kernel.track(kernel.module[v.kernel]), v, shape, inputs, device)
+
+    dev = CyclesBackend(effect=gemm_effect())
+    rep = tune(TwoLaunches(tiles=((8, 8),)), [(16, 16, 4)], tmp_path / "t.csv", device=dev, e2e=True,
+               progress=lambda s: None)
+    one = math.ceil(4 / 304) * math.ceil(16 * 16 / 4) * 4 / 1e9  # as in the test above
+    assert rep.winners[(16, 16, 4)].seconds == pytest.approx(2 * one, rel=1e-12)
+
+
 def test_tune_gemm_family_on_the_emulator(tmp_path, llvm_tools):
     require_emulator()
     from .gemm_family import GemmFamily

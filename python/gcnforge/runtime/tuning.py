@@ -43,7 +43,9 @@ compare only what the sampled work-groups compute (the trial's message says so).
 Times: kernel mode sums the LaunchResults of the launches ``call`` makes (HIP events on a
 GPU; modeled emulator cycles otherwise). End-to-end mode measures host wall time of
 ``e2e``; on the emulator, where wall time says nothing about a GPU, it is the modeled
-kernel time plus the measured host time outside launches.
+kernel time plus the measured host time outside launches (only the modeled time for a family
+with ``host_time = False``, whose host side is bookkeeping, not work). A family whose operation
+launches several kernels records them all with ``kernel.track(other)`` (``TimedKernel``).
 """
 
 from __future__ import annotations

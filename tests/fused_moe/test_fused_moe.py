@@ -1,0 +1,75 @@
+"""The composed MoE operation (``examples/moe/fused_moe.py``) on the emulator against the NumPy
+reference of the whole path, routing included, on random inputs: every intermediate the
+operation produces is compared with ``moe/reference.py``'s."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from moe import fused_moe as fm, reference as ref
+
+_OPS: dict = {}
+
+
+def _op(experts, topk, config=fm.Config(), stages=True):
+    key = (experts, topk, config.name, stages)
+    if key not in _OPS:
+        _OPS[key] = fm.FusedMoE(experts, topk, config, stages=stages)
+    return _OPS[key]
+
+
+def _check_front(got, want, experts):
+    """Routing (ids exact, weights to exp/rcp's ~1 ulp), sorting of the device's own routing
+    (exact), per-token quantization (exact)."""
+    np.testing.assert_array_equal(got["topk_ids"], want.topk_ids)
+    np.testing.assert_allclose(got["topk_weights"], want.topk_weights, rtol=2e-5)
+    s = got["sorted"]
+    r = ref.sort_tokens(got["topk_ids"], got["topk_weights"], experts, s.block_m)
+    n = r.valid
+    assert s.num_valid_ids.tolist() == r.num_valid_ids.tolist()
+    np.testing.assert_array_equal(s.sorted_ids[:n], r.sorted_ids[:n])
+    np.testing.assert_array_equal(s.sorted_weights[:n], r.sorted_weights[:n])
+    np.testing.assert_array_equal(s.sorted_expert_ids[:r.blocks], r.sorted_expert_ids[:r.blocks])
+    np.testing.assert_array_equal(got["x_q"], want.x_q)
+    np.testing.assert_array_equal(got["x_scale"], want.x_scale)
+
+
+@pytest.mark.parametrize("tokens", [1, 5, 33])
+def test_routing_sorting_quantization(tokens):
+    prob = ref.random_problem(tokens, 256, 128, 8, seed=tokens)
+    got = _op(8, 2, stages=False)(ref.bf16_bits(prob[0]), prob[1], trace=True)
+    want = ref.moe_reference(*prob, topk=2, trace=True)
+    _check_front(got, want, 8)
+
+
+def _stages():
+    for which in ("stage1", "stage2"):
+        pytest.importorskip(f"moe.{which}", reason=f"examples/moe/{which}.py is not in this tree")
+
+
+@pytest.mark.parametrize("tokens,block_m", [(5, 32), (33, 32), (33, 64)])
+def test_whole_path_matches_reference(tokens, block_m):
+    """hidden [T, 256] bf16, 8 experts, top-2, inter 128: out [T, 256] against the reference.
+    a2 is bf16 from an f32 sum in another order than the reference's f64 one: it may differ by
+    a bf16 ulp, which can move its fp8 code by one (1/16 relative) and the output by far less
+    than 2% of its largest value; out itself is rounded to bf16."""
+    _stages()
+    prob = ref.random_problem(tokens, 256, 128, 8, seed=10 + tokens)
+    op = _op(8, 2, fm.Config(block_m=block_m))
+    got = op(ref.bf16_bits(prob[0]), prob[1], op.pack_weights(*prob[2:]), trace=True)
+    want = ref.moe_reference(*prob, topk=2, block_m=block_m, trace=True)
+    _check_front(got, want, 8)
+    np.testing.assert_allclose(got["a2"], want.a2, rtol=2 ** -7, atol=1e-3)  # one bf16 ulp
+    assert (got["a2_q"] == want.a2_q).mean() > 0.99
+    scale = np.abs(want.out).max()
+    np.testing.assert_allclose(got["out"], want.out, rtol=2e-2, atol=2e-2 * scale)
+    assert np.linalg.norm(got["out"] - want.out) < 1e-2 * np.linalg.norm(want.out)
+
+
+def test_fused_moe_one_call():
+    _stages()
+    prob = ref.random_problem(7, 256, 128, 8, seed=7)
+    out = fm.fused_moe(*prob, topk=2)
+    want = ref.moe_reference(*prob, topk=2)
+    assert out.shape == (7, 256)
+    assert np.linalg.norm(out - want) < 1e-2 * np.linalg.norm(want)
