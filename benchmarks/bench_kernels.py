@@ -9,12 +9,17 @@ matched NumPy, or when every work-group the timing mode emulated matched (the ot
 sampled launch are never computed) and the same binary's whole output matched at a reduced shape
 (run-time M and N make it the same code). Inputs are random, never zeros.
 
-1. Large GEMMs (examples/gemm_macro.py: K compile-time, M and N arguments) on the MI300X
-   profile: bf16 -> f32 at 4096^3, 8192^3, 8192 x 1280 x 8192; fp8 with per-token / per-channel
-   scales -> bf16 at 8192^3. aiter: ``bf16gemm_outf32_tn_96x64_pf3`` (its largest bf16 tile, from
-   the amd-aiter wheel, launched as ``bench_timing_model`` does) at the same shape; the wheel has
-   no fp8 GEMM object. Also printed: % of the device's MAF at the kernel's mean sustained clock.
-   Reduced-shape check: (tm - 56) x (tn - 56) x K, one work-group with both tails clamped.
+1. Large GEMMs (examples/gemm_macro.py: M, N and K arguments, one binary per tile variant) on
+   the MI300X profile: bf16 -> f32 at 4096^3, 8192^3, 8192 x 1280 x 8192 and, with K not a
+   multiple of the tile, 4096 x 4096 x 4000 and 1000^3; fp8 with per-token / per-channel scales
+   -> bf16 at 8192^3. aiter: the bf16 object its launcher picks for the shape
+   (``aiter_bf16_choice``: ``get_heuristic_kernel`` of ``csrc/py_itfs_cu/asm_gemm_a16w16.cu``
+   over the four ``bf16gemm_outf32_tn_{32,48,64,96}x64_pf3`` tiles of the amd-aiter wheel, on the
+   profile's CU count; fewest rounds of work-groups, then fewer idle CUs or less M padding), launched
+   as ``bench_timing_model`` does; none where that launcher refuses the shape (N not a multiple of
+   64); the wheel has no fp8 GEMM object. Also printed: % of the device's MAF at the kernel's mean
+   sustained clock. Reduced-shape check: (tm - 56) x (tn - 56) x K, one work-group with both tails
+   clamped; shapes of at most 2^30 multiply-adds are also run whole (untimed) and checked whole.
 2. aiter's skinny bf16 rows (``bf16_tuned_gemm.csv``, cu_num 80: M 64..384, N 256, K 5120,
    f32 out) on the MI308X profile. aiter: the model's prediction for aiter's own tuned kernel
    (plus the ``out.zero_()`` fill its split-K launcher runs) and its measured time, both from
@@ -74,10 +79,13 @@ LARGE = [  # dtype, out, m, n, k, tm, tn, wm, wn
     ("bf16", "f32", 4096, 4096, 4096, 256, 256, 2, 2),
     ("bf16", "f32", 8192, 8192, 8192, 256, 256, 2, 2),
     ("bf16", "f32", 8192, 1280, 8192, 256, 160, 4, 1),
+    ("bf16", "f32", 4096, 4096, 4000, 256, 256, 2, 2),  # K not a multiple of the tile (32)
+    ("bf16", "f32", 1000, 1000, 1000, 256, 256, 2, 2),  # nothing a multiple of the tile
     ("fp8", "bf16", 8192, 8192, 8192, 256, 256, 2, 2),  # per-token and per-channel scales
 ]
-QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2)]
-AITER_BF16_TILE = 96  # the largest M tile of aiter's bf16gemm objects in the wheel (32, 48, 64, 96 x 64)
+QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2), LARGE[4]]
+AITER_BF16_TILES = (32, 48, 64, 96)  # the M tiles of aiter's bf16gemm objects in the wheel (x 64)
+WHOLE = 1 << 30  # multiply-adds up to which a large-GEMM shape is also emulated whole
 CACHE: str | None = None  # the aiter wheel's cache (--cache); None: --skip-aiter
 ROWS: list[dict] = []  # one per family and shape: see add_row
 
@@ -177,10 +185,39 @@ def _lds(asm: str, name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def aiter_bf16_choice(m: int, n: int, k: int, cus: int) -> tuple[int, int] | None:
+    """(M tile, split-K) aiter's bf16 launcher picks for M x N x K on ``cus`` CUs, or None where it
+    refuses the shape: ``get_heuristic_kernel`` of aiter's ``csrc/py_itfs_cu/asm_gemm_a16w16.cu``
+    (amd-aiter 0.1.7.post2.dev18), re-stated: over the tiles with N % 64 == 0, split-K fills the
+    CUs when fewer work-groups than CUs (up to 64, K % 64 required), then the fewest rounds of
+    work-groups wins; in a tie, fewer idle CUs in the last round or less M padding, then (both
+    equal) the better tile_m tile_n / (tile_m + tile_n). Tiles are visited in the CSV's order."""
+    best, rounds, empty, effi, oob = None, None, cus, 1.0, m
+    for tile in AITER_BF16_TILES:  # the wheel's CSV order
+        if n % 64:
+            continue
+        tgs = -(-m // tile) * (n // 64)
+        split = 1
+        if tgs < cus:
+            if k % 64:
+                return None  # the launcher's "Kdim must be divisible by 64"
+            split = min(cus // tgs, 64)
+        tg = tgs * split
+        r = -(-tg // cus)
+        e = tile * 64 / (tile + 64)
+        pad = 0 if m % tile == 0 else tile - m % tile
+        less_oob = oob > 0 if m % tile == 0 else pad < oob
+        same_oob = tile - m % tile == oob  # as the launcher writes it (tile, not 0, when m % tile == 0)
+        if (rounds is None or r < rounds or (r == rounds and (empty > r * cus - tg or less_oob))
+                or (r == rounds and empty == r * cus - tg and same_oob and e > effi)):
+            best, rounds, empty, effi, oob = (tile, split), r, r * cus - tg, e, pad
+    return best
+
+
 def aiter_bf16(m: int, n: int, k: int, prof) -> tuple[float, str] | None:
-    """aiter's largest bf16 GEMM tile (bf16gemm_outf32_tn_96x64_pf3, the wheel's) at the shape on
-    ``prof``, launched as bench_timing_model does (asm_gemm_a16w16.cu's layout, split-K 1):
-    (predicted us, object); None without the wheel."""
+    """aiter's bf16 GEMM object its launcher picks at the shape (``aiter_bf16_choice``) on
+    ``prof``, launched as bench_timing_model does (asm_gemm_a16w16.cu's layout): (predicted us,
+    object and its work-group check); None without the wheel or where the launcher refuses."""
     import zipfile
 
     if CACHE is None:
@@ -188,9 +225,13 @@ def aiter_bf16(m: int, n: int, k: int, prof) -> tuple[float, str] | None:
     whl = btm.fetch_wheel(Path(CACHE))
     if isinstance(whl, str):
         return None
-    x = dict(m=m, n=n, k=k, split=1, tile=str(AITER_BF16_TILE))
+    pick = aiter_bf16_choice(m, n, k, prof.cus)
+    if pick is None:
+        return None
+    x = dict(m=m, n=n, k=k, split=pick[1], tile=str(pick[0]))
     reps, ok = btm._run_bf16(zipfile.ZipFile(whl), x, prof, RNG)
-    return reps[0].us, f"bf16gemm_outf32_tn_{AITER_BF16_TILE}x64_pf3 ({ok})"
+    split = f", split-K {pick[1]} + its zero fill" if pick[1] > 1 else ""
+    return sum(r.us for r in reps), f"bf16gemm_outf32_tn_{pick[0]}x64_pf3 (launcher's pick{split}; {ok})"
 
 
 def large_gemms(quick: bool) -> None:
@@ -203,32 +244,41 @@ def large_gemms(quick: bool) -> None:
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['bf16']) / 1e12:.0f}, fp8 "
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s; random inputs")
     for dtype, o, m, n, k, tm, tn, wm, wn in QUICK if quick else LARGE:
-        c = compile_module(gemm_macro.build(k, dtype, o, tm, tn, wm, wn), schedule=True)
+        c = compile_module(gemm_macro.build(dtype, o, tm, tn, wm, wn), schedule=True)
         name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn)
         kern = c.load("emulator")[name]
-        x = gemm_inputs(dtype, m, n, k)
-        out = np.full((m, n), np.nan, np.float32) if o == "f32" else np.full((m, n), 0xFFFF, np.uint16)
-        scales = (x["sa"], x["sb"]) if dtype == "fp8" else ()
+        tiles = dict(tm=tm, tn=tn, wm=wm, wn=wn)
+
+        def run(mm, nn, **kw):
+            x = gemm_inputs(dtype, mm, nn, k)
+            out = np.full((mm, nn), np.nan, np.float32) if o == "f32" else np.full((mm, nn), 0xFFFF, np.uint16)
+            res = gemm_macro.launch(kern, x["a"], x["bt"], out, (x["sa"], x["sb"]) if dtype == "fp8" else (), **tiles,
+                                    device="emulator", **kw)
+            return x, out, res
+
         g = gemm_macro.grid(m, n, tm, tn)
         t0 = time.perf_counter()
-        rep = kern(x["a"], x["bt"], out, np.uint32(m), np.uint32(n), *scales, grid=g, block=(64 * wm * wn,),
-                   timing=prof, flops=2.0 * m * n * k).timing
+        x, out, res = run(m, n, timing=prof, flops=2.0 * m * n * k)
+        rep = res.timing
         wall = time.perf_counter() - t0
         ok = gemm_tiles_ok(out, x, dtype, rep.sampled_ids, g, tm, tn)
-        # the same binary (M and N are arguments) on one work-group's worth, both tails clamped
-        mr, nr = tm - 56, tn - 56
-        xr = gemm_inputs(dtype, mr, nr, k)
-        outr = np.full((mr, nr), np.nan, np.float32) if o == "f32" else np.full((mr, nr), 0xFFFF, np.uint16)
-        kern(xr["a"], xr["bt"], outr, np.uint32(mr), np.uint32(nr), *((xr["sa"], xr["sb"]) if scales else ()),
-             grid=gemm_macro.grid(mr, nr, tm, tn), block=(64 * wm * wn,), device="emulator")
-        full = gemm_tiles_ok(outr, xr, dtype, [0], (1, 1), tm, tn)
-        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, f"{mr}x{nr}x{k}")
+        if m * n * k <= WHOLE:  # small enough to emulate whole: the same binary, every tile
+            xw, outw, _ = run(m, n)
+            full, why = gemm_tiles_ok(outw, xw, dtype, range(g[0] * g[1]), g, tm, tn), "the whole output (untimed run)"
+        else:  # the same binary (M, N, K are arguments) on one work-group's worth, both tails clamped
+            mr, nr = tm - 56, tn - 56
+            xr, outr, _ = run(mr, nr)
+            full, why = gemm_tiles_ok(outr, xr, dtype, [0], (1, 1), tm, tn), f"{mr}x{nr}x{k}"
+        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, why)
         ref = aiter_bf16(m, n, k, prof) if dtype == "bf16" else None
         maf = prof.maf(rep.dtype) if rep.dtype else None
         pct_maf = 100 * rep.tflops * 1e12 / maf if maf else None
+        why_not = f"N = {n} not a multiple of 64" if n % 64 else f"it would split K = {k}, not a multiple of 64"
+        none = "; no aiter object for this family in the wheel" if dtype != "bf16" else \
+            f"; aiter's launcher refuses this shape ({why_not})" if not ref and CACHE else ""
         add_row(f"gemm {dtype}->{o} (MI300X)", name, f"{m}x{n}x{k}", rep.us, ref, st,
                 f"{rep.tflops:.0f} TFLOP/s = {pct_maf:.0f}% of MAF at {rep.clock_eff_hz / 1e6:.0f} MHz; {rep.limiter}"
-                + ("" if ref else "; no aiter object for this family in the wheel"), _resources(c, name, rep))
+                + none, _resources(c, name, rep))
         print(f"  {m}x{n}x{k} {name}: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {rep.pct_mfma_peak:.1f}% of peak, "
               f"{pct_maf:.1f}% of MAF {maf / 1e12:.0f} TFLOP/s ({rep.limiter}; kernel at {rep.clock_eff_hz / 1e6:.0f} "
               f"MHz mean clock; {wall:.0f} s to predict); {st[0]}"
@@ -259,7 +309,7 @@ def skinny(cache: Path, quick: bool) -> None:
     for v in fam.variants():
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
-        c = compile_module(gemm_tune.gemm_macro.build(fam.k, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
+        c = compile_module(gemm_tune.gemm_macro.build("bf16", "f32", p["tile_m"], p["tile_n"], wm, wn,
                                                       p["splitk"], p["depth"]), schedule=True)
         built[v.name] = (v, c, c.load("emulator")[v.kernel])
     fill = rt.load(assemble(btm.micro("fill"))).kernel("fill", layout=ArgLayout.slots16(["out:u32*"]))
@@ -272,7 +322,7 @@ def skinny(cache: Path, quick: bool) -> None:
         best = None
         for name, (v, c, kern) in built.items():
             p = v.params
-            rep = kern(inp["a"], inp["bt"], np.zeros((m, n), np.float32), np.uint32(m), np.uint32(n),
+            rep = kern(inp["a"], inp["bt"], np.zeros((m, n), np.float32), np.uint32(m), np.uint32(n), np.uint32(k),
                        grid=gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"]),
                        block=(p["block"],), timing=prof, flops=2.0 * m * n * k).timing
             t_fill = 0.0
@@ -287,7 +337,8 @@ def skinny(cache: Path, quick: bool) -> None:
         v, _, kern = built[name]
         p, out = v.params, np.zeros((m, n), np.float32)
         g = gemm_tune.gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"])
-        kern(inp["a"], inp["bt"], out, np.uint32(m), np.uint32(n), grid=g, block=(p["block"],), device="emulator")
+        kern(inp["a"], inp["bt"], out, np.uint32(m), np.uint32(n), np.uint32(k), grid=g, block=(p["block"],),
+             device="emulator")
         ok = gemm_tiles_ok(out, inp, "bf16", range(g[0] * g[1]), g, p["tile_m"], p["tile_n"])
         aiter_model = x["gemm"] + x["fill"]
         add_row("gemm bf16->f32 skinny (MI308X)", name, f"{m}x{n}x{k}", tot,
@@ -515,17 +566,33 @@ def gfx950(quick: bool) -> None:
     a4, sa = rng.integers(0, 256, (m, k // 2), dtype=np.uint8), rng.integers(120, 134, (m, k // 32), dtype=np.uint8)
     b4, sb = rng.integers(0, 256, (n, k // 2), dtype=np.uint8), rng.integers(120, 134, (n, k // 32), dtype=np.uint8)
     kern = rt.load(gemm_mxfp.code_object(m, n, k))[gemm_mxfp.NAME]
-    rep = kern(a4, sa, b4, sb, out, grid=(n // 16, m // 16), block=(64, 1, 1), device="emulator", timing=prof,
-               flops=flops).timing
+    g = (n // 16, m // 16)
+    rep = kern(a4, sa, b4, sb, out, grid=g, block=(64, 1, 1), device="emulator", timing=prof, flops=flops).timing
+    # the reference: the MX decode (checked against ml_dtypes in integration_test) in float64; the
+    # products are exact, f32 accumulation: K roundings of the largest product
+    ad, bd = gemm_mxfp.dequantize_mxfp4(a4, sa), gemm_mxfp.dequantize_mxfp4(b4, sb)
+
+    def mx_ok(c, ids) -> bool:
+        tol = k * EPS * np.abs(ad).max() * np.abs(bd).max()
+        for wid in ids:
+            r0, c0 = 16 * (wid // g[0]), 16 * (wid % g[0])
+            if not np.all(np.abs(c[r0:r0 + 16, c0:c0 + 16] - ad[r0:r0 + 16] @ bd[c0:c0 + 16].T) <= tol):
+                return False
+        return True
+
+    tiles = mx_ok(out, rep.sampled_ids)
+    whole = np.full((m, n), np.nan, np.float32)  # the same binary, untimed: every work-group
+    kern(a4, sa, b4, sb, whole, grid=g, block=(64, 1, 1), device="emulator")
+    st = status(tiles, len(rep.sampled_ids), rep.workgroups, mx_ok(whole, range(g[0] * g[1])),
+                "the whole output (untimed run)")
     # % of the MXFP4 peak from the FLOPs over the kernel's time (the launch overhead apart); equals the
     # report's matrix-core busy share (FP4: 4 passes)
     pct = 100 * flops / rep.kernel_seconds / prof.mfma_peak_flops("v_mfma_scale_f32_16x16x128_f8f6f4", (4, 4))
     assert abs(pct - rep.pct_mfma_peak) < 1e-6 * max(1.0, pct), (pct, rep.pct_mfma_peak)
-    add_row(fam, gemm_mxfp.NAME + " (gfx950)", f"{m}x{n}x{k}", rep.us, None,
-            ("UNCHECKED (no MXFP4 NumPy reference in this bench; M, N, K compile-time)", False),
+    add_row(fam, gemm_mxfp.NAME + " (gfx950)", f"{m}x{n}x{k}", rep.us, None, st,
             f"{pct:.1f}% of the MXFP4 peak; {rep.limiter}")
     print(f"  {gemm_mxfp.NAME} (gfx950) on MI355X: {rep.us:.1f} us, {rep.tflops:.0f} TFLOP/s, {pct:.1f}% of the "
-          f"MXFP4 peak ({rep.limiter}); unchecked")
+          f"MXFP4 peak ({rep.limiter}); {st[0]}")
 
 
 def summary() -> None:

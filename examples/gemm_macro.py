@@ -3,9 +3,9 @@
 ``C[M, N] = A[M, K] @ B[K, N]`` with A row-major and B passed transposed (``bt``: N x K
 row-major), f32 accumulation, f32 or bf16 output. ``dtype="fp8"`` (e4m3 "fnuz",
 ``v_mfma_f32_32x32x16_fp8_fp8``) takes a per-token scale (f32 per row of A) and a
-per-channel scale (f32 per row of bt) and multiplies each result by both. K is compile-time (the loop count),
-M and N are kernel arguments (the buffers' bounds clamp both tails): one binary serves every M x N at
-its K. What makes it fast, and why:
+per-channel scale (f32 per row of bt) and multiplies each result by both. M, N and K are kernel
+arguments: one binary per tile variant serves every shape (the buffers' bounds clamp the M and N
+tails; the K tail is masked, below). What makes it fast, and why:
 
 * **macro tile** ``tm x tn`` per work-group (default 256 x 256) of ``wm x wn`` waves (2 x 2),
   each wave a ``tm/wm x tn/wn`` block of 32 x 32 ``v_mfma_f32_32x32x8_{bf16,f16}`` tiles:
@@ -33,11 +33,32 @@ its K. What makes it fast, and why:
   ``4 * (l // 32) .. +3`` and the second the high four. A and B use the same permutation of
   k, so the sum over k is unchanged (the MFMA layouts: AMD Matrix Instruction Calculator).
 
-Split-K (``splitk = s``, for skinny problems): work-group z of the grid takes the K range
-``[z K / s, (z + 1) K / s)`` and adds its f32 partial tile into C (which must hold zeros)
-with ``buffer_atomic_add_f32``.
+Run-time K (a loop over an SGPR trip count, zero trips when there is nothing to add). A row
+of K bytes is cut into ``T = ceil(K esize / TK)`` tiles aligned to the row's *end*, so only the
+first tile is partial. A work-group runs its tiles in whole loop trips of ``unroll`` tiles (2, or
+``depth`` when that is even); the few tiles that round its count up go in *front* of its range
+(a window ``[ws, ws + trips * unroll * TK)`` of the row). Everything in front of the work-group's
+own range (the padding and, in the first tile, the end of the previous row or, for row 0,
+positions before the buffer) is less than ``unroll`` tiles, so it lies in the tiles the prologue
+loads, before the loop. The prologue addresses those tiles through the VGPR offset, and a
+16-byte chunk in front of the range gets an offset past every buffer (one ``v_cndmask_b32`` per
+chunk and tile), which the range check reads as zeros, in both operands (so an Inf or NaN
+elsewhere in A or B never meets a zero). With K a multiple of 16 bytes a chunk is wholly in or
+wholly out. The loop's loads start ``unroll`` tiles into the window, where every offset is
+non-negative, and step the SGPR offset: the loop is the compile-time-K loop unchanged (a K that
+is a multiple of ``unroll * TK / esize`` pays only the prologue's selects).
 
-Limits: K must be a multiple of ``s * TK / esize`` (32 s for bf16/f16); M and N are free (run time).
+Split-K (``splitk = s``, for skinny problems): work-group z of the grid takes tiles
+``[floor(z T / s), floor((z + 1) T / s))`` (the divisions by the constant ``s`` as a multiply
+by ``ceil(2^32 / s)`` and the high half, exact while ``s^2 T < 2^32``) and adds its f32 partial
+tile into C (which must hold zeros) with ``buffer_atomic_add_f32``; a work-group with no tiles
+adds zeros.
+
+Preconditions (``check_shape``; ``launch`` refuses a violating launch before it starts): K is a
+multiple of 16 bytes, 8 bf16/f16 or 16 fp8 elements (the 16-byte loads: every row of A and B^T
+starts on a 16-byte boundary of the K tiles, so the K tail is whole chunks); ``M K esize``,
+``N K esize`` and ``M N`` times the output's size below 2^31 (32-bit offsets); ``s^2 T < 2^32``.
+M, N and K may be 0. ``depth`` is 1 or a power of two (the prologue must hold the padding).
 
 grid = (ceil(N / tn), ceil(M / tm), s), block = 64 wm wn.
 """
@@ -73,14 +94,45 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
     return (-(-n // tn), -(-m // tm), splitk)
 
 
-def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256,
-          wm: int = 2, wn: int = 2, splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
-    """The kernel for ``k_dim`` (compile-time); arguments a, bt, c, m, n (+ scale_a, scale_b for fp8)."""
+def check_shape(esize: int, m: int, n: int, k: int, out: str = "f32", splitk: int = 1) -> None:
+    """Raise ValueError naming the precondition a launch at M x N x K would violate (module doc)."""
+    per = CHUNK // esize  # elements per 16-byte load
+    if min(m, n, k) < 0:
+        raise ValueError(f"gemm_macro: negative size {m}x{n}x{k}")
+    if k % per:
+        raise ValueError(f"gemm_macro: K = {k} is not a multiple of {per}: every row of A and B^T "
+                         f"({esize}-byte elements) must be whole 16-byte chunks for the 16-byte loads "
+                         f"(pad K with zeros to {-(-k // per) * per})")
+    ob = 4 if out == "f32" else 2
+    for what, x in (("M K", m * k * esize), ("N K", n * k * esize), ("M N", m * n * ob)):
+        if x >= 1 << 31:
+            raise ValueError(f"gemm_macro: {what} is {x} bytes, not below 2^31 (32-bit offsets)")
+    tiles = -(-k * esize // TK)
+    if splitk > 1 and splitk * splitk * tiles >= 1 << 32:
+        raise ValueError(f"gemm_macro: split-K {splitk} over {tiles} K tiles: s^2 T must stay below 2^32")
+
+
+def launch(kern, a, bt, c, scales=(), *, tm: int = 256, tn: int = 256, wm: int = 2, wn: int = 2,
+           splitk: int = 1, **kw):
+    """Launch a built kernel on ``a`` (M x K), ``bt`` (N x K), ``c`` (M x N; zeros for split-K)
+    and, for fp8, ``scales`` = (per-row-of-A, per-row-of-bt) f32 arrays; M, N, K from the shapes.
+    The preconditions are checked first (ValueError, nothing launched)."""
+    import numpy as np
+
+    m, k = a.shape
+    n = bt.shape[0]
+    if bt.shape[1] != k or c.shape != (m, n):
+        raise ValueError(f"gemm_macro: a {a.shape}, bt {bt.shape}, c {c.shape} are not M x K, N x K, M x N")
+    check_shape(a.itemsize, m, n, k, "f32" if c.itemsize == 4 else "bf16", splitk)
+    return kern(a, bt, c, np.uint32(m), np.uint32(n), np.uint32(k), *scales, grid=grid(m, n, tm, tn, splitk),
+                block=(64 * wm * wn,), **kw)
+
+
+def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, wm: int = 2, wn: int = 2,
+          splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
+    """The kernel; arguments a, bt, c, m, n, k (+ scale_a, scale_b for fp8), every size run-time."""
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16, f16 or fp8, out f32 or bf16")
-    kb = k_dim * ESIZES[dtype]
-    if kb % (TK * splitk) or k_dim <= 0:
-        raise ValueError(f"K must be a positive multiple of {TK // ESIZES[dtype]} * splitk")
     if splitk > 1 and out != "f32":
         raise ValueError("split-K accumulates with f32 atomics: out must be f32")
     wtm, wtn = tm // wm, tn // wn  # the wave's block of C
@@ -96,44 +148,50 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
     a_bytes, buf = tm * TK, (tm + tn) * TK
     if 2 * buf > 65536:
         raise ValueError("the two LDS buffers exceed 64 KiB")
-    tiles = kb // (TK * splitk)  # K tiles of one work-group
     unroll = depth if depth % 2 == 0 else 2 * depth  # tiles per loop trip: both buffers, every staging slot
-    if depth < 1 or (unroll > 2 and tiles % unroll):
-        raise ValueError(f"depth {depth}: the work-group's {tiles} K tiles must be a multiple of {unroll}")
+    if depth < 1 or unroll & (unroll - 1) or unroll > depth + 1:
+        raise ValueError(f"depth {depth}: 1 or a power of two (the prologue's tiles must hold the K padding)")
+    if not 1 <= splitk < 1 << 16:
+        raise ValueError(f"splitk {splitk}: 1 .. 65535")
+    lg_tk, lg_un = TK.bit_length() - 1, unroll.bit_length() - 1
     ob = 4 if out == "f32" else 2
     name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk, depth)
     mfma = MFMA[dtype]
 
     m = Module(name)
     args = [Arg.ptr("a", access="read_only"), Arg.ptr("bt", access="read_only"), Arg.ptr("c", access="write_only"),
-            Arg.value("m"), Arg.value("n")]
+            Arg.value("m"), Arg.value("n"), Arg.value("k")]
     if dtype == "fp8":  # e4m3 "fnuz" inputs with f32 scales per row of A and per row of bt
         args += [Arg.ptr("scale_a", access="read_only"), Arg.ptr("scale_b", access="read_only")]
     with m.kernel(name, args, workgroup_size=(threads, 1, 1)) as k:
         if dtype == "fp8":
-            a, bt, c, m_rows, n_s, sa, sb = k.args()
+            a, bt, c, m_rows, n_s, k_s, sa, sb = k.args()
         else:
-            a, bt, c, m_rows, n_s = k.args()
+            a, bt, c, m_rows, n_s, k_s = k.args()
         lds = k.lds(2 * buf)
         tid = k.thread_id("x")
         row0_m = k.s_mul_i32(k.block_id("y"), k.s_mov_b32(tm))
         col0_n = k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn))
-        kb_s = k.s_mov_b32(kb)
-        if splitk > 1:
-            # work-group z reads K bytes [z kb / s, (z + 1) kb / s): the resources start there
-            # (and end where the matrices end, so rows past M or N still read 0)
-            kofs = k.s_mul_i32(k.block_id("z"), k.s_mov_b32(kb // splitk))
-
-            def shifted(ptr, nbytes):
-                lo, hi = ptr.split()
-                return make_buffer_rsrc(k, k.concat(k.s_add_u32(lo, kofs), k.s_addc_u32(hi, 0)),
-                                   k.s_sub_u32(nbytes, kofs))
-
-            rs_a = shifted(a, k.s_mul_i32(m_rows, kb_s))
-            rs_b = shifted(bt, k.s_mul_i32(n_s, kb_s))
+        esh = ESIZES[dtype].bit_length() - 1
+        kb_s = k.s_lshl_b32(k_s, esh) if esh else k_s  # bytes of a row of A and of bt
+        n_t = k.s_lshr_b32(k.s_add_u32(kb_s, TK - 1), lg_tk)  # K tiles of a row, aligned to its end
+        if splitk > 1:  # this work-group's tiles [j0, j1): floor(z T / s) by a multiply-high
+            z = k.block_id("z")
+            magic = k.s_mov_b32(-(-(1 << 32) // splitk))
+            j0 = k.s_mul_hi_u32(k.s_mul_i32(z, n_t), magic)
+            j1 = k.s_mul_hi_u32(k.s_mul_i32(k.s_add_u32(z, 1), n_t), magic)
+            n_mine = k.s_sub_u32(j1, j0)
+            end = k.s_sub_u32(kb_s, k.s_lshl_b32(k.s_sub_u32(n_t, j1), lg_tk))  # the range's end byte
+            lo = k.s_max_i32(k.s_sub_u32(kb_s, k.s_lshl_b32(k.s_sub_u32(n_t, j0), lg_tk)), 0)
         else:
-            rs_a = make_buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
-            rs_b = make_buffer_rsrc(k, bt, k.s_mul_i32(n_s, kb_s))
+            n_mine, end, lo = n_t, kb_s, k.s_mov_b32(0)
+        trips = k.s_lshr_b32(k.s_add_u32(n_mine, unroll - 1), lg_un)
+        window = k.s_lshl_b32(trips, lg_un + lg_tk)  # bytes of K the loop runs over
+        ws = k.s_sub_u32(end, window)  # the window's first byte (negative: before the row)
+        pad = k.s_sub_u32(lo, ws)  # bytes at the window's front that are not this range's
+        g_base = k.s_add_u32(ws, unroll * TK)  # the loop's loads start unroll tiles in: >= 0
+        rs_a = make_buffer_rsrc(k, a, k.s_mul_i32(m_rows, kb_s))
+        rs_b = make_buffer_rsrc(k, bt, k.s_mul_i32(n_s, kb_s))
         n_ob = k.s_lshl_b32(n_s, ob.bit_length() - 1)  # the C row stride in bytes
         rs_c = make_buffer_rsrc(k, c, k.s_mul_i32(m_rows, n_ob))
 
@@ -143,6 +201,7 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
         r_st = k.v_lshrrev_b32(2, tid)
         c_st = k.v_and_b32(3, tid)
         cb = k.v_lshlrev_b32(4, c_st)
+        cb_g = k.v_add_u32(g_base, cb)
         stage = []  # per chunk: (global offset, resource, LDS write address, LDS offset)
 
         def passes(rows, row0, rs, lds_off):
@@ -153,22 +212,23 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
                     r = r_st if here == rows_per_pass else k.v_and_b32(here - 1, r_st)
                     sw = k.v_xor_b32(c_st, k.v_and_b32(3, k.v_lshrrev_b32(1, r)))  # the swizzle of row r
                     wr = k.v_add_u32(lds, k.v_lshl_add_u32(r, 6, k.v_lshlrev_b32(4, sw)))
-                    g0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0, r), kb_s), cb)
+                    g0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0, r), kb_s), cb_g)
                     if here == rows_per_pass:
                         full = (g0, wr)
                 g0_, wr_ = full if here == rows_per_pass else (g0, wr)
-                g = k.v_add_u32(k.s_mov_b32(i * rows_per_pass * kb), g0_) if i else g0_
+                g = k.v_add_u32(k.s_mul_i32(kb_s, k.s_mov_b32(i * rows_per_pass)), g0_) if i else g0_
                 stage.append((g, rs, wr_, lds_off + i * rows_per_pass * TK))
 
         passes(tm, row0_m, rs_a, 0)
         passes(tn, col0_n, rs_b, a_bytes)
         wr_offs = [x[3] for x in stage]
-        last = k.s_mov_b32((tiles - 1) * TK)
+        # the last tile's SGPR offset: the look-ahead loads of the last trips re-read it
+        last = k.s_max_i32(k.s_sub_u32(window, (unroll + 1) * TK), 0)
         g_all = [(g, rs) for g, rs, _, _ in stage]
 
         def clamp(koff):
-            """The K tile at byte ``koff`` (SGPR), clamped to the last tile so the pipeline's
-            look-ahead never reads past K."""
+            """The K tile at SGPR byte offset ``koff`` (from the loop's start), clamped to the
+            window's last tile so the pipeline's look-ahead never reads past it."""
             return k.s_min_u32(koff, last)
 
         def load_one(q, so):
@@ -176,8 +236,20 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
             g, rs = g_all[q]
             return k.buffer_load_dwordx4(g, rs, so, offen=True)[0]
 
-        def load_tile(koff):
-            so = clamp(koff)
+        # the prologue's tiles 0 .. unroll - 1 (before the loop's first) through the VGPR offset:
+        # a chunk in front of the range (16-byte chunks, K a multiple of 16 bytes: a chunk is
+        # all in or all out) gets an offset past every buffer, so it reads as zeros
+        oob_v = k.v_mov_b32(k.s_mov_b32(OOB))
+
+        def load_front(t):
+            keep = k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK, cb) if t else cb)
+            return [k.buffer_load_dwordx4(k.v_cndmask_b32_e64(oob_v, k.v_subrev_u32((unroll - t) * TK, g), keep),
+                                          rs, 0, offen=True)[0] for g, rs in g_all]
+
+        def load_tile(t):
+            if t < unroll:
+                return load_front(t)
+            so = k.s_mov_b32((t - unroll) * TK)
             return [load_one(q, so) for q in range(len(g_all))]
 
         # -- operand reads: lane l, row l % 32 of each 32-row block, chunk (2 kp + l // 32) ^ swz
@@ -248,23 +320,15 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
                     nxt = read_ops(0, 1 - bufi)
             return nxt, new
 
-        # -- prologue: tile 0 into buffer 0, tile 1 staged in registers. With an odd number of
-        # tiles, buffer 0 gets a tile of zeros instead (it adds nothing) and tile 0 is staged:
-        # the loop always runs whole trips of two tiles.
-        phantom = tiles % 2 if unroll == 2 else 0
-        if phantom:
-            z = k.v_mov_b32(0)
-            first = [k.concat(z, z, z, z)] * n_ld
-        else:
-            first = load_tile(k.s_mov_b32(0))
-        ws = [k.ds_write_b128(x[2], v, offset=x[3]) for v, x in zip(first, stage)]
-        k.wait(*ws)
+        # -- prologue: tile 0 into buffer 0, tiles 1 .. depth staged in registers (slot p % depth
+        # holds tile p until the step before p writes it to LDS and loads tile p + depth in place)
+        first = load_tile(0)
+        ws_ = [k.ds_write_b128(x[2], v, offset=x[3]) for v, x in zip(first, stage)]
+        k.wait(*ws_)
         k.s_barrier()
-        # staging slots: slot p % depth holds tile p (of the sequence with the zero tile in
-        # front) until the step before p writes it to LDS and loads tile p + depth in place
         slots = [None] * depth
         for p_ in range(1, depth + 1):
-            slots[p_ % depth] = load_tile(k.s_mov_b32(TK * (p_ - phantom)))
+            slots[p_ % depth] = load_tile(p_)
         kp0 = read_ops(0, 0)
         zero2 = k.concat(k.v_mov_b32(0), k.v_mov_b32(0))
         # the accumulators are AGPR storage written in place by every MFMA (not loop
@@ -272,7 +336,7 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
         accs = [k.agpr(None, 16) for _ in range(bm * bn)]
         for acc in accs:
             k.inst(mfma, acc, zero2, zero2, 0)
-        koff = k.s_mov_b32(TK * (depth + 1 - phantom))  # the K offset of the next tile to load
+        koff = k.s_mov_b32(TK * (depth + 1 - unroll))  # the SGPR offset of the next tile to load
 
         def flat(kp):
             return [v for v, _ in kp[0]] + [v for v, _ in kp[1]]
@@ -281,7 +345,7 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
             return ([(v, None) for v in vals[:bm]], [(v, None) for v in vals[bm:]])
 
         nk = bm + bn
-        with k.loop((tiles + phantom) // unroll, [*flat(kp0), *[r for sl in slots for r in sl], koff]) as body:
+        with k.loop(trips, [*flat(kp0), *[r for sl in slots for r in sl], koff]) as body:
             kp0, koff = unflat(body.args[:nk]), body.args[-1]
             flat_slots = body.args[nk:-1]
             slots = [flat_slots[i * n_ld:(i + 1) * n_ld] for i in range(depth)]
@@ -333,4 +397,4 @@ def build(k_dim: int = 256, dtype: str = "bf16", out: str = "f32", tm: int = 256
 
 
 if __name__ == "__main__":
-    print(build(64))
+    print(build())

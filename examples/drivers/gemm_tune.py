@@ -1,8 +1,8 @@
 """Tuning families of the macro-tile GEMM (examples/gemm_macro.py) for ``gcnforge tune``.
 
-K is compile-time in that kernel (M and N are arguments); a family is tuned for one (N, K) with its
-tile and split-K variants; shapes are M x N x K (N and K must be the family's). Each family ranks
-its variants by the timing model (``--timing mi300x`` / ``mi308x``)::
+M, N and K are arguments of that kernel: every variant runs every shape with K a multiple of 8
+(gemm_macro's one precondition); a family names the (N, K) its variants were chosen for. Each family
+ranks its variants by the timing model (``--timing mi300x`` / ``mi308x``)::
 
     gcnforge tune examples/drivers/gemm_tune.py --family skinny --timing mi308x \\
         --shapes 64x256x5120 128x256x5120 --device emulator -o examples/configs/gemm_macro_skinny.csv
@@ -55,17 +55,20 @@ class MacroGemm(KernelFamily):
 
         p = v.params
         wm, wn = (int(x) for x in p["waves"].split("x"))
-        mod = gemm_macro.build(self.k, "bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"],
-                               p["depth"])
+        mod = gemm_macro.build("bf16", "f32", p["tile_m"], p["tile_n"], wm, wn, p["splitk"], p["depth"])
         return compile_module(mod, schedule=True).blob
 
     out_dtype = "f32"
 
     def supports(self, v, shape):
-        return shape[1] == self.n and shape[2] == self.k
+        try:
+            gemm_macro.check_shape(gemm_macro.ESIZE, *shape, "f32", v.params["splitk"])
+        except ValueError:
+            return False
+        return True
 
     def constraints(self, v):
-        return f"N={self.n};K={self.k}"  # K compile-time in gemm_macro; N the family's tuned one
+        return f"K%{gemm_macro.CHUNK // gemm_macro.ESIZE}"  # one binary for every M, N, K: whole 16-byte chunks
 
     def work(self, v, shape):
         """For ``tune``'s roofline pruning: every work-group runs its whole tm x tn tile (rows and
@@ -97,7 +100,7 @@ class MacroGemm(KernelFamily):
         m, n, k = shape
         p = v.params
         c = inputs["c"]
-        kernel(inputs["a"], inputs["bt"], c, np.uint32(m), np.uint32(n),
+        kernel(inputs["a"], inputs["bt"], c, np.uint32(m), np.uint32(n), np.uint32(k),
                grid=gemm_macro.grid(m, n, p["tile_m"], p["tile_n"], p["splitk"]),
                block=(p["block"], 1, 1), device=device, flops=2.0 * m * n * k)
         return c[:CHECK, :CHECK]

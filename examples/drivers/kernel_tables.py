@@ -81,13 +81,14 @@ def gemm_row(dtype: str, out: str, m: int, n: int, k: int, tm: int = 256, tn: in
         c = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
         scales = (rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)) \
             if dtype == "fp8" else ()
-        return kern(a, bt, c, np.uint32(m), np.uint32(n), *scales, grid=gemm_macro.grid(m, n, tm, tn),
-                    block=(64 * wm * wn,), device="emulator", timing=prof, flops=2.0 * m * n * k)
+        return gemm_macro.launch(kern, a, bt, c, scales, tm=tm, tn=tn, wm=wm, wn=wn, device="emulator", timing=prof,
+                                 flops=2.0 * m * n * k)
 
     esz, osz = (1 if dtype == "fp8" else 2), (4 if out == "f32" else 2)
-    return Row("gemm", dtype, out, (m, n, k), name, f"{name}_n{n}_k{k}",
-               lambda: _compile(gemm_macro.build(k, dtype, out, tm, tn, wm, wn), schedule=True), launch,
-               (tm, tn, gemm_macro.TK // gemm_macro.ESIZES[dtype]), 64 * wm * wn, f"N={n};K={k}",
+    # one binary per tile variant serves every M, N, K (K in whole 16-byte chunks)
+    return Row("gemm", dtype, out, (m, n, k), name, name,
+               lambda: _compile(gemm_macro.build(dtype, out, tm, tn, wm, wn), schedule=True), launch,
+               (tm, tn, gemm_macro.TK // gemm_macro.ESIZES[dtype]), 64 * wm * wn, f"K%{gemm_macro.CHUNK // esz}",
                (m * k + n * k) * esz + m * n * osz, 2.0 * m * n * k,
                {"waves": f"{wm}x{wn}", "scales": "per-token,per-channel" if dtype == "fp8" else ""})
 

@@ -1,8 +1,9 @@
 """The macro-tile GEMM (examples/gemm_macro.py: AGPR accumulators, swizzled LDS, a two-tile
-pipelined loop) on the emulator (and HIP) against NumPy, at small and ragged shapes: M and N
-not multiples of the tile (buffer range checking zero-fills the loads and drops the stores),
-an odd number of K tiles (the zero tile in front), a one-tile K, f16 and bf16 inputs, f32
-and bf16 outputs. Tolerances as in test_gemm_lds: the f16/bf16 products are exact in f32,
+pipelined loop, M, N and K kernel arguments) on the emulator (and HIP) against NumPy, at small
+and ragged shapes: M and N not multiples of the tile (buffer range checking zero-fills the loads
+and drops the stores), K not a multiple of the tile (the masked front of the K window), an odd
+number of K tiles, K below one tile, K = 0, split-K over a run-time K, f16 and bf16 inputs, f32
+and bf16 outputs; one binary per tile variant serves every shape of a test. Tolerances as in test_gemm_lds: the f16/bf16 products are exact in f32,
 only the accumulation order differs (K * eps32 * max|a| max|b|); bf16 output adds one
 rounding (2^-8 relative)."""
 
@@ -21,7 +22,17 @@ CASES = [  # m, n, k, dtype, out, tm, tn, wm, wn
     (130, 64, 128, "f16", "f32", 64, 64, 2, 2),
     (64, 96, 32, "f16", "bf16", 128, 128, 2, 2),
     (300, 330, 96, "bf16", "f32", 256, 160, 4, 1),  # a B tile of 2.5 staging passes
+    (100, 200, 8, "bf16", "f32", 256, 256, 2, 2),  # K = one 16-byte chunk
+    (70, 50, 24, "bf16", "bf16", 64, 64, 2, 2),  # K below one tile
+    (130, 70, 200, "f16", "f32", 64, 64, 2, 2),  # K tail: 6 tiles + 8 (the first partial)
+    (64, 64, 1000, "bf16", "f32", 64, 64, 2, 2),  # 31 tiles + 8: a padded front tile
+    (40, 300, 72, "bf16", "f32", 256, 160, 4, 1),
 ]
+
+
+def _build(dtype, out, tm, tn, wm, wn, splitk=1, depth=1):
+    return compiled(("macro", dtype, out, tm, tn, wm, wn, splitk, depth),
+                    lambda: gemm_macro.build(dtype, out, tm, tn, wm, wn, splitk, depth), schedule=True)
 
 
 def _inputs(m, n, k, dtype, seed):
@@ -36,14 +47,12 @@ def _inputs(m, n, k, dtype, seed):
 
 @pytest.mark.parametrize("m,n,k,dtype,out,tm,tn,wm,wn", CASES)
 def test_gemm_macro(m, n, k, dtype, out, tm, tn, wm, wn, device):
-    c = compiled(("macro", k, n, dtype, out, tm, tn, wm, wn),
-                 lambda: gemm_macro.build(k, dtype, out, tm, tn, wm, wn), schedule=True)
+    c = _build(dtype, out, tm, tn, wm, wn)
     name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn)
     assert c.asm.count("v_mfma") < 2 * 4 * (tm // 64) * (tn // 64) * 4 + 64  # a real loop, not unrolled
     a, bt, a64, b64 = _inputs(m, n, k, dtype, m + n + k)
-    res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
-    c.load(device)[name](a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, tm, tn),
-                         block=(64 * wm * wn, 1, 1))
+    res = np.full((m, n), np.nan, np.float32) if out == "f32" else np.full((m, n), 0xFFFF, np.uint16)
+    gemm_macro.launch(c.load(device)[name], a, bt, res, tm=tm, tn=tn, wm=wm, wn=wn)
     ref = a64 @ b64.T
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)
@@ -53,8 +62,7 @@ def test_gemm_macro(m, n, k, dtype, out, tm, tn, wm, wn, device):
 
 
 def test_gemm_macro_uses_agprs_and_swizzled_reads():
-    c = compiled(("macro", 96, 200, "bf16", "f32", 256, 256, 2, 2),
-                 lambda: gemm_macro.build(96, "bf16", "f32", 256, 256), schedule=True)
+    c = _build("bf16", "f32", 256, 256, 2, 2)
     regs = c.regs[gemm_macro.kernel_name("bf16", "f32", 256, 256)]
     assert regs["a"] == 256  # 16 32x32 accumulators per wave
     assert "ds_read_b128" in c.asm and "buffer_load_dwordx4" in c.asm
@@ -78,29 +86,64 @@ def test_gemm_macro_lds_reads_conflict_free():
 
 
 def test_gemm_macro_sanitizer_clean():
-    m, n, k = 256, 256, 128
-    c = compiled(("macro", k, n, "bf16", "f32", 256, 256, 2, 2), lambda: gemm_macro.build(k, "bf16", "f32", 256, 256),
-                 schedule=True)
-    a, bt, a64, b64 = _inputs(m, n, k, "bf16", 5)
-    res = np.zeros((m, n), np.float32)
-    c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 256, 256)](
-        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 256, 256), block=(256, 1, 1), sanitize=True)
-    assert np.allclose(res, a64 @ b64.T, atol=1e-3)
+    """Also at a K tail: the front chunks' offsets past the buffers are range-checked, not faults."""
+    c = _build("bf16", "f32", 256, 256, 2, 2)
+    for m, n, k in ((256, 256, 128), (200, 256, 104)):
+        a, bt, a64, b64 = _inputs(m, n, k, "bf16", 5)
+        res = np.zeros((m, n), np.float32)
+        gemm_macro.launch(c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 256, 256)], a, bt, res,
+                          sanitize=True)
+        assert np.allclose(res, a64 @ b64.T, atol=1e-3)
 
 
-@pytest.mark.parametrize("m,n,k,splitk,depth", [(100, 70, 192, 3, 1), (64, 256, 512, 4, 4), (130, 96, 96, 1, 2)])
+SPLITK = [  # m, n, k, splitk, depth
+    (100, 70, 192, 3, 1), (64, 256, 512, 4, 4), (130, 96, 96, 1, 2),
+    (100, 70, 1000, 3, 1),  # 16 tiles (the first partial) over 3: 5, 5, 6
+    (70, 64, 40, 3, 1),  # fewer tiles (2) than work-groups: one adds zeros
+    (64, 130, 5128, 20, 4),  # 161 tiles over 20, four per trip: padded fronts
+    (33, 64, 8, 4, 4),
+]
+
+
+@pytest.mark.parametrize("m,n,k,splitk,depth", SPLITK)
 def test_gemm_macro_splitk(m, n, k, splitk, depth, device):
-    """Split-K: work-group z adds its K slice into the zeroed C with f32 atomics (the slices
-    add in an unknown order: the same f32 bound); loads ``depth`` tiles ahead (the last case
-    with an odd number of tiles: the zero tile in front)."""
-    c = compiled(("macro", k, n, "bf16", "f32", 64, 64, 2, 2, splitk, depth),
-                 lambda: gemm_macro.build(k, "bf16", "f32", 64, 64, 2, 2, splitk, depth), schedule=True)
+    """Split-K: work-group z adds its K tiles [z T / s, (z + 1) T / s) into the zeroed C with
+    f32 atomics (the slices add in an unknown order: the same f32 bound); loads ``depth``
+    tiles ahead; K at run time, so the ranges are uneven and a work-group may have none."""
+    c = _build("bf16", "f32", 64, 64, 2, 2, splitk, depth)
     a, bt, a64, b64 = _inputs(m, n, k, "bf16", k)
     res = np.zeros((m, n), np.float32)
-    c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk, depth)](
-        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 64, 64, splitk), block=(256, 1, 1))
+    gemm_macro.launch(c.load(device)[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk, depth)], a, bt,
+                      res, tm=64, tn=64, splitk=splitk)
     tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
     assert np.all(np.abs(res - a64 @ b64.T) <= tol)
+
+
+def test_gemm_macro_k_zero_and_one_binary_for_every_k():
+    """K = 0 adds nothing (C = 0, zero loop trips); the same binary then runs K = 8, 32 (one
+    tile), 40 and 264 (tails) against NumPy."""
+    c = _build("bf16", "f32", 64, 64, 2, 2)
+    kern = c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 64, 64)]
+    res = np.full((70, 65), np.nan, np.float32)
+    gemm_macro.launch(kern, np.zeros((70, 0), np.uint16), np.zeros((65, 0), np.uint16), res, tm=64, tn=64)
+    assert np.all(res == 0)
+    for k in (8, 32, 40, 264):
+        a, bt, a64, b64 = _inputs(70, 65, k, "bf16", k)
+        res = np.full((70, 65), np.nan, np.float32)
+        gemm_macro.launch(kern, a, bt, res, tm=64, tn=64)
+        assert np.all(np.abs(res - a64 @ b64.T) <= k * EPS * np.abs(a64).max() * np.abs(b64).max()), k
+
+
+@pytest.mark.parametrize("k,esize,msg", [(1, 2, "K = 1 is not a multiple of 8"), (12, 2, "multiple of 8"),
+                                         (8, 1, "K = 8 is not a multiple of 16")])
+def test_gemm_macro_refuses_k_not_whole_chunks(k, esize, msg):
+    """The one precondition on K (16-byte chunks) is refused before anything launches."""
+    launched = []
+    el = np.uint8 if esize == 1 else np.uint16
+    with pytest.raises(ValueError, match=msg):
+        gemm_macro.launch(lambda *a, **kw: launched.append(a), np.ones((4, k), el), np.ones((4, k), el),
+                          np.zeros((4, 4), np.float32))
+    assert not launched
 
 
 @pytest.mark.parametrize("table", ["gemm_macro_skinny.csv", "gemm_macro_4096.csv", "gemm_macro_1280.csv"])
@@ -124,14 +167,15 @@ def test_tuned_tables_dispatch(table):
         assert ch.entry.kernel == e.kernel and ch.how != "heuristic"
 
 
-@pytest.mark.parametrize("m,n,k,out,tm,tn", [(100, 200, 192, "bf16", 256, 256), (130, 64, 128, "f32", 64, 64)])
+@pytest.mark.parametrize("m,n,k,out,tm,tn", [(100, 200, 192, "bf16", 256, 256), (130, 64, 128, "f32", 64, 64),
+                                            (70, 100, 208, "bf16", 64, 64), (64, 64, 16, "f32", 64, 64)])
 def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
     """fp8 (e4m3 fnuz) with per-token and per-channel f32 scales. Products of 4-bit
     significands are exact in f32; the two scale multiplications add two f32 roundings; bf16
     output one rounding to 8 bits (2^-8 relative)."""
     from test_gemm_lds import fp8_e4m3fnuz_value
 
-    c = compiled(("macro_fp8", k, n, out, tm, tn), lambda: gemm_macro.build(k, "fp8", out, tm, tn), schedule=True)
+    c = compiled(("macro_fp8", out, tm, tn), lambda: gemm_macro.build("fp8", out, tm, tn), schedule=True)
     rng = np.random.default_rng(k + m)
     a = rng.integers(0, 256, (m, k), dtype=np.uint8)
     bt = rng.integers(0, 256, (n, k), dtype=np.uint8)
@@ -139,8 +183,7 @@ def test_gemm_macro_fp8_scaled(m, n, k, out, tm, tn, device):
     sa = rng.uniform(0.5, 2, m).astype(np.float32)
     sb = rng.uniform(0.5, 2, n).astype(np.float32)
     res = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
-    c.load(device)[gemm_macro.kernel_name("fp8", out, tm, tn)](
-        a, bt, res, np.uint32(m), np.uint32(n), sa, sb, grid=gemm_macro.grid(m, n, tm, tn), block=(256, 1, 1))
+    gemm_macro.launch(c.load(device)[gemm_macro.kernel_name("fp8", out, tm, tn)], a, bt, res, (sa, sb), tm=tm, tn=tn)
     a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
     ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
     got = res.astype(np.float64) if out == "f32" else bf16_value(res).astype(np.float64)
@@ -154,14 +197,12 @@ def test_gemm_macro_output_index_past_2_24():
     of the byte offset wrote those rows elsewhere). M = 2^24 / 64 + 128 rows of N = 64: the timing
     mode runs the first and the last work-groups; the last one's tile is checked against NumPy."""
     m, n, k = (1 << 24) // 64 + 128, 64, 64
-    c = compiled(("macro", k, "bf16", "f32", 64, 64), lambda: gemm_macro.build(k, "bf16", "f32", 64, 64),
-                 schedule=True)
+    c = _build("bf16", "f32", 64, 64, 2, 2)
     rng = np.random.default_rng(24)
     a, bt = bf16_bits(rng.standard_normal((m, k))), bf16_bits(rng.standard_normal((n, k)))
     res = np.full((m, n), np.nan, np.float32)
-    r = c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 64, 64)](
-        a, bt, res, np.uint32(m), np.uint32(n), grid=gemm_macro.grid(m, n, 64, 64), block=(256, 1, 1),
-        timing="mi300x")
+    r = gemm_macro.launch(c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 64, 64)], a, bt, res, tm=64, tn=64,
+                          timing="mi300x")
     last = gemm_macro.grid(m, n, 64, 64)[1] - 1
     assert last in r.timing.sampled_ids
     rows = slice(64 * last, m)

@@ -36,30 +36,32 @@ def _pick(reg, op, dtype, m, n, k, how):
     return ch, ch.entry.load()
 
 
-@pytest.mark.parametrize("m,how", [(100, "tuned"), (37, "heuristic")])
-def test_bf16_gemm_row(reg, m, how):
-    ch, kern = _pick(reg, "gemm", "bf16", m, 64, 96, how)
+@pytest.mark.parametrize("m,n,k,how", [(100, 64, 96, "tuned"), (37, 64, 96, "heuristic"), (37, 90, 40, "heuristic")])
+def test_bf16_gemm_row(reg, m, n, k, how):
+    """The same row's binary at its own shape and at others (M, N, K run-time)."""
+    ch, kern = _pick(reg, "gemm", "bf16", m, n, k, how)
     rng = np.random.default_rng(m)
-    a, bt = bf16_bits(rng.standard_normal((m, 96))), bf16_bits(rng.standard_normal((64, 96)))
-    c = np.zeros((m, 64), np.float32)
-    kern(a, bt, c, np.uint32(m), np.uint32(64), grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    a, bt = bf16_bits(rng.standard_normal((m, k))), bf16_bits(rng.standard_normal((n, k)))
+    c = np.full((m, n), np.nan, np.float32)
+    kern(a, bt, c, np.uint32(m), np.uint32(n), np.uint32(k), grid=ch.grid, block=(ch.entry.block,), device="emulator")
     a64, b64 = bf16_value(a).astype(np.float64), bf16_value(bt).astype(np.float64)
-    assert np.all(np.abs(c - a64 @ b64.T) <= 96 * EPS * np.abs(a64).max() * np.abs(b64).max())
+    assert np.all(np.abs(c - a64 @ b64.T) <= k * EPS * np.abs(a64).max() * np.abs(b64).max())
 
 
-@pytest.mark.parametrize("m,how", [(130, "tuned"), (65, "heuristic")])
-def test_fp8_gemm_row(reg, m, how):
-    ch, kern = _pick(reg, "gemm", "fp8", m, 64, 128, how)
+@pytest.mark.parametrize("m,n,k,how", [(130, 64, 128, "tuned"), (65, 64, 128, "heuristic"), (65, 40, 80, "heuristic")])
+def test_fp8_gemm_row(reg, m, n, k, how):
+    ch, kern = _pick(reg, "gemm", "fp8", m, n, k, how)
     assert ch.entry.out_dtype == "bf16"
     rng = np.random.default_rng(m)
-    a, bt = rng.integers(0, 256, (m, 128), dtype=np.uint8), rng.integers(0, 256, (64, 128), dtype=np.uint8)
+    a, bt = rng.integers(0, 256, (m, k), dtype=np.uint8), rng.integers(0, 256, (n, k), dtype=np.uint8)
     a[a == 0x80], bt[bt == 0x80] = 0, 0  # 0x80 is NaN in fnuz
-    sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, 64).astype(np.float32)
-    c = np.zeros((m, 64), np.uint16)
-    kern(a, bt, c, np.uint32(m), np.uint32(64), sa, sb, grid=ch.grid, block=(ch.entry.block,), device="emulator")
+    sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)
+    c = np.full((m, n), 0xFFFF, np.uint16)
+    kern(a, bt, c, np.uint32(m), np.uint32(n), np.uint32(k), sa, sb, grid=ch.grid, block=(ch.entry.block,),
+         device="emulator")
     a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
     ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
-    tol = 128 * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref) + 2.0 ** -8 * np.abs(ref)
+    tol = k * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref) + 2.0 ** -8 * np.abs(ref)
     assert np.all(np.abs(bf16_value(c).astype(np.float64) - ref) <= tol)
 
 
@@ -106,7 +108,8 @@ def test_topk_row(reg, op, tokens, e, k, how):
 def test_shapes_the_constraints_refuse(reg):
     from gcnforge.diagnostics import Diagnostic
 
-    for op, dtype, shape in (("gemm", "bf16", (100, 128, 96)), ("rmsnorm", "bf16", (7, 60, 1)),
+    for op, dtype, shape in (("gemm", "bf16", (100, 128, 92)), ("gemm", "fp8", (100, 64, 120)),
+                             ("rmsnorm", "bf16", (7, 60, 1)),
                              ("rmsnorm", "bf16", (7, 208, 1)), ("topk_softmax", "f32", (5, 128, 6))):
         with pytest.raises(Diagnostic, match="no row of that key admits"):
             reg.select("gfx942", dtype, *shape, op=op)

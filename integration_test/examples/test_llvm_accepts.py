@@ -31,11 +31,11 @@ BUILDS = {
     "gemm_f16_splitk": (("gemm", "f16", "f32", 2, 2, 64, 128, 2), lambda: gemm_lds.build(128, 64, "f16", "f32", 2, 2, 64, 2)),
     "gemm_pipelined_loop": (("pipe", "f16", 2, 512), lambda: gemm_pipelined.build(512, 64, "f16", 2, 2)),
     "gemm_fp8": (("gemm", "fp8", "f32", 2, 2, 64, 128, 1), lambda: gemm_lds.build(128, 64, "fp8", "f32", 2, 2, 64, 1)),
-    "gemm_macro_256": (("macro", 96, 200, "bf16", "f32", 256, 256, 2, 2),
-                       lambda: gemm_macro.build(96, "bf16", "f32", 256, 256)),
-    "gemm_macro_splitk_pf4": (("macro", 512, 256, "bf16", "f32", 64, 64, 2, 2, 4, 4),
-                              lambda: gemm_macro.build(512, "bf16", "f32", 64, 64, 2, 2, 4, 4)),
-    "gemm_macro_fp8": (("macro_fp8", 192, 200, "bf16", 256, 256), lambda: gemm_macro.build(192, "fp8", "bf16")),
+    "gemm_macro_256": (("macro", "bf16", "f32", 256, 256, 2, 2, 1, 1),
+                       lambda: gemm_macro.build("bf16", "f32", 256, 256)),
+    "gemm_macro_splitk_pf4": (("macro", "bf16", "f32", 64, 64, 2, 2, 4, 4),
+                              lambda: gemm_macro.build("bf16", "f32", 64, 64, 2, 2, 4, 4)),
+    "gemm_macro_fp8": (("macro_fp8", "bf16", 256, 256), lambda: gemm_macro.build("fp8", "bf16")),
     "norm_bf16": (("norm_bf16", "layer"), lambda: norms.build_bf16("layer", 4096, 4)),
 }
 SCHEDULED = {"gemm_pipelined_loop", "gemm_macro_256", "gemm_macro_splitk_pf4", "gemm_macro_fp8"}
