@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from conftest import compiled
 
-from moe import moe_gemm, reference as ref, stage1
+from moe import moe_gemm, reference as ref, stage1, stage2
 
 pytest.importorskip("ml_dtypes")
 
@@ -120,3 +120,28 @@ def test_stage1_matches_aiters_object_on_the_same_inputs():
     assert not np.isnan(theirs).any()
     assert _close(theirs, want).all()  # aiter's object reads the format as the reference writes it
     assert _close(ours, theirs).all(), np.abs(ours - theirs).max()
+
+
+def _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device):
+    c = compiled(("moe_stage2", block, tn), lambda: stage2.build(block, tn), schedule=True)
+    out = np.zeros((tokens, dim), np.float32)  # the atomics add into zeros
+    s = p["s"]
+    c.load(device)[stage2.kernel_name(block, tn, 2)](
+        out, a2_q, moe_gemm.shuffle(p["w2_q"]), s.num_valid_ids, a2_s, p["w2_s"], s.sorted_ids,
+        s.sorted_weights, s.sorted_expert_ids, np.uint32(dim), np.uint32(inter), np.uint32(tokens),
+        np.uint32(topk), grid=stage2.grid(dim, len(s.sorted_expert_ids), tn), block=(256, 1, 1))
+    return out
+
+
+@pytest.mark.parametrize("tokens,dim,inter,experts,topk,block,tn", CASES)
+def test_stage2_matches_numpy(tokens, dim, inter, experts, topk, block, tn, device):
+    """Stage 2 on the reference's quantized stage-1 output: f32 sums vs the f64 reference
+    (f32 products and k additions: 2^-18 of the largest term per addition; a loose 2^-12)."""
+    p = _problem(tokens, dim, inter, experts, topk, block, seed=10 + tokens)
+    s = p["s"]
+    a2 = ref.stage1(p["x_q"], p["x_s"], p["w1_q"], p["w1_s"], s, topk)
+    a2_q, a2_s = ref.quant_per_token(a2.reshape(-1, inter))
+    got = _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device)
+    want = ref.stage2(a2_q, a2_s, p["w2_q"], p["w2_s"], s, topk, tokens)
+    assert np.abs(want).min() > 0  # every token's row got its terms
+    np.testing.assert_allclose(got, want, rtol=2.0 ** -12, atol=2.0 ** -12 * np.abs(want).max())

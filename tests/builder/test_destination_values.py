@@ -79,3 +79,24 @@ def test_buffer_atomic_data_may_be_a_result_unless_it_returns():
     out = np.ones(64, np.float32)
     rt.load(to_code_object(m.top))["d"](out, grid=1, block=64, device="emulator")
     np.testing.assert_array_equal(out, np.full(64, 2.5, np.float32))
+
+
+def test_buffer_atomic_data_result_stays_live_until_the_atomic():
+    """The data of an atomic without sc0 is read by it: a value computed between the data and
+    the atomic must not take the data's register (the allocator gave the offset the data's
+    VGPR, and the atomic added the address bits: examples/moe/stage2.py's first run)."""
+    from gcnforge.lib import make_buffer_rsrc
+
+    m = Module("d2")
+    with m.kernel("d2", [Arg.ptr("o", np.float32)], workgroup_size=(64, 1, 1)) as k:
+        (o,) = k.args()
+        rsrc = make_buffer_rsrc(k, o, 256)
+        t4 = k.v_lshlrev_b32(2, k.thread_id("x"))  # live to the end
+        v = k.v_mul_f32(1.5, k.v_cvt_f32_u32(k.thread_id("x")))  # the data
+        off = k.v_add_u32(t4, k.s_mov_b32(0))  # then the offset: the lowest free VGPR was the data's
+        k.buffer_atomic_add_f32(v, off, rsrc, 0, offen=True)
+        k.buffer_atomic_add_f32(k.v_mov_b32(2.0), t4, rsrc, 0, offen=True)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    out = np.ones(64, np.float32)
+    rt.load(to_code_object(m.top))["d2"](out, grid=1, block=64, device="emulator")
+    np.testing.assert_array_equal(out, 3 + 1.5 * np.arange(64, dtype=np.float32))

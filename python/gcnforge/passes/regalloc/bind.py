@@ -47,6 +47,14 @@ from gcnforge.passes.regalloc.model import Group, Op, Program, Ref
 COPY_MNEMONIC = {(f, w): m for (f, src, w), m in MOVES.items() if f == src}
 
 
+def _data_only(op: InstOp) -> bool:
+    """A buffer atomic without sc0 returns nothing: its vdata (a ``defuse`` slot) is only the
+    data it sends, read like any source, even when it is an earlier instruction's result
+    (the builder allows that form; without the read the value looked dead at its producer
+    and the allocator gave its register to the next value: the atomic sent an address)."""
+    return op.mnemonic.startswith("buffer_atomic") and not op.modifiers.get("sc0")
+
+
 @cache
 def copies() -> frozenset[str]:
     """The moves the pass coalesces: isa.moves' same-file moves in each of their plain
@@ -402,7 +410,8 @@ class Binding:
                 if r is not None:
                     defs.append(r)
                     def_args.append(ai)
-                if slot.operand.role == "defuse" and not (isinstance(arg.type, RegisterType) and arg.type.is_value):
+                if slot.operand.role == "defuse" and (not (isinstance(arg.type, RegisterType) and arg.type.is_value)
+                                                      or _data_only(op)):
                     u = ref(arg)
                     if u is not None:
                         uses.append(u)
