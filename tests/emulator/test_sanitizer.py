@@ -49,7 +49,7 @@ CASES = [
     ("unwaited_lgkm_mixed", 64, "unwaited", "v_add_u32_e32 v3, v2, v2", "s_waitcnt lgkmcnt"),
     ("unwaited_overwrite", 64, "unwaited", "v_mov_b32_e32 v2, 0", "v2 is overwritten before the load"),
     ("uninit_store", 64, "uninit", "global_store_dword v1, v5, s[4:5]", "v5 holds a value never written"),
-    ("lds_race", 128, "lds-race", "ds_read_b32 v3, v2", "races with wave 1"),
+    ("lds_race", 128, "lds-race", "ds_read_b32 v3, v2", "by wave 1"),
     ("hazard_dpp", 64, "hazard", "v_mov_b32_dpp v2, v1", "needs 2 wait states, got 0"),
     ("hazard_valu_sgpr_vmem", 64, "hazard", "global_load_dword v2, v1, s[6:7]", "needs 5 wait states"),
     ("hazard_valu_sgpr_valu", 64, "hazard", "v_add_u32_e32 v1, s6, v0", "needs 2 wait states, got 0"),

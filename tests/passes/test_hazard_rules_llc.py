@@ -5,7 +5,8 @@ The oracle: a two-instruction MIR function (producer, consumer; physical registe
 ``llc -run-pass=post-RA-hazard-rec``, and the ``S_NOP``s it puts between them counted (``S_NOP
 N`` is N + 1 wait states). Rows clang rarely has to pad (a VALU write before an MFMA's SrcC, DOT
 results, a DGEMM before an f64 FMA, VOP3P's op_sel_hi[0] read as a high-half write, an XDL
-MFMA's SrcC overwritten by a load, an SALU M0 write before LDS DMA) are walked here. For each pair and target:
+MFMA's SrcC overwritten by a load, an SALU M0 write before LDS DMA, a store's data overwritten) are
+walked here. For each pair and target:
 
 * the hazard table (``gcnforge.isa.hazards``) asks for exactly llc's number (0: no row applies);
 * the sanitizer, running the same pair in LLVM syntax on the emulator, is clean with that many
@@ -75,6 +76,25 @@ MIR = {
     "buffer_lds_x4": "BUFFER_LOAD_DWORDX4_LDS_OFFEN $vgpr1, $sgpr4_sgpr5_sgpr6_sgpr7, $sgpr8, 0, 0, 0, implicit $exec, "
                      "implicit $m0",
     "global_lds": "GLOBAL_LOAD_LDS_DWORD $vgpr2_vgpr3, 0, 0, implicit $m0, implicit $exec",
+    "store_x4": "GLOBAL_STORE_DWORDX4 $vgpr0_vgpr1, $vgpr4_vgpr5_vgpr6_vgpr7, 0, 0, implicit $exec",
+    "store_x2": "GLOBAL_STORE_DWORDX2 $vgpr0_vgpr1, $vgpr4_vgpr5, 0, 0, implicit $exec",
+    "buf_store_sgpr": "BUFFER_STORE_DWORDX4_IDXEN_exact $vgpr4_vgpr5_vgpr6_vgpr7, $vgpr10, $sgpr4_sgpr5_sgpr6_sgpr7, "
+                      "$sgpr8, 0, 0, 0, implicit $exec",
+    "buf_store_0": "BUFFER_STORE_DWORDX4_OFFEN_exact $vgpr4_vgpr5_vgpr6_vgpr7, $vgpr10, $sgpr4_sgpr5_sgpr6_sgpr7, 0, 0, "
+                   "0, 0, implicit $exec",
+    "cas_x2": "GLOBAL_ATOMIC_CMPSWAP_X2 $vgpr0_vgpr1, $vgpr4_vgpr5_vgpr6_vgpr7, 0, 0, implicit $exec",
+    "mov_over5": "$vgpr5 = V_MOV_B32_e32 0, implicit $exec",
+    "exp": "$vgpr2 = V_EXP_F32_e32 $vgpr4" + _M,
+    "mfma_v0": f"{_v(0, 3)} = V_MFMA_F32_16X16X16F16_vgprcd_e64 $vgpr20_vgpr21, $vgpr22_vgpr23, {_v(24, 27)}, 0, 0, 0"
+               + _M,
+    "scale_v0": f"{_v(0, 3)} = V_MFMA_SCALE_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 {_v(4, 11)}, {_v(12, 19)}, "
+                f"{_v(24, 27)}, 0, 0, $vgpr28, $vgpr29, 0, 0" + _M,
+    "scale_sa": f"{_v(24, 27)} = V_MFMA_SCALE_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 {_v(4, 11)}, {_v(12, 19)}, "
+                f"{_v(24, 27)}, 0, 0, $vgpr2, $vgpr30, 0, 0" + _M,
+    "scale_sb": f"{_v(32, 47)} = V_MFMA_SCALE_F32_32X32X64_F8F6F4_f8_f8_vgprcd_e64 {_v(4, 11)}, {_v(12, 19)}, "
+                f"{_v(32, 47)}, 0, 0, $vgpr30, $vgpr2, 0, 0" + _M,
+    "mfma_over4": "$vgpr4_vgpr5_vgpr6_vgpr7 = V_MFMA_F32_16X16X16F16_vgprcd_e64 $vgpr20_vgpr21, $vgpr22_vgpr23, "
+                  f"{_v(24, 27)}, 0, 0, 0" + _M,
 }
 # the same instructions in LLVM's assembly syntax
 ASM = {
@@ -106,6 +126,18 @@ ASM = {
     "buffer_lds": "buffer_load_dword v1, s[4:7], s8 offen lds",
     "buffer_lds_x4": "buffer_load_dwordx4 v1, s[4:7], s8 offen lds",
     "global_lds": "global_load_lds_dword v[2:3], off",
+    "store_x4": "global_store_dwordx4 v[0:1], v[4:7], off",
+    "store_x2": "global_store_dwordx2 v[0:1], v[4:5], off",
+    "buf_store_sgpr": "buffer_store_dwordx4 v[4:7], v10, s[4:7], s8 idxen",
+    "buf_store_0": "buffer_store_dwordx4 v[4:7], v10, s[4:7], 0 offen",
+    "cas_x2": "global_atomic_cmpswap_x2 v[0:1], v[4:7], off",
+    "mov_over5": "v_mov_b32_e32 v5, 0",
+    "exp": "v_exp_f32_e32 v2, v4",
+    "mfma_v0": "v_mfma_f32_16x16x16_f16 v[0:3], v[20:21], v[22:23], v[24:27]",
+    "scale_v0": "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[24:27], v28, v29 op_sel_hi:[0,0,0]",
+    "scale_sa": "v_mfma_scale_f32_16x16x128_f8f6f4 v[24:27], v[4:11], v[12:19], v[24:27], v2, v30 op_sel_hi:[0,0,0]",
+    "scale_sb": "v_mfma_scale_f32_32x32x64_f8f6f4 v[32:47], v[4:11], v[12:19], v[32:47], v30, v2 op_sel_hi:[0,0,0]",
+    "mfma_over4": "v_mfma_f32_16x16x16_f16 v[4:7], v[20:21], v[22:23], v[24:27]",
 }
 # (producer, consumer) -> the row gcnforge's table must apply (None: no row, 0 wait states)
 PAIRS = {
@@ -136,9 +168,28 @@ PAIRS = {
     ("m0", "buffer_lds"): "salu_m0",  # issue 28 item 5 / issue 30: LDS DMA after an SALU M0 write
     ("m0", "buffer_lds_x4"): "salu_m0",  # (gfx950's 16-byte LDS DMA)
     ("m0", "global_lds"): "salu_m0",
+    # a store's data overwritten: more than 8 bytes, and for a buffer store only without an SGPR
+    # soffset (aiter's gfx950 epilogue stores with ``s51 idxen``: no wait states owed)
+    ("store_x4", "mov_over5"): "vmem_store_data",
+    ("store_x4", "mfma_over4"): "vmem_store_data",  # an MFMA is a VALU op here
+    ("store_x2", "mov_over5"): None,
+    ("buf_store_0", "mov_over5"): "vmem_store_data",
+    ("buf_store_sgpr", "mov_over5"): None,
+    ("buf_store_sgpr", "mfma_over4"): None,
+    ("cas_x2", "mov_over5"): "vmem_store_data",
+    # gfx950's block-scaled MFMA: its scale VGPRs are sources like SrcA/SrcB (checkMAIHazards90A
+    # walks every explicit VGPR use): a VALU write before either needs 2, an MFMA result the SrcA/B count
+    ("mul", "scale_sa"): "valu_vgpr_mfma",
+    ("mul", "scale_sb"): "valu_vgpr_mfma",
+    ("exp", "scale_sa"): "valu_vgpr_mfma",
+    ("pk_mul", "scale_sb"): "valu_vgpr_mfma",
+    ("dot2c", "scale_sa"): None,
+    ("mfma_v0", "scale_sa"): "mfma_srcab",
+    ("scale_v0", "scale_sb"): "mfma_srcab",
+    ("scale_v0", "mov_over5"): None,  # its SrcA overwritten: no row
 }
-ONLY = {"buffer_lds_x4": ("gfx950",)}  # instructions of one target
-CASES = [(p, c, t) for (p, c) in PAIRS for t in TARGETS if t in ONLY.get(c, TARGETS)]
+ONLY = {"buffer_lds_x4": ("gfx950",), "scale_v0": ("gfx950",), "scale_sa": ("gfx950",), "scale_sb": ("gfx950",)}  # instructions of one target
+CASES = [(p, c, t) for (p, c) in PAIRS for t in TARGETS if t in ONLY.get(c, TARGETS) and t in ONLY.get(p, TARGETS)]
 _LIVE = "$vgpr0_vgpr1, $sgpr0_sgpr1, $sgpr4_sgpr5_sgpr6_sgpr7, $sgpr8"
 
 
@@ -176,7 +227,7 @@ def _kernel(producer: str, consumer: str, wait_states: int, target: str) -> str:
                       f"  {consumer}", "  s_endpgm"])
     return (f'.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n'
             f"{body}\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
-            "  .amdhsa_next_free_vgpr 32\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n"
+            "  .amdhsa_next_free_vgpr 64\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 64\n"
             "  .amdhsa_group_segment_fixed_size 1024\n.end_amdhsa_kernel\n")
 
 
@@ -227,5 +278,5 @@ def test_sanitizer_and_pass_at_llc_count(llc, p, c, t):
 def test_every_new_row_is_walked():
     """The rows this file is the oracle for all appear above."""
     assert {"valu_vgpr_mfma", "valu_partial_vgpr", "dot_read", "dot_overwrite", "dgemm_fma64", "salu_m0",
-            "mfma_srcc_war"} <= \
+            "mfma_srcc_war", "vmem_store_data"} <= \
         set(PAIRS.values())

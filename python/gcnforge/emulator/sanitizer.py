@@ -14,13 +14,16 @@ a ``kind``:
   the in-range lanes are checked like global accesses. In continue mode the lanes a GPU
   would still execute (memory.py) go on;
 * ``unwaited`` — a register read while a load that writes it is still outstanding, or an
-  ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it).
+  ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it), or
+  LDS accessed while an LDS DMA of the same wave that writes it is outstanding (vmcnt).
   Counters follow the one counter model, ``gcnforge.isa.counters``: ``counter(N)`` retires
   all but the newest N operations only while the counter retires in order (one kind of
   event pending; no SMEM, no FLAT), otherwise only a count of 0 does;
 * ``uninit`` — a register read (in an active lane) that nothing in this wave wrote;
 * ``lds-race`` — two waves of a workgroup touch the same LDS dword inside one barrier
-  interval and at least one writes (atomics excepted);
+  interval and at least one writes (atomics excepted), or one reaches LDS that another's LDS DMA
+  writes after an ``s_barrier`` that wave reached before retiring the DMA with ``s_waitcnt
+  vmcnt`` (``sanitizer_lds_dma.py``); the report names the other access's pc;
 * ``hazard`` — an instruction executed fewer wait states after a producer than the ISA
   guide (4.5 "Manually Inserted Wait States (NOPs)", gfx940 table) requires;
 * ``exec`` — gfx950's transposing LDS reads (ds_read_*_tr_*) with EXEC not all ones (CDNA4
@@ -45,7 +48,8 @@ from gcnforge.emulator.executor import EmulationError, ExecLoc, _source
 from gcnforge.emulator.memory import GUARD
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.emulator.sanitizer_defined import DefinednessMixin
-from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write
+from gcnforge.emulator.sanitizer_lds_dma import LdsDmaMixin
+from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write, store_data
 from gcnforge.emulator.sanitizer_regs import NS, _name, _reg_slots, operand_roles  # noqa: F401
 from gcnforge.isa import counters, table
 from gcnforge.isa import hazards as hz
@@ -65,7 +69,7 @@ class SanitizerReport(EmulationError):
     pass
 
 
-class Sanitizer(DefinednessMixin, HazardMixin):
+class Sanitizer(DefinednessMixin, HazardMixin, LdsDmaMixin):
     def __init__(self, image, prog, stats, mode="stop", suppress=None):
         if mode not in ("stop", "continue"):
             raise ValueError(f"sanitize_mode must be 'stop' or 'continue', not {mode!r}")
@@ -132,6 +136,9 @@ class Sanitizer(DefinednessMixin, HazardMixin):
         self.lw_epoch = np.full((G, nd), -1, np.int64)
         self.lr_wave = np.full((G, nd), -1, np.int64)
         self.lr_epoch = np.full((G, nd), -1, np.int64)
+        self.lw_pc = np.zeros((G, nd), np.int64)  # the pc of the last write / read (named in reports)
+        self.lr_pc = np.zeros((G, nd), np.int64)
+        self._dma_attach(G, nd, W)  # LDS DMA completion (sanitizer_lds_dma.py)
 
     # ---- reporting ---------------------------------------------------------------------------------
     def report(self, kind, message, ins, wave, lane=None, notes=()):
@@ -255,8 +262,8 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             self.salu_m0[w] = self.ws[w]
         if ins.base.startswith("s_setreg"):
             self.setreg_w[w] = self.ws[w]
-        if sem in ("vmem_store", "flat_store"):
-            data = [r - NS for o in ins.ops if o.kind == "v" and o.dwords > 2 for r in _reg_slots(o, self.ex.accum_offset)]
+        if sem in hz.STORE_DATA_CLASSES:
+            data = store_data(ins, self.ex.accum_offset)
             if data:
                 self.store_w[np.ix_(w, data)] = self.ws[w][:, None]
 
@@ -368,6 +375,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
 
     def barrier(self, g):
         self.epoch[g] += 1
+        self._dma_barrier(g)
 
     def _in_segment(self, off, n, size, mask, w, ins, message):
         """``mask`` without the lanes whose ``n`` bytes at ``off`` leave a ``size``-byte segment;
@@ -392,6 +400,7 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             d1 = (off[wi][m] + n - 1) // 4
             ds = np.unique(np.concatenate([np.arange(a, b + 1) for a, b in zip(d0, d1)]))
             ds = ds[(ds >= 0) & (ds < nd)]
+            self._dma_access(g, wave, ds, ins, write)
             other_w = (self.lw_epoch[g, ds] == ep) & (self.lw_wave[g, ds] != wave) & (self.lw_wave[g, ds] >= 0)
             if write:
                 other_r = (self.lr_epoch[g, ds] == ep) & (self.lr_wave[g, ds] != wave) & (self.lr_wave[g, ds] != -1)
@@ -401,15 +410,20 @@ class Sanitizer(DefinednessMixin, HazardMixin):
             if bad.any():
                 d = int(ds[np.argmax(bad)])
                 kind = "write" if write else "read"
-                otherw = int(self.lw_wave[g, d]) if other_w.any() else int(self.lr_wave[g, d])
+                wrote = bool(other_w[np.argmax(bad)])
+                otherw = int(self.lw_wave[g, d]) if wrote else int(self.lr_wave[g, d])
                 other = "several waves" if otherw == -2 else f"wave {int(ex.wave_slot[otherw])}"
-                self.report("lds-race", f"LDS {kind} of bytes {4 * d}..{4 * d + 3} races with {other} of the same "
+                pc = int(self.lw_pc[g, d] if wrote else self.lr_pc[g, d])
+                self.report("lds-race", f"LDS {kind} of bytes {4 * d}..{4 * d + 3} races with the "
+                                        f"{'write' if wrote else 'read'} at pc=0x{pc:x} by {other} of the same "
                                         "workgroup in this barrier interval (no s_barrier between them)", ins, int(wave))
             if write:
                 self.lw_wave[g, ds] = wave
                 self.lw_epoch[g, ds] = ep
+                self.lw_pc[g, ds] = ins.pc
             else:
                 fresh = self.lr_epoch[g, ds] != ep
                 same = self.lr_wave[g, ds] == wave
                 self.lr_wave[g, ds] = np.where(fresh | same, wave, -2)
                 self.lr_epoch[g, ds] = ep
+                self.lr_pc[g, ds] = ins.pc

@@ -24,6 +24,22 @@ def partial_write(ins) -> bool:
     return hz.writes_partial_dword(enc, ins.mods, ins.mnemonic, decoded=True)
 
 
+def store_data(ins, accum_offset: int) -> list[int]:
+    """The VGPR/AGPR ids (from 0, AGPRs after ``accum_offset``) of a store's or atomic's data that
+    a VALU op must not overwrite for vmem_store_data (``hz.holds_store_data``), else []."""
+    di = ins._di  # noqa: SLF001  (the decoded instruction: its operands by table name)
+    if di is None or di.inst is None:
+        return []
+    ops = {o.name: o for o in di.operands}
+    data, soff = ops.get("vdata"), ops.get("soffset")
+    if data is None or data.file not in ("v", "a"):
+        return []
+    if not hz.holds_store_data(di.inst.encoding, ins.sem, data.dwords, soff is not None and soff.file is not None):
+        return []
+    first = data.index + (accum_offset if data.file == "a" else 0)
+    return list(range(first, first + data.dwords))
+
+
 class HazardMixin:
     # ---- hazards (MI300 ISA guide 4.5, "Manually Inserted Wait States (NOPs)") --------------------------
     def _hazards(self, ins, w, uses):
@@ -101,9 +117,9 @@ class HazardMixin:
                 gap = ws[:, None] - self.srcc_w[w][:, v_defs]
                 self._need_var(gap, self.srcc_need[w][:, v_defs], ins, w,
                                "this instruction overwrites an MFMA's SrcC the MFMA may still read")
-        if is_valu:
+        if is_valu or sem == "mfma":
             v_defs = [r - NS for r in self.roles(ins)[0] if r >= NS]
-            if v_defs:  # a VMEM store of > 8 bytes reads it as data
+            if v_defs:  # a store of > 8 bytes reads it as data (hz.holds_store_data)
                 gap = ws[:, None] - self.store_w[w][:, v_defs]
                 self._need(gap, _N["vmem_store_data"], ins, w, "this VALU instruction overwrites the data of a "
                                                                 "store of more than 8 bytes")
@@ -135,12 +151,14 @@ class HazardMixin:
         self._need(gap[:, None], _N["valu_exec_mfma"], ins, w, "a VALU instruction wrote EXEC before this MFMA")
         if len(ins.ops) >= 4:
             ao = self.ex.accum_offset
-            ab = [r - NS for i in (1, 2) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
+            # every explicit source but SrcC (ops[3]) counts as SrcA/SrcB, as LLVM's
+            # checkMAIHazards90A walks them: gfx950's scale VGPRs (ops[4:6] of v_mfma_scale_*) too
+            ab = [r - NS for i in (1, 2, *range(4, len(ins.ops))) for r in _reg_slots(ins.ops[i], ao) if r >= NS]
             src = ab + [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]
             if src:  # a VALU op (no MFMA, no DOT) writes a VGPR -> MFMA reads it as SrcA, SrcB or SrcC
                 gap = ws[:, None] - self.legacy_v[w][:, src]
                 self._need(gap, _N["valu_vgpr_mfma"], ins, w, "a VALU instruction wrote an MFMA source operand")
-            if ab:  # MFMA result -> SrcA/B
+            if ab:  # MFMA result -> SrcA/B (or a scale)
                 gap = ws[:, None] - self.mfma_w[w][:, ab]
                 self._need_var(gap, self.mfma_need[SRCAB][w][:, ab], ins, w, "an MFMA result is used as SrcA/SrcB")
             c = [r - NS for r in _reg_slots(ins.ops[3], ao) if r >= NS]

@@ -158,16 +158,17 @@ RULES: dict[str, Rule] = {r.key: r for r in (
          f"{_G}; {_L}checkReadM0Hazards (hasReadM0SendMsgHazard, hasReadM0MovRelInterpHazard, "
          "hasReadM0LdsDmaHazard)"),
     # a VALU op that is no MFMA and no DOT (IsLegacyVALUNotDotFn), before any explicit source of
-    # the MFMA: SrcA, SrcB and SrcC alike (llc 22 pads 2 before each, gfx942 and gfx950:
+    # the MFMA: SrcA, SrcB and SrcC alike, and gfx950's scale VGPRs (llc 22 pads 2 before each,
+    # gfx942 and gfx950; an MFMA result read as a scale: the SrcA/SrcB count, mfma_srcab:
     # tests/passes/test_hazard_rules_llc.py)
-    Rule("valu_vgpr_mfma", "VALU (not MFMA, not DOT)", "MFMA", "VGPR written, read (SrcA, SrcB or SrcC)", 2,
+    Rule("valu_vgpr_mfma", "VALU (not MFMA, not DOT)", "MFMA", "VGPR written, read (SrcA, SrcB, SrcC or a scale)", 2,
          f"{_L}checkMAIHazards90A (LegacyVALUNotDotWritesVGPRWaitStates)"),
     Rule("valu_exec_mfma", "VALU", "MFMA", "EXEC written", 4, f"{_L}checkMAIHazards90A"),
     Rule("mfma_srcc_same", "MFMA", "MFMA", "result is exactly the next SrcC", _srcc_same,
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
     Rule("mfma_srcc_overlap", "MFMA", "MFMA", "result overlaps the next SrcC (not the same range)", _srcc_overlap,
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
-    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB", lambda m, t, f: _mfma_read(m, t, "valu", f),
+    Rule("mfma_srcab", "MFMA", "MFMA", "result read as SrcA/SrcB (or a v_mfma_scale_* scale VGPR)", lambda m, t, f: _mfma_read(m, t, "valu", f),
          "ISA guide 7.x; " + f"{_L}checkMAIHazards90A"),
     Rule("mfma_valu_read", "MFMA", "VALU", "result read", lambda m, t, f: _mfma_read(m, t, "valu", f),
          f"{_L}checkMAIVALUHazards"),
@@ -179,7 +180,13 @@ RULES: dict[str, Rule] = {r.key: r for r in (
     # pads a global or LDS load as it pads v_mov: tests/passes/test_hazard_rules_llc.py)
     Rule("mfma_srcc_war", "MFMA (XDL)", "VALU/VMEM/FLAT/LDS", "SrcC read, then overwritten (WAR)", _srcc_war,
          f"{_L}checkMAIVALUHazards"),
-    Rule("vmem_store_data", "VMEM store of more than 8 bytes", "VALU", "store data VGPRs overwritten", 2, _G),
+    # the producers: ``holds_store_data``; the consumer is any VALU op, MFMAs and v_accvgpr_write
+    # included (LLVM's isVALU), writing a VGPR or AGPR of the data. llc 22 pads 2 on gfx942 and
+    # gfx950 alike and nothing after a buffer store with an SGPR soffset (aiter's gfx950 epilogue:
+    # tests/passes/test_hazard_rules_llc.py)
+    Rule("vmem_store_data", "VMEM/FLAT store or atomic of more than 8 bytes (buffer: soffset not an SGPR)",
+         "VALU/MFMA", "store data VGPRs/AGPRs overwritten", 2,
+         f"{_G}; {_L}checkVALUHazardsHelper (createsVALUHazard, VALUWaitStates 2 on gfx940+)"),
     # DOT (v_dot*) results: read by a VALU op of another opcode or by memory, or by the same
     # opcode as SrcA/SrcB (not as SrcC: chained accumulation needs none); overwritten by another
     # opcode. No row before an MFMA (checkMAIHazards90A leaves DOT out). llc 22 pads 3 for each.
@@ -213,6 +220,20 @@ def reads_m0(mnemonic: str, mods) -> bool:
     ``scratch_load_lds_*``, a ``buffer_*`` load with ``lds``), whose LDS address is M0."""
     return mnemonic.startswith(M0_READERS) or "_addtid_" in mnemonic or "_load_lds_" in mnemonic or \
         (mnemonic.startswith("buffer_") and bool(mods) and "lds" in mods)
+
+
+STORE_DATA_CLASSES = ("vmem_store", "vmem_atomic", "flat_store", "flat_atomic")
+_BUFFER = ("MUBUF", "MTBUF")
+
+
+def holds_store_data(encoding: str, sem: str, data_dwords: int, soffset_is_register: bool) -> bool:
+    """The producer of vmem_store_data (LLVM 22's createsVALUHazard): a store or atomic of table
+    encoding ``encoding`` and class ``sem`` whose data operand (``vdata``) is wider than 64 bits,
+    and, for MUBUF/MTBUF, whose ``soffset`` is not a register (an SGPR or M0 there: no hazard;
+    an inline constant such as ``0``: the hazard)."""
+    if sem not in STORE_DATA_CLASSES or data_dwords <= 2:
+        return False
+    return not (encoding in _BUFFER and soffset_is_register)
 
 
 MIX = "v_fma_mix"  # VOP3P whose op_sel_hi defaults to 0 in LLVM's syntax (the others: all ones)

@@ -83,7 +83,7 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
     # read for LDS DMA), s_setreg -> s_getreg and the write-after-read rows (an MFMA's SrcC, a
     # store's data): skip the rest at once
     if not (pw & (cr | cw)) and _EXEC_LO not in pw and _M0 not in pw and not prev.mnemonic.startswith("s_setreg") \
-            and not (prev.sem in ("mfma", "vmem_store", "flat_store") and cw):
+            and not ((prev.sem == "mfma" or prev.sem in hz.STORE_DATA_CLASSES) and cw):
         return out
 
     def rule(key: str) -> None:
@@ -144,7 +144,9 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
         wv = _vgprs(pw)
         if _is_mfma(cur):
             c = set(cur.reads.get("src2", ()))
-            ab = set(cur.reads.get("src0", ())) | set(cur.reads.get("src1", ()))
+            # every explicit source but SrcC reads as SrcA/SrcB (checkMAIHazards90A's loop over the
+            # explicit uses): gfx950's scale_src0/scale_src1 of v_mfma_scale_* too
+            ab = {u for k, us in cur.reads.items() if k not in ("src2", "<implicit>") for u in us}
             if wv & c:
                 if set(prev.writes.get("vdst", ())) != c:
                     rule("mfma_srcc_overlap")
@@ -162,11 +164,17 @@ def required(prev: MInst, cur: MInst) -> list[tuple[int, str]]:
         src_c = _vgprs(prev.reads.get("src2", ()))
         if src_c and cur.sem in VALU + MEMREAD and src_c & cw:
             rule("mfma_srcc_war")
-    if prev.sem in ("vmem_store", "flat_store") and cur.sem in VALU:
-        data = _vgprs(prev.reads.get("vdata", ()) or prev.reads.get("data", ()))
-        if len(data) > 2 and data & cw:
-            rule("vmem_store_data")
+    if prev.sem in hz.STORE_DATA_CLASSES and (cur.sem in VALU or _is_mfma(cur)) and _store_data(prev) & cw:
+        rule("vmem_store_data")
     return out
+
+
+def _store_data(m: MInst) -> set:
+    """The data registers ``m`` (a store or atomic) keeps reading after it issues, where a VALU
+    overwrite is a hazard (``hz.holds_store_data``), else nothing."""
+    data = _vgprs(m.reads.get("vdata", ()) or m.reads.get("data", ()))
+    enc = m.op.info.inst.encoding if m.op.info is not None else ""
+    return data if hz.holds_store_data(enc, m.sem, len(data), bool(m.reads.get("soffset"))) else set()
 
 
 _SRC_AB = ("src0", "src1", "vsrc1")  # a DOT's SrcA/SrcB slots (SrcC: src2, or the VOP2 form's tied vdst)
