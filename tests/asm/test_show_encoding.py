@@ -26,3 +26,39 @@ def test_show_encoding_matches_llvm_mc():
         if want.split() != got.split():
             bad.append((want, got))
     assert not bad, f"{len(bad)} differences, e.g. {bad[:3]}"
+
+
+LABELLED = """\t.text
+\t.globl k
+k:
+  s_mov_b32 s0, 1
+loop: s_add_u32 s0, s0, 1   // a label and an instruction on one line
+  s_cbranch_scc0 loop
+a: b:
+.Lend:
+  s_endpgm
+"""
+
+
+def _shape(text: str) -> list[str]:
+    """Label lines and instruction texts in order (llvm-mc's own .amdgcn_target line, its fixup
+    comments and branch bytes it leaves unresolved aside)."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith((";", ".amdgcn_target")):
+            continue
+        out.append(" ".join(line.split(";")[0].split()) if line.startswith("\t") else "LABEL " + line.strip())
+    return out
+
+
+def test_label_lines_as_llvm_mc_prints_them(tmp_path):
+    """Every label gets its own line at column 0, in source order, as in llvm-mc's listing."""
+    import subprocess
+
+    mc = require_llvm("llvm-mc")["llvm-mc"]
+    f = tmp_path / "l.s"
+    f.write_text(LABELLED)
+    want = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding", str(f)],
+                          capture_output=True, text=True, check=True).stdout
+    got = show_encoding(LABELLED)
+    assert _shape(got) == _shape(want) and sum(s.startswith("LABEL ") for s in _shape(got)) == 5, (got, want)

@@ -28,6 +28,7 @@ class Line:
     parsed: ParsedInst | None  # None for directives
     pc: int
     data: bytes = b""
+    label: bool = False  # a label definition ("name:"; ``source`` is the name)
 
 
 def _strip_comment(s: str) -> str:
@@ -80,6 +81,7 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
             if name in labels:
                 errors.append(Diagnostic(f"label '{name}' defined twice", SourceLoc(filename, n, lcol)))
             labels[name] = pc
+            lines.append(Line(SourceLoc(filename, n, lcol), name, None, pc, label=True))
             col0 += m.end()
             body = body[m.end():]
         if not body.strip():
@@ -123,10 +125,14 @@ def assemble_lines(text: str, filename: str = "<asm>") -> list[Line]:
 
 @_with_target
 def show_encoding(text: str, filename: str = "<asm>") -> str:
-    """``llvm-mc -show-encoding``-style listing: canonical text and bytes per instruction."""
+    """``llvm-mc -show-encoding``-style listing: canonical text and bytes per instruction, each
+    label on its own line at column 0 (where llvm-mc prints it), directives as written."""
     out = []
     done: dict[int, str] = {}  # id(shared label-free ParsedInst) -> its listing line
     for ln in assemble_lines(text, filename):
+        if ln.label:  # at column 0, as llvm-mc prints a label
+            out.append(f"{ln.source}:")
+            continue
         if ln.parsed is None:
             out.append(f"\t{ln.source}")
             continue
