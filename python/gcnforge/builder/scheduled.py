@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from gcnforge.builder.emit import user_location
+from gcnforge.builder.emit import stamp, user_location
 from gcnforge.builder.values import Value, unwrap
 from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
@@ -110,7 +110,7 @@ def sched_for(k, count: int | Sequence, dims: Sequence[int] = (), perm: Sequence
             raise Diagnostic(f"kernel_unroll must be >= 1, got {kernel_unroll}", user_location())
         loop.attributes["kernel_unroll"] = IntegerAttr(kernel_unroll, i64)
     outer: Block = k.block
-    outer.add_op(loop)
+    outer.add_op(stamp(loop))  # the author's sched_for line: the schedule pass's diagnostics point there
     L = SchedLoop(k, loop)
     k.block = loop.block
     try:

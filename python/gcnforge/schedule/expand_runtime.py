@@ -13,8 +13,9 @@ compile time, the trip count is not, so the loop becomes:
   while ``cur < ub``, so nothing is dropped or repeated, whatever the count (zero included).
 
 The current value of ``cur`` crosses the main loop as an extra SGPR iteration value.
-Supported: unroll dims, delays and ``kernel_unroll``; stages (software pipelining) and rates
-above 1 need the count at compile time (a located diagnostic). ``step`` must be a constant.
+Supported: unroll dims, delays and ``kernel_unroll``; stages (software pipelining) go to
+``expand_pipelined`` (a trip-count guard around prologue, kernel and epilogue); rates above 1
+need the count at compile time (a located diagnostic). ``step`` must be a constant.
 Pre: ``legality.check`` passed on a plan of a few periods. Post: plain loops with run-time
 bounds only (``amdgcn-lower-loops`` lowers them with guarded entries).
 """
@@ -38,16 +39,30 @@ def check_supported(loop: LoopOp, ls: LoopSchedule) -> int:
     step = loop.bounds[2].owner
     if not (isinstance(step, ConstantOp) and isinstance(step.value, IntegerAttr)):
         raise Diagnostic("amdgcn-schedule: a scheduled loop with run-time bounds needs a constant step", loop)
-    if ls.plan.max_stage:
-        raise Diagnostic("amdgcn-schedule: software pipelining (stages) of a loop with run-time bounds is not "
-                         "supported yet: its prologue needs the trip count; unroll dims and delays are", loop)
     if any(ls.sched[o].rate != 1 for o in ls.ops):
         raise Diagnostic("amdgcn-schedule: rates above 1 in a loop with run-time bounds are not supported yet", loop)
     return step.value.value.data
 
 
+def planned_count(loop: LoopOp) -> int:
+    """The logical iterations to plan a run-time loop for (the legality checks and the
+    expansion use the same plan): a few periods, and with stages enough kernel periods that
+    the pipelined epilogue reads the kernel only through its results (``expand_pipelined``)."""
+    plan = LoopSchedule(loop, count=1).plan
+    if not plan.max_stage:
+        return PLANNED_PERIODS * plan.period
+    from gcnforge.schedule.expand_pipelined import planned_periods
+
+    return plan.max_stage * plan.nest + planned_periods(loop, plan, PLANNED_PERIODS) * plan.period
+
+
 def expand_runtime_loop(loop: LoopOp, ls: LoopSchedule) -> None:
     step = check_supported(loop, ls)
+    if ls.plan.max_stage:
+        from gcnforge.schedule.expand_pipelined import expand_pipelined_runtime
+
+        expand_pipelined_runtime(loop, ls, step)
+        return
     lb, ub, _ = loop.bounds
     top = _Emitter(ls, loop.parent_block(), loop, _no_clone)  # type: ignore[arg-type]
     L = ls.plan.period

@@ -5,7 +5,9 @@ Pre: loops verify. A loop is *scheduled* when it has unroll ``dims`` or a body o
 (``legality``) and replaced by its expansion (``expand``): straight-line clones for the
 prologue / unrolled nest / epilogue / remainder, and at most one plain ``amdgcn.loop``
 (the pipelined kernel, no dims, no schedules); a loop with run-time bounds becomes plain
-run-time loops (``expand_runtime``: a main loop over whole periods and the remainder). Inner
+run-time loops (``expand_runtime``: a main loop over whole periods and the remainder; with
+stages an ``amdgcn.if`` on the trip count around prologue, kernel and epilogue, then the
+remainder: ``expand_pipelined``). Inner
 loops are expanded before outer ones.
 
 Options: ``check-only`` (run the legality checks, change nothing).
@@ -41,9 +43,9 @@ def schedule_loops(root, check_only: bool = False) -> int:
     n = 0
     for loop in reversed(loops):  # reversed pre-order: inner loops first
         if loop.is_runtime:  # planned for a few periods: enough for the legality checks
-            from gcnforge.schedule.expand_runtime import PLANNED_PERIODS, check_supported, expand_runtime_loop
+            from gcnforge.schedule.expand_runtime import check_supported, expand_runtime_loop, planned_count
 
-            ls = LoopSchedule(loop, count=PLANNED_PERIODS * LoopSchedule(loop, count=1).plan.period)
+            ls = LoopSchedule(loop, count=planned_count(loop))
             check_supported(loop, ls)
         else:
             ls = LoopSchedule(loop)
