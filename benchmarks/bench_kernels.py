@@ -12,7 +12,8 @@ sampled launch are never computed) and the same binary's whole output matched at
 1. Large GEMMs (examples/gemm_macro.py: M, N and K arguments, one binary per tile variant) on
    the MI300X profile: bf16 -> f32 at 4096^3, 8192^3, 8192 x 1280 x 8192 and, with K not a
    multiple of the tile, 4096 x 4096 x 4000 and 1000^3; fp8 with per-token / per-channel scales
-   -> bf16 at 8192^3. aiter: the bf16 object its launcher picks for the shape
+   -> bf16 at 8192^3; the ``anyk`` variant (element loads) at 1000 x 1000 x 999. aiter: the bf16
+   object its launcher picks for the shape
    (``aiter_bf16_choice``: ``get_heuristic_kernel`` of ``csrc/py_itfs_cu/asm_gemm_a16w16.cu``
    over the four ``bf16gemm_outf32_tn_{32,48,64,96}x64_pf3`` tiles of the amd-aiter wheel, on the
    profile's CU count; fewest rounds of work-groups, then fewer idle CUs or less M padding), launched
@@ -82,6 +83,7 @@ LARGE = [  # dtype, out, m, n, k, tm, tn, wm, wn
     ("bf16", "f32", 4096, 4096, 4000, 256, 256, 2, 2),  # K not a multiple of the tile (32)
     ("bf16", "f32", 1000, 1000, 1000, 256, 256, 2, 2),  # nothing a multiple of the tile
     ("fp8", "bf16", 8192, 8192, 8192, 256, 256, 2, 2),  # per-token and per-channel scales
+    ("bf16", "f32", 1000, 1000, 999, 256, 256, 2, 2, True),  # the anyk variant: K not a multiple of 8
 ]
 QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2), LARGE[4]]
 AITER_BF16_TILES = (32, 48, 64, 96)  # the M tiles of aiter's bf16gemm objects in the wheel (x 64)
@@ -243,11 +245,12 @@ def large_gemms(quick: bool) -> None:
     print(f"\nlarge GEMMs on MI300X; dense MFMA peak: bf16 "
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['bf16']) / 1e12:.0f}, fp8 "
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s; random inputs")
-    for dtype, o, m, n, k, tm, tn, wm, wn in QUICK if quick else LARGE:
-        c = compile_module(gemm_macro.build(dtype, o, tm, tn, wm, wn), schedule=True)
-        name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn)
+    for dtype, o, m, n, k, tm, tn, wm, wn, *anyk in QUICK if quick else LARGE:
+        anyk = bool(anyk and anyk[0])
+        c = compile_module(gemm_macro.build(dtype, o, tm, tn, wm, wn, anyk=anyk), schedule=True)
+        name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn, anyk=anyk)
         kern = c.load("emulator")[name]
-        tiles = dict(tm=tm, tn=tn, wm=wm, wn=wn)
+        tiles = dict(tm=tm, tn=tn, wm=wm, wn=wn, anyk=anyk)
 
         def run(mm, nn, **kw):
             x = gemm_inputs(dtype, mm, nn, k)

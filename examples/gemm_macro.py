@@ -54,9 +54,19 @@ by ``ceil(2^32 / s)`` and the high half, exact while ``s^2 T < 2^32``) and adds 
 tile into C (which must hold zeros) with ``buffer_atomic_add_f32``; a work-group with no tiles
 adds zeros.
 
+Any K (``anyk=True``, kernel names end ``_anyk``): a row of A and B^T then starts anywhere (2-byte
+or 1-byte aligned), so the staging loads are one ``buffer_load_ushort`` / ``buffer_load_ubyte``
+per element (8 or 16 per chunk instead of one ``buffer_load_dwordx4``; every access naturally
+aligned), each zero-extended element a loop iteration value, packed two (four) to a dword by
+``v_lshl_or_b32`` just before the same ``ds_write_b128``; the front mask is per element, each
+front element's offset in its VGPR (the instruction's offset field would carry a position before
+the buffer back into range). More VGPRs (148 for 256 x 256 bf16, 212 fp8) and 8 (16) times the
+vector-memory instructions: a fallback for K the fast variant refuses.
+
 Preconditions (``check_shape``; ``launch`` refuses a violating launch before it starts): K is a
-multiple of 16 bytes, 8 bf16/f16 or 16 fp8 elements (the 16-byte loads: every row of A and B^T
-starts on a 16-byte boundary of the K tiles, so the K tail is whole chunks); ``M K esize``,
+multiple of 16 bytes, 8 bf16/f16 or 16 fp8 elements, except for ``anyk`` (the 16-byte loads:
+every row of A and B^T starts on a 16-byte boundary of the K tiles, so the K tail is whole
+chunks); ``M K esize``,
 ``N K esize`` and ``M N`` times the output's size below 2^31 (32-bit offsets); ``s^2 T < 2^32``.
 M, N and K may be 0. ``depth`` is 1 or a power of two (the prologue must hold the padding).
 
@@ -79,11 +89,11 @@ OOB = 0x80000000  # a byte offset past every buffer: stores there are dropped
 
 
 def kernel_name(dtype: str, out: str, tm: int, tn: int, wm: int = 2, wn: int = 2, splitk: int = 1,
-                depth: int = 1) -> str:
+                depth: int = 1, anyk: bool = False) -> str:
     waves = "" if (wm, wn) == (2, 2) else f"_w{wm}x{wn}"
     sk = f"_splitk{splitk}" if splitk > 1 else ""
     pf = f"_pf{depth}" if depth > 1 else ""
-    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZES[dtype]}{waves}{sk}{pf}"
+    return f"gemm_macro_{dtype}_{out}_{tm}x{tn}x{TK // ESIZES[dtype]}{waves}{sk}{pf}" + ("_anyk" if anyk else "")
 
 
 def lds_bytes(tm: int, tn: int) -> int:
@@ -94,15 +104,15 @@ def grid(m: int, n: int, tm: int, tn: int, splitk: int = 1) -> tuple[int, int, i
     return (-(-n // tn), -(-m // tm), splitk)
 
 
-def check_shape(esize: int, m: int, n: int, k: int, out: str = "f32", splitk: int = 1) -> None:
+def check_shape(esize: int, m: int, n: int, k: int, out: str = "f32", splitk: int = 1, anyk: bool = False) -> None:
     """Raise ValueError naming the precondition a launch at M x N x K would violate (module doc)."""
     per = CHUNK // esize  # elements per 16-byte load
     if min(m, n, k) < 0:
         raise ValueError(f"gemm_macro: negative size {m}x{n}x{k}")
-    if k % per:
+    if k % per and not anyk:
         raise ValueError(f"gemm_macro: K = {k} is not a multiple of {per}: every row of A and B^T "
                          f"({esize}-byte elements) must be whole 16-byte chunks for the 16-byte loads "
-                         f"(pad K with zeros to {-(-k // per) * per})")
+                         f"(pad K with zeros to {-(-k // per) * per}, or build the anyk variant)")
     ob = 4 if out == "f32" else 2
     for what, x in (("M K", m * k * esize), ("N K", n * k * esize), ("M N", m * n * ob)):
         if x >= 1 << 31:
@@ -113,7 +123,7 @@ def check_shape(esize: int, m: int, n: int, k: int, out: str = "f32", splitk: in
 
 
 def launch(kern, a, bt, c, scales=(), *, tm: int = 256, tn: int = 256, wm: int = 2, wn: int = 2,
-           splitk: int = 1, **kw):
+           splitk: int = 1, anyk: bool = False, **kw):
     """Launch a built kernel on ``a`` (M x K), ``bt`` (N x K), ``c`` (M x N; zeros for split-K)
     and, for fp8, ``scales`` = (per-row-of-A, per-row-of-bt) f32 arrays; M, N, K from the shapes.
     The preconditions are checked first (ValueError, nothing launched)."""
@@ -123,14 +133,15 @@ def launch(kern, a, bt, c, scales=(), *, tm: int = 256, tn: int = 256, wm: int =
     n = bt.shape[0]
     if bt.shape[1] != k or c.shape != (m, n):
         raise ValueError(f"gemm_macro: a {a.shape}, bt {bt.shape}, c {c.shape} are not M x K, N x K, M x N")
-    check_shape(a.itemsize, m, n, k, "f32" if c.itemsize == 4 else "bf16", splitk)
+    check_shape(a.itemsize, m, n, k, "f32" if c.itemsize == 4 else "bf16", splitk, anyk)
     return kern(a, bt, c, np.uint32(m), np.uint32(n), np.uint32(k), *scales, grid=grid(m, n, tm, tn, splitk),
                 block=(64 * wm * wn,), **kw)
 
 
 def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, wm: int = 2, wn: int = 2,
-          splitk: int = 1, depth: int = 1, name: str | None = None) -> Module:
-    """The kernel; arguments a, bt, c, m, n, k (+ scale_a, scale_b for fp8), every size run-time."""
+          splitk: int = 1, depth: int = 1, name: str | None = None, anyk: bool = False) -> Module:
+    """The kernel; arguments a, bt, c, m, n, k (+ scale_a, scale_b for fp8), every size run-time.
+    ``anyk``: element loads, so K need not be a multiple of 16 bytes (module doc)."""
     if dtype not in MFMA or out not in ("f32", "bf16"):
         raise ValueError("dtype is bf16, f16 or fp8, out f32 or bf16")
     if splitk > 1 and out != "f32":
@@ -155,7 +166,7 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
         raise ValueError(f"splitk {splitk}: 1 .. 65535")
     lg_tk, lg_un = TK.bit_length() - 1, unroll.bit_length() - 1
     ob = 4 if out == "f32" else 2
-    name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk, depth)
+    name = name or kernel_name(dtype, out, tm, tn, wm, wn, splitk, depth, anyk)
     mfma = MFMA[dtype]
 
     m = Module(name)
@@ -231,20 +242,53 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
             window's last tile so the pipeline's look-ahead never reads past it."""
             return k.s_min_u32(koff, last)
 
+        # a chunk's staged registers: one dwordx4, or (anyk) one per element, which the LDS
+        # write packs (loop iteration values must each come from one instruction)
+        nw = CHUNK // ESIZES[dtype] if anyk else 1
+        load_el = k.buffer_load_ubyte if ESIZES[dtype] == 1 else k.buffer_load_ushort
+
         def load_one(q, so):
             """Chunk ``q`` (A rows, then B rows) of the K tile at clamped byte offset ``so``."""
             g, rs = g_all[q]
-            return k.buffer_load_dwordx4(g, rs, so, offen=True)[0]
+            if not anyk:
+                return [k.buffer_load_dwordx4(g, rs, so, offen=True)[0]]
+            return [load_el(g, rs, so, offen=True, offset=ESIZES[dtype] * e)[0] for e in range(nw)]
+
+        def to_lds(q, regs, offset):
+            """``ds_write_b128`` of chunk ``q``'s staged registers at LDS ``offset`` (+ its own)."""
+            if anyk:  # zero-extended elements: 2 (bf16/f16) or 4 (fp8) to a dword
+                per = nw // 4
+                dw = []
+                for j in range(4):
+                    x = regs[per * j]
+                    for e in range(1, per):
+                        x = k.v_lshl_or_b32(regs[per * j + e], 32 // per * e, x)
+                    dw.append(x)
+                regs = [k.concat(*dw)]
+            return k.ds_write_b128(stage[q][2], regs[0], offset=offset + wr_offs[q])
 
         # the prologue's tiles 0 .. unroll - 1 (before the loop's first) through the VGPR offset:
-        # a chunk in front of the range (16-byte chunks, K a multiple of 16 bytes: a chunk is
-        # all in or all out) gets an offset past every buffer, so it reads as zeros
+        # a chunk (anyk: an element) in front of the range gets an offset past every buffer, so
+        # it reads as zeros (K a multiple of 16 bytes: a chunk is all in or all out)
         oob_v = k.v_mov_b32(k.s_mov_b32(OOB))
 
         def load_front(t):
-            keep = k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK, cb) if t else cb)
-            return [k.buffer_load_dwordx4(k.v_cndmask_b32_e64(oob_v, k.v_subrev_u32((unroll - t) * TK, g), keep),
-                                          rs, 0, offen=True)[0] for g, rs in g_all]
+            out = []
+            if not anyk:
+                keep = k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK, cb) if t else cb)
+                for g, rs in g_all:
+                    off = k.v_cndmask_b32_e64(oob_v, k.v_subrev_u32((unroll - t) * TK, g), keep)
+                    out.append([k.buffer_load_dwordx4(off, rs, 0, offen=True)[0]])
+                return out
+            # per element, the offset in a VGPR: a position before the buffer must not reach
+            # it through the instruction's offset field (the range check adds without wrapping)
+            keep = [k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK + ESIZES[dtype] * e, cb) if t or e else cb)
+                    for e in range(nw)]
+            for g, rs in g_all:
+                base = k.v_subrev_u32((unroll - t) * TK, g)
+                out.append([load_el(k.v_cndmask_b32_e64(oob_v, k.v_add_u32(ESIZES[dtype] * e, base) if e else base,
+                                                        keep[e]), rs, 0, offen=True)[0] for e in range(nw)])
+            return out
 
         def load_tile(t):
             if t < unroll:
@@ -310,7 +354,7 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
                 acc = accs[i * bn + j]
                 k.inst(mfma, acc, av[2 * e: 2 * e + 2], bv[2 * e: 2 * e + 2], acc)  # in place
                 for q in w_at.get(idx, ()):
-                    writes.append(k.ds_write_b128(stage[q][2], staged[q], offset=other + wr_offs[q]))
+                    writes.append(to_lds(q, staged[q], other))
                 for q in l_at.get(idx, ()):
                     new[q] = load_one(q, so)
                 if idx == bar_at:
@@ -323,7 +367,7 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
         # -- prologue: tile 0 into buffer 0, tiles 1 .. depth staged in registers (slot p % depth
         # holds tile p until the step before p writes it to LDS and loads tile p + depth in place)
         first = load_tile(0)
-        ws_ = [k.ds_write_b128(x[2], v, offset=x[3]) for v, x in zip(first, stage)]
+        ws_ = [to_lds(q, v, 0) for q, v in enumerate(first)]
         k.wait(*ws_)
         k.s_barrier()
         slots = [None] * depth
@@ -345,14 +389,17 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
             return ([(v, None) for v in vals[:bm]], [(v, None) for v in vals[bm:]])
 
         nk = bm + bn
-        with k.loop(trips, [*flat(kp0), *[r for sl in slots for r in sl], koff]) as body:
+        def flat_slots(slots):
+            return [r for sl in slots for ch in sl for r in ch]
+
+        with k.loop(trips, [*flat(kp0), *flat_slots(slots), koff]) as body:
             kp0, koff = unflat(body.args[:nk]), body.args[-1]
-            flat_slots = body.args[nk:-1]
-            slots = [flat_slots[i * n_ld:(i + 1) * n_ld] for i in range(depth)]
+            fs = body.args[nk:-1]
+            slots = [[fs[(i * n_ld + q) * nw:(i * n_ld + q + 1) * nw] for q in range(n_ld)] for i in range(depth)]
             for u in range(unroll):
                 si = (u + 1) % depth
                 kp0, slots[si] = tile_step(u % 2, accs, kp0, slots[si], k.s_add_u32(u * TK, koff) if u else koff)
-            body.next(*flat(kp0), *[r for sl in slots for r in sl], k.s_add_u32(unroll * TK, koff))
+            body.next(*flat(kp0), *flat_slots(slots), k.s_add_u32(unroll * TK, koff))
 
         # -- epilogue: lane l holds rows 8 (j // 4) + 4 (l // 32) + j % 4, column l % 32
         row_l = k.v_add_u32(k.s_add_u32(row0_m, k.s_mul_i32(wave_m, k.s_mov_b32(wtm))), k.v_lshlrev_b32(2, h))

@@ -2,9 +2,13 @@
 ``benchmarks/bench_kernels.py`` that ``gcnforge tune`` does not cover: one row per kernel and
 shape, ``us`` = the timing model's prediction (``time_kind`` = ``modeled``) on a device profile.
 
-* ``gemm_macro_large.csv``: bf16 -> f32 at 8192^3 (the 4096^3 and 8192 x 1280 x 8192 rows are
-  ``gcnforge tune`` tables: gemm_macro_4096.csv, gemm_macro_1280.csv), fp8 (e4m3fnuz) with
-  per-token / per-channel f32 scales -> bf16 at 4096^3 and 8192^3 (examples/gemm_macro.py);
+* ``gemm_macro_large.csv``: bf16 -> f32 at 8192^3, 4096 x 4096 x 4000 and 1000^3 (the 4096^3 and
+  8192 x 1280 x 8192 rows are ``gcnforge tune`` tables: gemm_macro_4096.csv, gemm_macro_1280.csv),
+  fp8 (e4m3fnuz) with per-token / per-channel f32 scales -> bf16 at 4096^3 and 8192^3, and the
+  ``anyk`` variant at 1000 x 1000 x 999 (examples/gemm_macro.py: M, N, K run-time, one code
+  object per kernel for all its rows; constraints ``K%8`` / ``K%16``, none for ``anyk``, so the
+  registry sends a K the fast kernels refuse to it; where both admit a shape with the same tile,
+  the registry's tie-break by kernel name picks the fast one, whose name ``_anyk`` extends);
 * ``norms_bf16.csv``: RMSNorm and LayerNorm, bf16 in / out, f32 math (examples/norms.py
   ``build_bf16``), 8192 rows of 4096 and 8192 (op ``rmsnorm`` / ``layernorm``: M rows of N);
 * ``topk_softmax.csv``: MoE top-k softmax, f32 logits (examples/topk_softmax.py), 4096 and
@@ -69,8 +73,8 @@ def _compile(mod, schedule=False) -> bytes:
 
 
 def gemm_row(dtype: str, out: str, m: int, n: int, k: int, tm: int = 256, tn: int = 256, wm: int = 2,
-             wn: int = 2) -> Row:
-    name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn)
+             wn: int = 2, anyk: bool = False) -> Row:
+    name = gemm_macro.kernel_name(dtype, out, tm, tn, wm, wn, anyk=anyk)
     el = np.uint8 if dtype == "fp8" else np.uint16
 
     def launch(kern, prof):  # random inputs (fp8: any code but the NaN 0x80; bf16: small integers)
@@ -81,14 +85,15 @@ def gemm_row(dtype: str, out: str, m: int, n: int, k: int, tm: int = 256, tn: in
         c = np.zeros((m, n), np.float32 if out == "f32" else np.uint16)
         scales = (rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)) \
             if dtype == "fp8" else ()
-        return gemm_macro.launch(kern, a, bt, c, scales, tm=tm, tn=tn, wm=wm, wn=wn, device="emulator", timing=prof,
-                                 flops=2.0 * m * n * k)
+        return gemm_macro.launch(kern, a, bt, c, scales, tm=tm, tn=tn, wm=wm, wn=wn, anyk=anyk, device="emulator",
+                                 timing=prof, flops=2.0 * m * n * k)
 
     esz, osz = (1 if dtype == "fp8" else 2), (4 if out == "f32" else 2)
-    # one binary per tile variant serves every M, N, K (K in whole 16-byte chunks)
+    # one binary per tile variant serves every M, N, K (K in whole 16-byte chunks; anyk: any K)
     return Row("gemm", dtype, out, (m, n, k), name, name,
-               lambda: _compile(gemm_macro.build(dtype, out, tm, tn, wm, wn), schedule=True), launch,
-               (tm, tn, gemm_macro.TK // gemm_macro.ESIZES[dtype]), 64 * wm * wn, f"K%{gemm_macro.CHUNK // esz}",
+               lambda: _compile(gemm_macro.build(dtype, out, tm, tn, wm, wn, anyk=anyk), schedule=True), launch,
+               (tm, tn, gemm_macro.TK // gemm_macro.ESIZES[dtype]), 64 * wm * wn,
+               "" if anyk else f"K%{gemm_macro.CHUNK // esz}",
                (m * k + n * k) * esz + m * n * osz, 2.0 * m * n * k,
                {"waves": f"{wm}x{wn}", "scales": "per-token,per-channel" if dtype == "fp8" else ""})
 
@@ -125,7 +130,9 @@ def topk_row(tokens: int, experts: int, k: int, renorm: bool) -> Row:
 
 
 # bench_kernels.py's shapes
-GEMM = [("bf16", "f32", 8192, 8192, 8192), ("fp8", "bf16", 4096, 4096, 4096), ("fp8", "bf16", 8192, 8192, 8192)]
+GEMM = [("bf16", "f32", 8192, 8192, 8192), ("bf16", "f32", 4096, 4096, 4000), ("bf16", "f32", 1000, 1000, 1000),
+        ("fp8", "bf16", 4096, 4096, 4096), ("fp8", "bf16", 8192, 8192, 8192),
+        ("bf16", "f32", 1000, 1000, 999, 256, 256, 2, 2, True)]  # the anyk variant: K the others refuse
 NORMS = [(kind, 8192, cols) for cols in (4096, 8192) for kind in ("rms", "layer")]
 TOPK = ([(t, e, k, False) for t in (4096, 32768) for e, k in ((128, 4), (128, 6), (128, 8), (256, 6), (256, 8))]
         + [(t, 256, 8, True) for t in (4096, 32768)])

@@ -30,9 +30,9 @@ CASES = [  # m, n, k, dtype, out, tm, tn, wm, wn
 ]
 
 
-def _build(dtype, out, tm, tn, wm, wn, splitk=1, depth=1):
-    return compiled(("macro", dtype, out, tm, tn, wm, wn, splitk, depth),
-                    lambda: gemm_macro.build(dtype, out, tm, tn, wm, wn, splitk, depth), schedule=True)
+def _build(dtype, out, tm, tn, wm, wn, splitk=1, depth=1, anyk=False):
+    return compiled(("macro", dtype, out, tm, tn, wm, wn, splitk, depth, anyk),
+                    lambda: gemm_macro.build(dtype, out, tm, tn, wm, wn, splitk, depth, anyk=anyk), schedule=True)
 
 
 def _inputs(m, n, k, dtype, seed):
@@ -208,3 +208,43 @@ def test_gemm_macro_output_index_past_2_24():
     rows = slice(64 * last, m)
     ref = bf16_value(a[rows]).astype(np.float64) @ bf16_value(bt).astype(np.float64).T
     assert np.all(np.abs(res[rows] - ref) <= k * EPS * 16 * np.abs(ref).max())
+
+
+ANYK = [  # m, n, k, splitk, depth
+    (70, 50, 1, 1, 1), (64, 64, 3, 1, 1), (100, 70, 131, 1, 1), (64, 64, 41, 1, 2),
+    (70, 64, 1001, 4, 4),  # split-K over 32 tiles, the first of 9 elements
+    (33, 64, 7, 3, 1),  # one partial tile over three work-groups
+]
+
+
+@pytest.mark.parametrize("m,n,k,splitk,depth", ANYK)
+def test_gemm_macro_anyk(m, n, k, splitk, depth):
+    """The anyk variant (element loads, packed for the LDS writes) takes any K: K = 1, odd K,
+    split-K over a run-time K, under the sanitizer (every load naturally aligned, the front
+    elements out of range rather than wrapped)."""
+    c = _build("bf16", "f32", 64, 64, 2, 2, splitk, depth, anyk=True)
+    a, bt, a64, b64 = _inputs(m, n, k, "bf16", k)
+    res = np.zeros((m, n), np.float32)
+    gemm_macro.launch(c.load("emulator")[gemm_macro.kernel_name("bf16", "f32", 64, 64, 2, 2, splitk, depth, True)],
+                      a, bt, res, tm=64, tn=64, splitk=splitk, anyk=True, sanitize=True)
+    tol = k * EPS * np.abs(a64).max() * np.abs(b64).max()
+    assert np.all(np.abs(res - a64 @ b64.T) <= tol)
+
+
+@pytest.mark.parametrize("m,n,k", [(70, 40, 1), (64, 64, 77), (130, 64, 200)])
+def test_gemm_macro_anyk_fp8(m, n, k):
+    """fp8 with any K: byte loads, four to a dword."""
+    from test_gemm_lds import fp8_e4m3fnuz_value
+
+    c = compiled(("macro_fp8_anyk", 64, 64), lambda: gemm_macro.build("fp8", "bf16", 64, 64, anyk=True), schedule=True)
+    rng = np.random.default_rng(k + m)
+    a, bt = rng.integers(0, 256, (m, k), dtype=np.uint8), rng.integers(0, 256, (n, k), dtype=np.uint8)
+    a[a == 0x80], bt[bt == 0x80] = 0x08, 0x08  # 0x80 is NaN in fnuz
+    sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)
+    res = np.full((m, n), 0xFFFF, np.uint16)
+    gemm_macro.launch(c.load("emulator")[gemm_macro.kernel_name("fp8", "bf16", 64, 64, anyk=True)], a, bt, res,
+                      (sa, sb), tm=64, tn=64, anyk=True, sanitize=True)
+    a64, b64 = fp8_e4m3fnuz_value(a), fp8_e4m3fnuz_value(bt)
+    ref = (a64 @ b64.T) * sa[:, None].astype(np.float64) * sb[None, :].astype(np.float64)
+    tol = k * EPS * np.abs(a64).max() * np.abs(b64).max() * 4 + 3 * EPS * np.abs(ref) + 2.0 ** -8 * np.abs(ref)
+    assert np.all(np.abs(bf16_value(res).astype(np.float64) - ref) <= tol)

@@ -21,7 +21,8 @@ EPS = float(np.finfo(np.float32).eps)
 def reg(tmp_path_factory):
     d = tmp_path_factory.mktemp("tables")
     kt.write_table(d / "gemm.csv", [kt.gemm_row("bf16", "f32", 100, 64, 96, 64, 64),
-                                    kt.gemm_row("fp8", "bf16", 130, 64, 128, 64, 64)], command="a test")
+                                    kt.gemm_row("fp8", "bf16", 130, 64, 128, 64, 64),
+                                    kt.gemm_row("bf16", "f32", 70, 64, 45, 64, 64, anyk=True)], command="a test")
     kt.write_table(d / "norms.csv", [kt.norm_row("rms", 7, 64), kt.norm_row("layer", 7, 64),
                                      kt.norm_row("rms", 3, 200)], command="a test")
     kt.write_table(d / "topk.csv", [kt.topk_row(5, 128, 4, False), kt.topk_row(5, 256, 8, True)], command="a test")
@@ -36,10 +37,14 @@ def _pick(reg, op, dtype, m, n, k, how):
     return ch, ch.entry.load()
 
 
-@pytest.mark.parametrize("m,n,k,how", [(100, 64, 96, "tuned"), (37, 64, 96, "heuristic"), (37, 90, 40, "heuristic")])
-def test_bf16_gemm_row(reg, m, n, k, how):
-    """The same row's binary at its own shape and at others (M, N, K run-time)."""
+@pytest.mark.parametrize("m,n,k,how,anyk", [(100, 64, 96, "tuned", False), (37, 64, 96, "heuristic", False),
+                                            (37, 90, 40, "heuristic", False), (70, 64, 45, "tuned", True),
+                                            (37, 90, 13, "heuristic", True)])
+def test_bf16_gemm_row(reg, m, n, k, how, anyk):
+    """The same row's binary at its own shape and at others (M, N, K run-time); a K that is not
+    a multiple of 8 goes to the anyk row (the fast row's constraint K%8 refuses it)."""
     ch, kern = _pick(reg, "gemm", "bf16", m, n, k, how)
+    assert ch.entry.kernel.endswith("_anyk") == anyk
     rng = np.random.default_rng(m)
     a, bt = bf16_bits(rng.standard_normal((m, k))), bf16_bits(rng.standard_normal((n, k)))
     c = np.full((m, n), np.nan, np.float32)
@@ -108,8 +113,8 @@ def test_topk_row(reg, op, tokens, e, k, how):
 def test_shapes_the_constraints_refuse(reg):
     from gcnforge.diagnostics import Diagnostic
 
-    for op, dtype, shape in (("gemm", "bf16", (100, 128, 92)), ("gemm", "fp8", (100, 64, 120)),
-                             ("rmsnorm", "bf16", (7, 60, 1)),
+    # bf16 K = 92 goes to the anyk row (test_bf16_gemm_row); fp8 has none here, and K%16 refuses 120
+    for op, dtype, shape in (("gemm", "fp8", (100, 64, 120)), ("rmsnorm", "bf16", (7, 60, 1)),
                              ("rmsnorm", "bf16", (7, 208, 1)), ("topk_softmax", "f32", (5, 128, 6))):
         with pytest.raises(Diagnostic, match="no row of that key admits"):
             reg.select("gfx942", dtype, *shape, op=op)
@@ -169,7 +174,7 @@ def _params(e):
     m, n, k = e.shape
     if e.op == "gemm":
         wm, wn = (int(x) for x in e.extra["waves"].split("x"))
-        return e.dtype, e.out_dtype, m, n, k, e.tile_m, e.tile_n, wm, wn
+        return e.dtype, e.out_dtype, m, n, k, e.tile_m, e.tile_n, wm, wn, e.kernel.endswith("_anyk")
     if e.op in ("rmsnorm", "layernorm"):
         return ("rms" if e.op == "rmsnorm" else "layer"), m, e.tile_n
     return m, n, k, e.op.endswith("renorm")

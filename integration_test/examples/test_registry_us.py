@@ -29,7 +29,8 @@ def _key(kind: str, r: dict):
     if kind == "topk_softmax":
         return kt.topk_row(m, n, k, r["op"].endswith("renorm"))
     return kt.gemm_row("fp8" if "float8" in r["dtype"] else "bf16", "bf16" if "bfloat16" in r["outdtype"] else "f32",
-                       m, n, k, int(r["tile_m"]), int(r["tile_n"]), *(int(w) for w in r["waves"].split("x")))
+                       m, n, k, int(r["tile_m"]), int(r["tile_n"]), *(int(w) for w in r["waves"].split("x")),
+                       r["kernelName"].endswith("_anyk"))
 
 
 def _cases():
