@@ -138,3 +138,32 @@ def test_legality_still_checked_at_the_authors_line():
     with pytest.raises(Diagnostic) as e:
         pl.run(m.top, pl.parse(pl.DEFAULT))
     assert e.value.loc.file == __file__ and e.value.loc.line in (line, line - 3)
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_four_dword_iteration_value_merged_and_carried(pipelined):
+    """A 4-VGPR iteration value built by k.concat (no instruction to write the storage in
+    place): the loop lowering and the guard's merge copy it one dword at a time (they
+    reported it before). acc += x[i] (dwordx4 per lane), trip counts around the stages."""
+    m = Module("w")
+    args = [Arg.ptr("out", np.uint32), Arg.ptr("x", np.uint32, access="read_only"), Arg.value("n", np.int32)]
+    with m.kernel("w", args, workgroup_size=(WAVE, 1, 1)) as k:
+        out, x, n = k.args()
+        lane16 = k.v_lshlrev_b32(4, k.thread_id("x"))
+        acc0 = k.concat(*[k.v_mov_b32(0) for _ in range(4)])
+        for L in sched_for(k, (0, n, 1), iter=[acc0]):
+            (acc,) = L.values
+            with L.stage(0):
+                v, t = k.global_load_dwordx4(k.v_add_u32(k.s_lshl_b32(L.iv, 10), lane16), x)
+            with L.stage(1 if pipelined else 0):
+                k.wait(t)
+                acc = k.concat(*[k.v_add_u32(p, q) for p, q in zip(acc.split(), v.split())])
+            L.yield_(acc)
+        k.global_store_dwordx4(lane16, L.results[0], out)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    kern = rt.load(to_code_object(m.top))["w"]
+    for n in (0, 1, 2, 3, 9):
+        x = np.random.default_rng(n).integers(0, 1 << 32, (max(n, 1), WAVE, 4), dtype=np.uint64).astype(np.uint32)
+        o = np.zeros((WAVE, 4), np.uint32)
+        kern(o, x, n, grid=1, block=WAVE, device="emulator", sanitize=True)
+        np.testing.assert_array_equal(o, x[:n].sum(axis=0, dtype=np.uint32), err_msg=f"trip count {n}")

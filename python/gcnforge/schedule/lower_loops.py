@@ -27,8 +27,9 @@ Memory tokens cannot live in registers: a wait on a token that crosses the back 
 leaves the loop) becomes an ``s_waitcnt`` whose counts come from the issue order along the
 back edge and the entry path (the fewest of the two), so loads of the next iteration stay
 in flight (e.g. ``vmcnt(2)``).
-Iteration values wider than two dwords need their producer to write the storage in place
-(MFMA accumulators do); otherwise the pass reports the value.
+Iteration values wider than two dwords are written in place by their producer when it is an
+instruction of the body (MFMA accumulators), otherwise copied one dword at a time through
+``amdgcn.split_range`` of the storage.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def _inst(mnemonic: str, *args: SSAValue, imms=()) -> InstOp:
 
 
 def _copy(dst: SSAValue, src: SSAValue) -> InstOp:
+    """``dst <- src`` (``dst`` a storage register): one move for up to two dwords, else one per
+    dword through ``amdgcn.split_range`` of both (the parts of the storage are its registers,
+    so the moves write it in place). Ops to insert first hang on the result as ``_before``."""
     t = dst.type
     assert isinstance(t, RegisterType)
     w = t.width
@@ -68,19 +72,32 @@ def _copy(dst: SSAValue, src: SSAValue) -> InstOp:
 
         zero = ConstantOp.from_int_and_width(0, 32)
         op = _inst("v_lshlrev_b64", dst, zero.result, src)
-        op._zero = zero  # type: ignore[attr-defined]
+        op._before = [zero]  # type: ignore[attr-defined]
         return op
     if isinstance(t, SGPRType) and w in (1, 2):
         return _inst("s_mov_b32" if w == 1 else "s_mov_b64", dst, src)
     if isinstance(t, AGPRType) and w == 1:
         return _inst("v_accvgpr_mov_b32", dst, src)
-    raise Diagnostic(f"amdgcn-lower-loops: no copy for an iteration value of type {t}: its producer must "
-                     f"write the loop's storage in place", "amdgcn.loop")
+    return _copy_dwords(dst, src)
+
+
+def _copy_dwords(dst: SSAValue, src: SSAValue) -> InstOp:
+    from gcnforge.dialect.value_ops import SplitRangeOp
+
+    def parts(v: SSAValue) -> SplitRangeOp:
+        t = v.type
+        b = t.begin.data  # type: ignore[attr-defined]
+        return SplitRangeOp(v, [t.with_count(1, b + i if b >= 0 else b) for i in range(t.width)])  # type: ignore[attr-defined]
+
+    d, s = parts(dst), parts(src)
+    moves = [_copy(a, b) for a, b in zip(d.parts, s.parts, strict=True)]
+    last = moves.pop()
+    last._before = [d, s, *moves]  # type: ignore[attr-defined]
+    return last
 
 
 def _insert_before(op: Operation, anchor: Operation) -> None:
-    z = getattr(op, "_zero", None)
-    if z is not None:
+    for z in getattr(op, "_before", ()):
         anchor.parent_block().insert_op_before(z, anchor)  # type: ignore[union-attr]
     anchor.parent_block().insert_op_before(op, anchor)  # type: ignore[union-attr]
 
@@ -366,11 +383,12 @@ def _copy_yields(body: Block, storages: list[SSAValue | None], yields: list[SSAV
         if s is None or v is s:
             continue
         if v in storages:  # another iteration value's storage: read it before anything is written
-            tmp = AllocaOp(v.type.with_state(VALUE))
+            wide = v.type.width > 2
+            tmp = AllocaOp(v.type.with_state(UNALLOCATED if wide else VALUE))  # (wide: copied by parts into storage)
             body.insert_op_before(tmp, anchor)
             c = _copy(tmp.result, v)
             _insert_before(c, anchor)
-            pending.append((s, c.results[0]))
+            pending.append((s, tmp.result if wide else c.results[0]))
         elif v in moved:  # yielded twice: copy from the storage written in place
             pending.append((s, moved[v]))
         elif any(pv is v for _, pv in pending):  # yielded twice, the first time by a copy: copy again
