@@ -8,7 +8,8 @@
 5. per-(token, slot) fp8 quantization of ``a2`` (aiter's ``fused_moe_2stages`` quantizes
    between the stages with ``num_rows_factor = topk``): ``moe/quant.py``;
 6. stage 2 (down, weighted by the sorted weights, summed over the slots): ``moe/stage2.py``
-   into ``out[T, D]`` (zeroed first, as aiter's ``moe_sorting`` zeroes ``moe_buf``).
+   into f32 ``out[T, D]`` (zeroed first, as aiter's ``moe_sorting`` zeroes ``moe_buf``);
+7. f32 -> bf16: ``moe/cast.py`` (aiter's layer returns bf16).
 
 All kernels of one configuration live in one code object (``build_module`` moves each
 builder module's kernels into one). ``Config`` holds a whole-operation variant: the block
@@ -19,20 +20,20 @@ size M of the sorting and both stages, the stages' tile choices, the quantizatio
     out = fused_moe(hidden, gate_logits, w1_q, w1_scale, w2_q, w2_scale, topk=2)
 
 ``launch=`` (a callable ``launch(kernel, *args, grid=, block=)``) lets a caller time or record
-every launch: ``gcnforge tune --e2e`` ranks configurations by the predicted total of all six
-(``moe/tune_family.py``).
+every launch: ``gcnforge tune --e2e`` ranks configurations by the predicted total of all seven
+(``examples/drivers/moe_tune.py``).
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gcnforge.builder import Module
 
-from moe import quant, reference as ref, sorting
+from moe import cast, quant, reference as ref, sorting, stage1, stage2
+from moe.moe_gemm import shuffle
 
 WAVE = 64
 
@@ -51,13 +52,18 @@ class Config:
         s2 = "_".join(f"{k}{v}" for k, v in sorted(self.stage2.items()))
         return f"m{self.block_m}_s1_{s1}_s2_{s2}_q{self.quant_waves}"
 
-
-def stage_module(which: str):
-    """``moe.stage1`` / ``moe.stage2``, or a clear error while they are not in the library."""
-    try:
-        return importlib.import_module(f"moe.{which}")
-    except ModuleNotFoundError as e:
-        raise NotImplementedError(f"the MoE {which} kernel (examples/moe/{which}.py) is not in this tree") from e
+    def problems(self, dim: int, inter: int) -> list[str]:
+        """Why the kernels cannot run (dim, inter), in words (empty: they can): the stages' K
+        loops take 64 * unroll bytes a trip, their N tiles are whole; the quantization reads
+        4 columns at a time."""
+        out = []
+        for st, n, kk in (("stage1", inter, dim), ("stage2", dim, inter)):
+            t = getattr(self, st)
+            if n % t["tn"]:
+                out.append(f"{st}: {'inter' if st == 'stage1' else 'model'} dim {n} is not a multiple of tn={t['tn']}")
+            if kk % (64 * t["unroll"]):
+                out.append(f"{st}: K = {kk} is not a multiple of 64 * unroll = {64 * t['unroll']}")
+        return out
 
 
 def merge(name: str, modules) -> Module:
@@ -79,8 +85,9 @@ def kernel_names(experts: int, topk: int, config: Config, renormalize: bool = Fa
     names = {"route": f"topk_softmax_e{experts}_k{topk}" + ("_renorm" if renormalize else ""),
              "sort": sorting.kernel_name(experts, topk, m), "quant": quant.kernel_name("bf16", config.quant_waves)}
     if stages:
-        names["stage1"] = stage_module("stage1").kernel_name(m, **config.stage1)
-        names["stage2"] = stage_module("stage2").kernel_name(m, **config.stage2)
+        names["stage1"] = stage1.kernel_name(m, **config.stage1)
+        names["stage2"] = stage2.kernel_name(m, **config.stage2)
+        names["cast"] = cast.kernel_name()
     return names
 
 
@@ -93,7 +100,7 @@ def build_module(experts: int, topk: int, config: Config, renormalize: bool = Fa
     mods = [topk_softmax.build(experts, topk, renormalize), sorting.build(experts, topk, m),
             quant.build("bf16", config.quant_waves)]
     if stages:
-        mods += [stage_module("stage1").build(m, **config.stage1), stage_module("stage2").build(m, **config.stage2)]
+        mods += [stage1.build(m, **config.stage1), stage2.build(m, **config.stage2), cast.build()]
     return merge(f"fused_moe_e{experts}_k{topk}_{config.name}", mods)
 
 
@@ -117,13 +124,11 @@ class FusedMoE:
 
     # ------------------------------------------------------------------ weights
     def pack_weights(self, w1_q, w1_scale, w2_q, w2_scale) -> dict:
-        """The weights as the stage kernels read them (their layout, e.g. aiter's pre-shuffle)."""
-        s1, s2 = stage_module("stage1"), stage_module("stage2")
-        pack1 = getattr(s1, "pack_weights", None)
-        pack2 = getattr(s2, "pack_weights", None)
-        return {"inter": int(w2_q.shape[2]), "w1": pack1(w1_q) if pack1 else np.ascontiguousarray(w1_q),
+        """The weights as the stage kernels read them: fp8 codes in aiter's pre-shuffled order
+        (``moe_gemm.shuffle``, aiter's ``shuffle_weight(layout=(16, 16))``), scales as they are."""
+        return {"inter": int(w2_q.shape[2]), "w1": shuffle(np.asarray(w1_q, np.uint8)),
                 "w1_scale": np.ascontiguousarray(w1_scale, np.float32),
-                "w2": pack2(w2_q) if pack2 else np.ascontiguousarray(w2_q),
+                "w2": shuffle(np.asarray(w2_q, np.uint8)),
                 "w2_scale": np.ascontiguousarray(w2_scale, np.float32)}
 
     # ------------------------------------------------------------------ the steps
@@ -171,20 +176,25 @@ class FusedMoE:
         return got if trace else got.get("out")
 
     def _stages(self, s, x_q, x_s, weights, launch, t):
-        s1, s2 = stage_module("stage1"), stage_module("stage2")
         k, nblk = self.topk, len(s.sorted_expert_ids)
         dim, inter = x_q.shape[1], weights["inter"]
+        bad = self.config.problems(dim, inter)
+        if bad:
+            raise ValueError(f"fused MoE config {self.config.name}: " + "; ".join(bad))
+        block = (64 * stage1.WAVES, 1, 1)
         a2 = np.zeros((t, k, inter), np.uint16)
         launch(self.kernel("stage1"), a2, x_q, weights["w1"], s.num_valid_ids, x_s, weights["w1_scale"],
                s.sorted_ids, s.sorted_expert_ids, np.int32(dim), np.int32(inter), np.int32(t),
-               np.int32(k), grid=s1.grid(inter, nblk, self.config.stage1["tn"]), block=(256, 1, 1))
+               np.int32(k), grid=stage1.grid(inter, nblk, self.config.stage1["tn"]), block=block)
         a2_q, a2_s = self.quantize(a2.reshape(t * k, inter), launch)
-        out = np.zeros((t, dim), np.uint16)
+        out = np.zeros((t, dim), np.float32)  # stage 2 adds every slot's term atomically: zeroed first
         launch(self.kernel("stage2"), out, a2_q, weights["w2"], s.num_valid_ids, a2_s, weights["w2_scale"],
-               s.sorted_ids, s.sorted_expert_ids, s.sorted_weights, np.int32(inter), np.int32(dim),
-               np.int32(t), np.int32(k), grid=s2.grid(dim, nblk, self.config.stage2["tn"]),
-               block=(256, 1, 1))
-        return {"a2": ref.from_bf16_bits(a2), "a2_q": a2_q, "a2_scale": a2_s, "out": ref.from_bf16_bits(out)}
+               s.sorted_ids, s.sorted_weights, s.sorted_expert_ids, np.int32(dim), np.int32(inter),
+               np.int32(t), np.int32(k), grid=stage2.grid(dim, nblk, self.config.stage2["tn"]), block=block)
+        bits = np.zeros((t, dim), np.uint16)
+        launch(self.kernel("cast"), out, bits, np.int32(t * dim), grid=cast.grid(t * dim), block=(cast.THREADS, 1, 1))
+        return {"a2": ref.from_bf16_bits(a2), "a2_q": a2_q, "a2_scale": a2_s, "out_f32": out,
+                "out": ref.from_bf16_bits(bits)}
 
 
 def _direct(kernel, *args, grid, block):

@@ -42,18 +42,12 @@ def test_routing_sorting_quantization(tokens):
     _check_front(got, want, 8)
 
 
-def _stages():
-    for which in ("stage1", "stage2"):
-        pytest.importorskip(f"moe.{which}", reason=f"examples/moe/{which}.py is not in this tree")
-
-
 @pytest.mark.parametrize("tokens,block_m", [(5, 32), (33, 32), (33, 64)])
 def test_whole_path_matches_reference(tokens, block_m):
     """hidden [T, 256] bf16, 8 experts, top-2, inter 128: out [T, 256] against the reference.
     a2 is bf16 from an f32 sum in another order than the reference's f64 one: it may differ by
     a bf16 ulp, which can move its fp8 code by one (1/16 relative) and the output by far less
     than 2% of its largest value; out itself is rounded to bf16."""
-    _stages()
     prob = ref.random_problem(tokens, 256, 128, 8, seed=10 + tokens)
     op = _op(8, 2, fm.Config(block_m=block_m))
     got = op(ref.bf16_bits(prob[0]), prob[1], op.pack_weights(*prob[2:]), trace=True)
@@ -67,9 +61,14 @@ def test_whole_path_matches_reference(tokens, block_m):
 
 
 def test_fused_moe_one_call():
-    _stages()
     prob = ref.random_problem(7, 256, 128, 8, seed=7)
     out = fm.fused_moe(*prob, topk=2)
     want = ref.moe_reference(*prob, topk=2)
     assert out.shape == (7, 256)
     assert np.linalg.norm(out - want) < 1e-2 * np.linalg.norm(want)
+
+
+def test_shapes_the_stages_cannot_take_are_refused():
+    prob = ref.random_problem(2, 192, 128, 8, seed=1)  # model dim 192: not a multiple of stage 2's tn=128
+    with pytest.raises(ValueError, match="stage2: model dim 192 is not a multiple of tn=128"):
+        _op(8, 2)(ref.bf16_bits(prob[0]), prob[1], _op(8, 2).pack_weights(*prob[2:]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from moe import quant, reference as ref, sorting
+from moe import cast, quant, reference as ref, sorting
 
 import topk_softmax
 
@@ -103,3 +103,14 @@ def test_kernels_sanitizer_clean(loaded):
     loaded(("topk", 8, 2, False), lambda: topk_softmax.build(8, 2, False), "topk_softmax_e8_k2")(
         logits, tw, ti, grid=(5, 1, 1), block=(64, 1, 1), sanitize=True)
     np.testing.assert_array_equal(ti, ids)
+
+
+@pytest.mark.parametrize("n", [2, 510, 1030])
+def test_cast_to_bf16_rounds_to_nearest_even(loaded, n):
+    kern = loaded("cast", cast.build, cast.kernel_name())
+    x = (np.random.default_rng(n).standard_normal(n) * 10).astype(np.float32)
+    x[0] = np.float32(1 + 2 ** -8)  # a tie: rounds to 1.0 (even)
+    x[1] = np.float32(1 + 3 * 2 ** -8)  # a tie: rounds up to 1 + 2^-6 (even)
+    y = np.full(n, 0xABCD, np.uint16)
+    kern(x, y, np.int32(n), grid=cast.grid(n), block=(cast.THREADS, 1, 1))
+    np.testing.assert_array_equal(y, ref.bf16_bits(x))  # ml_dtypes' bfloat16
