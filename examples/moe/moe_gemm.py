@@ -33,6 +33,7 @@ from gcnforge.lib import make_buffer_rsrc
 
 MFMA = "v_mfma_f32_32x32x16_fp8_fp8"
 ROWS = 32  # rows (and columns) of one MFMA tile
+WAVES = 4  # per work-group
 KSTEP = 32  # bytes of K per dwordx4 operand load: two MFMAs of 16
 SHUF_N, SHUF_K = 16, 32  # aiter shuffle_weight(layout=(16, 16)) blocks for 1-byte elements
 PAD_SHIFT = 24  # sorted id = token | (slot << 24)
@@ -90,17 +91,20 @@ def b_lane_offset(k, ln: Lane, kb):
     return k.v_add_u32(blk16, k.v_lshl_or_b32(ln.h, 8, k.v_lshlrev_b32(4, k.v_and_b32(15, ln.r))))
 
 
-def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int):
+def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None):
     """``accs[i][f]`` (16 AGPRs each): A rows ``a_offs[i]`` (lane byte offsets of row block i, K
     byte 16 h included) times B fragments ``b_offs[f]`` (lane byte offsets from ``b_lane_offset``
-    plus the fragment's first row times ``kb``), over ``kb`` bytes of K (SGPR, a multiple of
-    ``2 KSTEP unroll``). A loop trip takes two chunks of ``unroll`` K steps in two register sets:
-    the second chunk's loads go out before the first's MFMAs, the next trip's first chunk
-    (clamped to the last) into the first set, in place, before the second's MFMAs."""
+    plus the fragment's first row times the row length), over ``kb`` bytes of K (SGPR, a
+    multiple of ``2 KSTEP unroll``) from byte ``k0`` (SGPR; None: 0). A loop trip takes two
+    chunks of ``unroll`` K steps in two register sets: the second chunk's loads go out before
+    the first's MFMAs, the next trip's first chunk (clamped to the last) into the first set, in
+    place, before the second's MFMAs."""
     chunk = KSTEP * unroll
     last = k.s_sub_u32(kb, 2 * chunk)
 
     def load(koff, imm0=0):
+        if k0 is not None:
+            koff = k.s_add_u32(koff, k0)
         bko = k.s_lshl_b32(koff, 4)  # 32 bytes of K are 512 bytes of a shuffled 16-row block
         a = [k.buffer_load_dwordx4(o, rs_a, koff, offen=True, offset=imm0 + KSTEP * u)[0]
              for u in range(unroll) for o in a_offs]
@@ -133,12 +137,61 @@ def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int):
     return accs
 
 
-def out_rows(k, rs_ids, ln: Lane, i: int):
-    """The sorted entries of the output rows lane ``l`` holds in row block ``i``: accumulator
-    register ``j`` is row ``8 (j // 4) + 4 h + j % 4`` (four dwordx4 loads; token ids then)."""
+GROUP = 4 * 64 * 4  # LDS bytes of one register group (4 registers, 64 lanes, f32)
+
+
+def lds_bytes(wk: int, n_tiles: int) -> int:
+    """LDS of the K-split reduction: every wave's tiles, 4 groups each."""
+    return 0 if wk == 1 else WAVES * n_tiles * 4 * GROUP
+
+
+def reduce_k(k, accs, wk: int, kw, wn_i):
+    """The wave's share of the finished tiles: ``{(i, f): [(q, r, f32 VGPR)]}``, register
+    ``4 q + r`` (row ``8 q + 4 h + r``; ``q`` an int or an SGPR). With ``wk`` waves along K, wave
+    ``kw`` of the ``wk`` waves with column index ``wn_i`` finishes register groups
+    ``q = kw 4 / wk ..`` by summing the ``wk`` partial tiles through LDS (every wave writes all
+    its registers, one barrier, each reads its groups of the others); ``wk`` = 1: every
+    register, read from the AGPRs."""
+    flat = [(i, f) for i in range(len(accs)) for f in range(len(accs[0]))]
+    if wk == 1:
+        return {(i, f): [(j // 4, j % 4, k.v_accvgpr_read_b32(v)) for j, v in enumerate(accs[i][f].split())]
+                for i, f in flat}
+    per, nt = 4 // wk, len(flat)
+    wave_bytes = nt * 4 * GROUP
+    lds = k.lds(lds_bytes(wk, nt))
+    lane16 = k.v_lshlrev_b32(4, k.v_and_b32(63, k.thread_id("x")))
+    first_wave = k.s_mul_i32(wn_i, k.s_mov_b32(wk))  # of the waves sharing these columns
+    mine = k.v_add_u32(k.s_mul_i32(k.s_add_u32(first_wave, kw), k.s_mov_b32(wave_bytes)), k.v_add_u32(lds, lane16))
+    ws = []
+    for a, (i, f) in enumerate(flat):
+        regs = accs[i][f].split()
+        for q in range(4):
+            v = k.concat(*[k.v_accvgpr_read_b32(regs[4 * q + r]) for r in range(4)])
+            ws.append(k.ds_write_b128(mine, v, offset=(4 * a + q) * GROUP))
+    k.wait(*ws)
+    k.s_barrier()
+    base = k.v_add_u32(k.s_mul_i32(first_wave, k.s_mov_b32(wave_bytes)), k.v_add_u32(lds, lane16))
+    out = {}
+    for a, (i, f) in enumerate(flat):
+        out[(i, f)] = []
+        for qq in range(per):
+            q = k.s_add_u32(k.s_mul_i32(kw, k.s_mov_b32(per)), qq) if qq else k.s_mul_i32(kw, k.s_mov_b32(per))
+            addr = k.v_add_u32(k.s_mul_i32(k.s_add_u32(q, 4 * a), k.s_mov_b32(GROUP)), base)
+            parts = [k.ds_read_b128(addr, offset=w * wave_bytes) for w in range(wk)]
+            k.wait(*[t for _, t in parts])
+            sums = parts[0][0].split()
+            for w in range(1, wk):
+                sums = [k.v_add_f32(x, y) for x, y in zip(sums, parts[w][0].split())]
+            out[(i, f)] += [(q, r, sums[r]) for r in range(4)]
+    return out
+
+
+def ids_group(k, rs, ln: Lane, i: int, q):
+    """The 4 sorted entries (dwordx4) of rows ``32 i + 8 q + 4 h + 0..3`` (``q`` int or SGPR)."""
     base = k.v_lshlrev_b32(4, ln.h)  # 4 h rows of 4 bytes
-    return [k.buffer_load_dwordx4(base, rs_ids, 0, offen=True, offset=4 * (ROWS * i + 8 * q))
-            for q in range(4)]
+    if isinstance(q, int):
+        return k.buffer_load_dwordx4(base, rs, 0, offen=True, offset=4 * (ROWS * i + 8 * q))
+    return k.buffer_load_dwordx4(base, rs, k.s_lshl_b32(q, 5), offen=True, offset=4 * ROWS * i)
 
 
 def bf16_round(k, x):

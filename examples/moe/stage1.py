@@ -16,10 +16,13 @@ launcher's ``out`` is ``[token_cnt, topk, inter_dim]``). silu(g) = g / (1 + 2^(-
 
 Arguments (all sizes run time): out, x, w1, num_valid_ids, sx, sw1, sorted_ids,
 sorted_expert_ids, model_dim, inter, tokens, topk. Limits: model_dim a multiple of
-``64 unroll``, inter a multiple of ``tn``.
+``64 unroll wk``, inter a multiple of ``tn``.
 
-grid = (inter / tn, number of blocks allocated, 1), block = 256 (4 waves; wave ``w`` takes
-columns ``tn / 4`` wide of both halves, all ``m_blk`` rows).
+grid = (inter / tn, number of blocks allocated, 1), block = 256: 4 waves, ``wk`` along K (each
+takes ``model_dim / wk`` of it; the partial tiles are summed through LDS by ``moe_gemm.reduce_k``,
+each wave finishing ``4 / wk`` of the register groups) times ``4 / wk`` along the columns (each
+``tn wk / 4`` wide, of both halves). ``wk`` = 4 with ``tn`` = 32 spreads a few tokens' weights
+over 4x the work-groups (decode); ``wk`` = 1 has no reduction (many tokens).
 """
 
 from __future__ import annotations
@@ -29,25 +32,28 @@ import math
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
-from moe.moe_gemm import MFMA, ROWS, Lane, b_lane_offset, bf16_round, block_or_exit, main_loop, offset_rsrc, out_rows
+from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or_exit, ids_group, lds_bytes, main_loop,
+                          offset_rsrc, reduce_k)
 
-WAVES = 4
 LOG2E = math.log2(math.e)
 
 
-def kernel_name(m_blk: int, tn: int, unroll: int) -> str:
-    return f"moe_stage1_fp8_g1u1_silu_{m_blk}x{tn}_u{unroll}"
+def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1) -> str:
+    return f"moe_stage1_fp8_g1u1_silu_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "")
 
 
 def grid(inter: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
     return (inter // tn, n_blocks, 1)
 
 
-def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, name: str | None = None) -> Module:
-    if m_blk % ROWS or tn % (WAVES * ROWS) or unroll < 1:
-        raise ValueError(f"m_blk a multiple of {ROWS}, tn of {WAVES * ROWS}")
-    bm, bn = m_blk // ROWS, tn // (WAVES * ROWS)
-    name = name or kernel_name(m_blk, tn, unroll)
+def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: str | None = None) -> Module:
+    wn = WAVES // wk
+    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1:
+        raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
+    bm, bn = m_blk // ROWS, tn // (wn * ROWS)
+    if lds_bytes(wk, 2 * bm * bn) > 65536:
+        raise ValueError(f"the K-split reduction needs {lds_bytes(wk, 2 * bm * bn)} bytes of LDS")
+    name = name or kernel_name(m_blk, tn, unroll, wk)
     m = Module(name)
     args = [Arg.ptr("out", access="write_only"), Arg.ptr("x", access="read_only"), Arg.ptr("w1", access="read_only"),
             Arg.ptr("num_valid_ids", access="read_only"), Arg.ptr("sx", access="read_only"),
@@ -69,23 +75,27 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, name: str | None = No
             sid, t = k.buffer_load_dword(k.v_lshlrev_b32(2, ln.r), rs_ids, 0, offen=True, offset=4 * ROWS * i)
             k.wait(t)
             a_offs.append(k.v_add_u32(k.v_mul_lo_u32(k.v_and_b32(0xFFFFFF, sid), dim), k16))
+        # waves: wk along K (wave kw takes K bytes [kw dim / wk, ..)), wn along the columns
+        kw, wn_i = k.s_and_b32(wk - 1, ln.wave), k.s_lshr_b32(ln.wave, wk.bit_length() - 1)
+        klen = k.s_lshr_b32(dim, wk.bit_length() - 1)
         # B: gate columns n0 + 32 f and the same of up (I rows further)
-        col0 = k.s_add_u32(k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn)),
-                           k.s_mul_i32(ln.wave, k.s_mov_b32(tn // WAVES)))
+        col0 = k.s_add_u32(k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn)), k.s_mul_i32(wn_i, k.s_mov_b32(tn // wn)))
         bl = b_lane_offset(k, ln, dim)
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         cols = cols + [k.s_add_u32(inter, c) for c in cols]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, dim), bl) for c in cols]
-        accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, dim, unroll)
-        epilogue(k, ln, accs, bm, bn, cols, dict(out=out, sx=sx, sw1=sw1, e=e, two_i=two_i, inter=inter,
-                                                 tokens=tokens, topk=topk, rs_ids=rs_ids))
+        accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None)
+        parts = reduce_k(k, accs, wk, kw, wn_i)
+        epilogue(k, ln, parts, bm, bn, cols, dict(out=out, sx=sx, sw1=sw1, e=e, two_i=two_i, inter=inter,
+                                                  tokens=tokens, topk=topk, rs_ids=rs_ids))
         k.s_endpgm()
     m.verify()
     return m
 
 
-def epilogue(k, ln, accs, bm, bn, cols, a):
-    """Scales, silu(gate) * up, bf16, one short store per element to out[t, s, n]."""
+def epilogue(k, ln, parts, bm, bn, cols, a):
+    """Scales, silu(gate) * up, bf16, one short store per element to out[t, s, n]; ``parts``
+    from ``reduce_k`` (gate tile (i, f), up tile (i, bn + f), the same registers)."""
     inter, topk = a["inter"], a["topk"]
     rs_sx = make_buffer_rsrc(k, a["sx"], k.s_lshl_b32(a["tokens"], 2))
     rs_sw = offset_rsrc(k, a["sw1"], a["e"], k.s_lshl_b32(a["two_i"], 2), k.s_lshl_b32(a["two_i"], 2))
@@ -98,25 +108,26 @@ def epilogue(k, ln, accs, bm, bn, cols, a):
     c2 = k.v_lshlrev_b32(1, ln.r)
     neg_log2e = k.s_mov_b32(_f32_bits(-LOG2E))
     for i in range(bm):
-        ids = out_rows(k, a["rs_ids"], ln, i)
-        sids = [v for q in range(4) for v in ids[q][0].split()]
-        k.wait(*[t for _, t in ids])
-        toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
-        sxs = [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True) for t in toks]
-        # out row (t topk + s): bytes (t topk + s) 2 I + 2 n
-        offs = [k.v_mul_lo_u32(k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)), row_bytes)
-                for t, s in zip(toks, sids)]
-        k.wait(*[t for _, t in sxs])
-        for f in range(bn):
-            gate, up = accs[i][f].split(), accs[i][bn + f].split()
-            col_b = k.v_add_u32(k.s_lshl_b32(cols[f], 1), c2)
-            for j in range(16):
-                sc = sxs[j][0]
-                g = k.v_mul_f32(k.v_mul_f32(k.v_accvgpr_read_b32(gate[j]), sc), sw[f])
-                u = k.v_mul_f32(k.v_mul_f32(k.v_accvgpr_read_b32(up[j]), sc), sw[bn + f])
-                den = k.v_add_f32(1.0, k.v_exp_f32(k.v_mul_f32(neg_log2e, g)))
-                y = k.v_mul_f32(k.v_mul_f32(g, k.v_rcp_f32(den)), u)
-                k.buffer_store_short_d16_hi(bf16_round(k, y), k.v_add_u32(offs[j], col_b), rs_o, 0, offen=True)
+        first = parts[(i, 0)]
+        for g in range(len(first) // 4):
+            ids, t = ids_group(k, a["rs_ids"], ln, i, first[4 * g][0])
+            k.wait(t)
+            sids = ids.split()
+            toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
+            sxs = [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True) for t in toks]
+            # out row (t topk + s): bytes (t topk + s) 2 I + 2 n
+            offs = [k.v_mul_lo_u32(k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)), row_bytes)
+                    for t, s in zip(toks, sids)]
+            k.wait(*[t for _, t in sxs])
+            for f in range(bn):
+                col_b = k.v_add_u32(k.s_lshl_b32(cols[f], 1), c2)
+                for r in range(4):
+                    sc = sxs[r][0]
+                    g_ = k.v_mul_f32(k.v_mul_f32(parts[(i, f)][4 * g + r][2], sc), sw[f])
+                    u = k.v_mul_f32(k.v_mul_f32(parts[(i, bn + f)][4 * g + r][2], sc), sw[bn + f])
+                    den = k.v_add_f32(1.0, k.v_exp_f32(k.v_mul_f32(neg_log2e, g_)))
+                    y = k.v_mul_f32(k.v_mul_f32(g_, k.v_rcp_f32(den)), u)
+                    k.buffer_store_short_d16_hi(bf16_round(k, y), k.v_add_u32(offs[r], col_b), rs_o, 0, offen=True)
 
 
 def _f32_bits(x: float) -> int:

@@ -20,10 +20,10 @@ f32 sum to bf16 is the composed operation's.
 
 Arguments (all sizes run time): out, a2, w2, num_valid_ids, a2s, sw2, sorted_ids,
 sorted_weights, sorted_expert_ids, model_dim, inter, tokens, topk. Limits: inter a multiple of
-``64 unroll``, model_dim of ``tn``.
+``64 unroll wk``, model_dim of ``tn``.
 
-grid = (model_dim / tn, number of blocks allocated, 1), block = 256 (4 waves; wave ``w`` takes
-``tn / 4`` columns, all ``m_blk`` rows).
+grid = (model_dim / tn, number of blocks allocated, 1), block = 256: 4 waves, ``wk`` along K
+(the reduction of ``moe_gemm.reduce_k``) times ``4 / wk`` along the columns, as in stage 1.
 """
 
 from __future__ import annotations
@@ -31,24 +31,26 @@ from __future__ import annotations
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
-from moe.moe_gemm import ROWS, Lane, b_lane_offset, block_or_exit, main_loop, offset_rsrc, out_rows
+from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_group, lds_bytes, main_loop, offset_rsrc,
+                          reduce_k)
 
-WAVES = 4
 
-
-def kernel_name(m_blk: int, tn: int, unroll: int) -> str:
-    return f"moe_stage2_fp8_{m_blk}x{tn}_u{unroll}"
+def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1) -> str:
+    return f"moe_stage2_fp8_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "")
 
 
 def grid(model_dim: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
     return (model_dim // tn, n_blocks, 1)
 
 
-def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, name: str | None = None) -> Module:
-    if m_blk % ROWS or tn % (WAVES * ROWS) or unroll < 1:
-        raise ValueError(f"m_blk a multiple of {ROWS}, tn of {WAVES * ROWS}")
-    bm, bn = m_blk // ROWS, tn // (WAVES * ROWS)
-    name = name or kernel_name(m_blk, tn, unroll)
+def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: str | None = None) -> Module:
+    wn = WAVES // wk
+    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1:
+        raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
+    bm, bn = m_blk // ROWS, tn // (wn * ROWS)
+    if lds_bytes(wk, bm * bn) > 65536:
+        raise ValueError(f"the K-split reduction needs {lds_bytes(wk, bm * bn)} bytes of LDS")
+    name = name or kernel_name(m_blk, tn, unroll, wk)
     m = Module(name)
     args = [Arg.ptr("out"), Arg.ptr("a2", access="read_only"), Arg.ptr("w2", access="read_only"),
             Arg.ptr("num_valid_ids", access="read_only"), Arg.ptr("a2s", access="read_only"),
@@ -73,22 +75,25 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, name: str | None = No
             k.wait(t)
             r = k.v_mad_u32_u24(k.v_and_b32(0xFFFFFF, sid), topk, k.v_lshrrev_b32(24, sid))
             a_offs.append(k.v_add_u32(k.v_mul_lo_u32(r, inter), k16))
-        col0 = k.s_add_u32(k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn)),
-                           k.s_mul_i32(ln.wave, k.s_mov_b32(tn // WAVES)))
+        kw, wn_i = k.s_and_b32(wk - 1, ln.wave), k.s_lshr_b32(ln.wave, wk.bit_length() - 1)
+        klen = k.s_lshr_b32(inter, wk.bit_length() - 1)
+        col0 = k.s_add_u32(k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn)), k.s_mul_i32(wn_i, k.s_mov_b32(tn // wn)))
         bl = b_lane_offset(k, ln, inter)
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, inter), bl) for c in cols]
-        accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, inter, unroll)
+        accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None)
+        parts = reduce_k(k, accs, wk, kw, wn_i)
         rs_w8 = offset_rsrc(k, spw, first, four, blk_bytes)
-        epilogue(k, ln, accs, bm, cols, dict(out=out, a2s=a2s, sw2=sw2, e=e, dim=dim, tokens=tokens, topk=topk,
-                                             rows=rows, rs_ids=rs_ids, rs_w8=rs_w8))
+        epilogue(k, ln, parts, bm, cols, dict(out=out, a2s=a2s, sw2=sw2, e=e, dim=dim, tokens=tokens, topk=topk,
+                                              rows=rows, rs_ids=rs_ids, rs_w8=rs_w8))
         k.s_endpgm()
     m.verify()
     return m
 
 
-def epilogue(k, ln, accs, bm, cols, a):
-    """Scales and the routing weight, then one f32 atomic add per element into out[t, n]."""
+def epilogue(k, ln, parts, bm, cols, a):
+    """Scales and the routing weight, then one f32 atomic add per element into out[t, n];
+    ``parts`` from ``reduce_k``."""
     dim, topk = a["dim"], a["topk"]
     rs_as = make_buffer_rsrc(k, a["a2s"], k.s_lshl_b32(a["rows"], 2))
     d4 = k.s_lshl_b32(dim, 2)
@@ -98,23 +103,23 @@ def epilogue(k, ln, accs, bm, cols, a):
     swl = [k.buffer_load_dword(c4, rs_sw, k.s_lshl_b32(c, 2), offen=True) for c in cols]
     k.wait(*[t for _, t in swl])
     for i in range(bm):
-        ids = out_rows(k, a["rs_ids"], ln, i)
-        wts = out_rows(k, a["rs_w8"], ln, i)  # the sorted weights of the same entries
-        k.wait(*[t for _, t in ids], *[t for _, t in wts])
-        sids = [v for q in range(4) for v in ids[q][0].split()]
-        w8 = [v for q in range(4) for v in wts[q][0].split()]
-        toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
-        rows = [k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)) for t, s in zip(toks, sids)]
-        ras = [k.buffer_load_dword(k.v_lshlrev_b32(2, r), rs_as, 0, offen=True) for r in rows]
-        # the row factor: routing weight times the row's scale; out row t: bytes 4 (t D)
-        k.wait(*[t for _, t in ras])
-        fac = [k.v_mul_f32(w, s) for w, (s, _) in zip(w8, ras)]
-        offs = [k.v_mul_lo_u32(t, d4) for t in toks]
-        for f, c in enumerate(cols):
-            col_b = k.v_add_u32(k.s_lshl_b32(c, 2), c4)
-            for j, v in enumerate(accs[i][f].split()):
-                y = k.v_mul_f32(k.v_mul_f32(k.v_accvgpr_read_b32(v), fac[j]), swl[f][0])
-                k.buffer_atomic_add_f32(y, k.v_add_u32(offs[j], col_b), rs_o, 0, offen=True)
+        first = parts[(i, 0)]
+        for g in range(len(first) // 4):
+            q = first[4 * g][0]
+            (ids, t0), (wts, t1) = ids_group(k, a["rs_ids"], ln, i, q), ids_group(k, a["rs_w8"], ln, i, q)
+            k.wait(t0, t1)
+            toks = [k.v_and_b32(0xFFFFFF, s) for s in ids.split()]
+            rows = [k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)) for t, s in zip(toks, ids.split())]
+            ras = [k.buffer_load_dword(k.v_lshlrev_b32(2, r), rs_as, 0, offen=True) for r in rows]
+            k.wait(*[t for _, t in ras])
+            # the row factor: routing weight times the row's scale; out row t: bytes 4 (t D)
+            fac = [k.v_mul_f32(w, s) for w, (s, _) in zip(wts.split(), ras)]
+            offs = [k.v_mul_lo_u32(t, d4) for t in toks]
+            for f, c in enumerate(cols):
+                col_b = k.v_add_u32(k.s_lshl_b32(c, 2), c4)
+                for r in range(4):
+                    y = k.v_mul_f32(k.v_mul_f32(parts[(i, f)][4 * g + r][2], fac[r]), swl[f][0])
+                    k.buffer_atomic_add_f32(y, k.v_add_u32(offs[r], col_b), rs_o, 0, offen=True)
 
 
 if __name__ == "__main__":

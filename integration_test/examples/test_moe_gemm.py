@@ -27,10 +27,12 @@ from moe import moe_gemm, reference as ref, stage1, stage2
 
 pytest.importorskip("ml_dtypes")
 
-CASES = [  # tokens, model dim, inter, experts, top-k, block, tn
-    (1, 256, 128, 8, 2, 32, 128),
-    (5, 512, 256, 8, 2, 32, 256),
-    (37, 384, 128, 6, 2, 64, 128),
+CASES = [  # tokens, model dim, inter, experts, top-k, block, tn, waves along K
+    (1, 256, 128, 8, 2, 32, 128, 1),
+    (5, 512, 256, 8, 2, 32, 256, 1),
+    (37, 384, 128, 6, 2, 64, 128, 1),
+    (5, 512, 256, 8, 2, 32, 32, 4),  # K split over the 4 waves, summed through LDS
+    (37, 512, 256, 6, 2, 64, 64, 2),
 ]
 
 
@@ -47,24 +49,24 @@ def _close(got, want):
     return np.abs(got - want) <= tol
 
 
-def _run_stage1(p, tokens, dim, inter, topk, block, tn, device):
-    c = compiled(("moe_stage1", block, tn), lambda: stage1.build(block, tn), schedule=True)
+def _run_stage1(p, tokens, dim, inter, topk, block, tn, device, wk=1):
+    c = compiled(("moe_stage1", block, tn, wk), lambda: stage1.build(block, tn, 2, wk), schedule=True)
     out = np.full((tokens, topk, inter), 0xFFFF, np.uint16)  # NaN: an unwritten row shows
     s = p["s"]
-    c.load(device)[stage1.kernel_name(block, tn, 2)](
+    c.load(device)[stage1.kernel_name(block, tn, 2, wk)](
         out, p["x_q"], moe_gemm.shuffle(p["w1_q"]), s.num_valid_ids, p["x_s"], p["w1_s"], s.sorted_ids,
         s.sorted_expert_ids, np.uint32(dim), np.uint32(inter), np.uint32(tokens), np.uint32(topk),
         grid=stage1.grid(inter, len(s.sorted_expert_ids), tn), block=(256, 1, 1))
     return ref.from_bf16_bits(out)
 
 
-@pytest.mark.parametrize("tokens,dim,inter,experts,topk,block,tn", CASES)
-def test_stage1_matches_numpy(tokens, dim, inter, experts, topk, block, tn, device):
+@pytest.mark.parametrize("tokens,dim,inter,experts,topk,block,tn,wk", CASES)
+def test_stage1_matches_numpy(tokens, dim, inter, experts, topk, block, tn, wk, device):
     p = _problem(tokens, dim, inter, experts, topk, block, seed=tokens)
     s = p["s"]
     assert (s.sorted_expert_ids[:s.blocks] >= 0).all() and len(set(s.sorted_expert_ids[:s.blocks])) < experts \
         or tokens > 5  # the small cases leave experts without a block
-    got = _run_stage1(p, tokens, dim, inter, topk, block, tn, device)
+    got = _run_stage1(p, tokens, dim, inter, topk, block, tn, device, wk)
     want = ref.stage1(p["x_q"], p["x_s"], p["w1_q"], p["w1_s"], s, topk)
     assert not np.isnan(got).any()  # every (token, slot) row written: each is in some block
     assert _close(got, want).all(), np.abs(got - want).max()
@@ -122,26 +124,27 @@ def test_stage1_matches_aiters_object_on_the_same_inputs():
     assert _close(ours, theirs).all(), np.abs(ours - theirs).max()
 
 
-def _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device):
-    c = compiled(("moe_stage2", block, tn), lambda: stage2.build(block, tn), schedule=True)
+def _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device, wk=1):
+    unroll = 1 if wk > 1 else 2  # inter 256 over 4 waves: 64 bytes each, one trip of two 32-byte steps
+    c = compiled(("moe_stage2", block, tn, wk), lambda: stage2.build(block, tn, unroll, wk), schedule=True)
     out = np.zeros((tokens, dim), np.float32)  # the atomics add into zeros
     s = p["s"]
-    c.load(device)[stage2.kernel_name(block, tn, 2)](
+    c.load(device)[stage2.kernel_name(block, tn, unroll, wk)](
         out, a2_q, moe_gemm.shuffle(p["w2_q"]), s.num_valid_ids, a2_s, p["w2_s"], s.sorted_ids,
         s.sorted_weights, s.sorted_expert_ids, np.uint32(dim), np.uint32(inter), np.uint32(tokens),
         np.uint32(topk), grid=stage2.grid(dim, len(s.sorted_expert_ids), tn), block=(256, 1, 1))
     return out
 
 
-@pytest.mark.parametrize("tokens,dim,inter,experts,topk,block,tn", CASES)
-def test_stage2_matches_numpy(tokens, dim, inter, experts, topk, block, tn, device):
+@pytest.mark.parametrize("tokens,dim,inter,experts,topk,block,tn,wk", CASES)
+def test_stage2_matches_numpy(tokens, dim, inter, experts, topk, block, tn, wk, device):
     """Stage 2 on the reference's quantized stage-1 output: f32 sums vs the f64 reference
     (f32 products and k additions: 2^-18 of the largest term per addition; a loose 2^-12)."""
     p = _problem(tokens, dim, inter, experts, topk, block, seed=10 + tokens)
     s = p["s"]
     a2 = ref.stage1(p["x_q"], p["x_s"], p["w1_q"], p["w1_s"], s, topk)
     a2_q, a2_s = ref.quant_per_token(a2.reshape(-1, inter))
-    got = _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device)
+    got = _run_stage2(p, a2_q, a2_s, tokens, dim, inter, topk, block, tn, device, wk)
     want = ref.stage2(a2_q, a2_s, p["w2_q"], p["w2_s"], s, topk, tokens)
     assert np.abs(want).min() > 0  # every token's row got its terms
     np.testing.assert_allclose(got, want, rtol=2.0 ** -12, atol=2.0 ** -12 * np.abs(want).max())
