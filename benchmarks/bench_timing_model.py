@@ -14,9 +14,10 @@
      k, lda, ldb, ldc in bytes, ks; grid N/128*ks x ceil(M/tileM); the tile by the launcher's
      round heuristic on 80 CUs, ties going to the config its unordered_map visits last, 128x128
      with libstdc++; the output is torch.empty: one launch). Left out, as the issue says:
-     rows whose ``us`` repeats an earlier row's value (placeholders: 13.90 x2, 12.70, and the
-     1483.54 of every 1536x5120 row), and 128x1280x8192 splitK 0 (13.85 us: faster than that
-     launch's MFMA floor on 80 CUs).
+     every row whose ``us`` repeats another row's value (placeholders: the three 13.90 rows,
+     of which 192x1280x8192 would be faster than 256x1280x8192's identical launch at 25.54;
+     both 12.70 rows; the 1483.54 of 16384x1280x8192 and of every 1536x5120 row), and
+     128x1280x8192 splitK 0 (13.85 us: faster than that launch's MFMA floor on 80 CUs).
    Every row runs once through gcnforge's public load/launch API under the timing mode (the
    MI308X profile); the profile's fitted parameters (``DeviceProfile.fitted``: launch overhead,
    throttle time constant, MI308X sustained MFMA clock) act after the simulation
@@ -32,9 +33,13 @@
    cited HBM latency the profile holds) and a streaming copy (bandwidth against the measured
    4.0 TB/s the profile holds).
 
-    python benchmarks/bench_timing_model.py [--cache DIR] [--rows N] [--skip-library]
+    python benchmarks/bench_timing_model.py [--cache DIR] [--rows N] [--skip-library] [--traces FILE]
 
-The wheel (~40 MB) is downloaded once with ``pip download --no-deps`` into the cache
+``--traces FILE`` keeps what the emulator recorded for each row (the timing model's inputs) in
+FILE: a second run re-runs only the model (seconds per row instead of the emulation's minutes),
+so a changed model or profile is re-measured cheaply.
+
+The wheel (~40 MB) is downloaded once by ``gcnforge.testing.aiter_wheel`` into the cache
 (default ``~/.cache/gcnforge/aiter``); without network the aiter part is skipped with the
 reason (in CI, CI=true, it fails instead). Until the emulator runs DPP ``row_newbcast``
 (dpp_ctrl 0x150-0x15F), the int8 objects' words with it are patched to the identity
@@ -48,7 +53,6 @@ import argparse
 import csv
 import io
 import os
-import subprocess
 import sys
 import time
 import zipfile
@@ -64,27 +68,16 @@ def micro(name: str) -> str:
     return (ROOT / "benchmarks" / "kernels" / f"{name}.s").read_text()
 
 
-AITER = "amd-aiter==0.1.7.post2.dev18"  # the wheel whose table and code objects are used here
 SLOTS = (["D:f32*", "C:f32*", "A:u16*", "B:u16*", "alpha:f32", "beta:f32"]
          + [f"{s}:u32" for s in ("stride_D0", "stride_D1", "stride_C0", "stride_C1", "stride_A0", "stride_A1",
                                  "stride_B0", "stride_B1")] + ["M:u32", "N:u32", "K:u32", "splitk:u32"])
 
 
-def fetch_wheel(cache: Path) -> Path | str:
-    """The cached aiter wheel, or the reason it cannot be had."""
-    cache.mkdir(parents=True, exist_ok=True)
-    have = sorted(cache.glob("amd_aiter-*.whl"))
-    if have:
-        return have[-1]
-    for spec in (AITER, AITER.split("==")[0]):  # the pinned wheel, else the newest (rows may differ)
-        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", spec, "-d", str(cache)],
-                           capture_output=True, text=True)
-        have = sorted(cache.glob("amd_aiter-*.whl"))
-        if have:
-            break
-    if r.returncode != 0 or not have:
-        return f"pip download {AITER} failed: {(r.stderr or r.stdout).strip().splitlines()[-1:]}"
-    return have[-1]
+def fetch_wheel(cache: Path | None = None) -> Path | str:
+    """The cached aiter wheel, or the reason it cannot be had (``gcnforge.testing.aiter_wheel``)."""
+    from gcnforge.testing import aiter_wheel
+
+    return aiter_wheel(cache)
 
 
 def _bf16(x: np.ndarray) -> np.ndarray:
@@ -133,12 +126,11 @@ def calibration_rows(z: zipfile.ZipFile) -> list[dict]:
           if r["cu_num"] == "80" and r["libtype"] == "asm" and "bf16gemm" in r["kernelName"]]
     rows = [dict(kind="bf16", m=int(r["M"]), n=int(r["N"]), k=int(r["K"]), split=int(r["splitK"]),
                  tile=r["kernelName"].split("_tn_")[1].split("x")[0], us=float(r["us"])) for r in bf]
-    seen: set[float] = set()
-    for r in csv.DictReader(io.StringIO(z.read("aiter/configs/asm_a8w8_gemm.csv").decode())):
+    a8 = list(csv.DictReader(io.StringIO(z.read("aiter/configs/asm_a8w8_gemm.csv").decode())))
+    times = [float(r["us"]) for r in a8]
+    for r in a8:
         m, n, k, sk, us = int(r["M"]), int(r["N"]), int(r["K"]), int(r["splitK"]), float(r["us"])
-        skip = us in seen or (m, n, k, sk) == (128, 1280, 8192, 0)
-        seen.add(us)
-        if skip:
+        if times.count(us) > 1 or (m, n, k, sk) == (128, 1280, 8192, 0):
             continue
         ks = sk or 1
         tm, tn = i8_tile(m, n, ks)
@@ -205,16 +197,81 @@ def _run_a8w8(z, x, prof, rng):
     return [go(co).timing], f"row_newbcast patched x{nw}"
 
 
-def run_rows(whl: Path, limit: int | None) -> list[dict]:
+class _Recorded:
+    """Records what each timed launch hands the timing model (``perfmodel.timing.predict``'s
+    inputs: the kernel's static items, the sampled work-groups' streams, grid size, occupancy,
+    keywords), so a row can be re-predicted under a changed model without emulating it again
+    (the emulation is deterministic: same wheel, same inputs, same streams)."""
+
+    def __init__(self):
+        self.calls: list[tuple] = []
+
+    def __enter__(self):
+        from gcnforge.emulator import timing_mode
+
+        self.mod, self.real = timing_mode, timing_mode.predict
+
+        def rec(static, sample, n_wg, occ, prof, **kw):
+            path_of = kw.pop("path_of", None)
+            q = -(-n_wg // prof.cus)
+            paths = None if path_of is None else {k * prof.cus: path_of(k * prof.cus) for k in range(q)}
+            kw.pop("keep_slices", None)
+            self.calls.append((static, sample, n_wg, occ, paths, kw))
+            return self.real(static, sample, n_wg, occ, prof, path_of=path_of, **kw)
+
+        timing_mode.predict = rec
+        return self
+
+    def __exit__(self, *exc):
+        self.mod.predict = self.real
+
+
+def repredict(calls, prof) -> list:
+    """The reports of recorded launches (``_Recorded.calls``) under ``prof`` and the current model."""
+    from gcnforge.perfmodel.timing import predict
+
+    return [predict(static, sample, n_wg, occ, prof, path_of=None if paths is None else paths.__getitem__, **kw)
+            for static, sample, n_wg, occ, paths, kw in calls]
+
+
+def issue_floor_us(call, prof) -> float:
+    """The issue floor of a recorded launch: the busiest CU's work-groups one after another, each
+    as long as its longest wave issuing one instruction per issue window (``costs.ISSUE``) with no
+    stall, at the boost clock (a floor when a CU holds one work-group of one wave per SIMD, as
+    aiter's GEMMs here: 512 VGPRs, 64 KiB LDS)."""
+    from gcnforge.perfmodel.costs import ISSUE
+
+    _static, sample, n_wg, _occ, _paths, _kw = call
+    longest = max(len(st) for streams in sample.values() for st in streams)
+    return longest * ISSUE * -(-n_wg // prof.cus) / prof.clock_hz * 1e6
+
+
+def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[dict]:
+    """Each calibration row emulated under the timing mode (MI308X profile); ``traces``: a
+    pickle of the launches' recorded model inputs, read when it exists (no emulation: the
+    model alone re-runs), else written."""
+    import pickle
+
     from gcnforge.perfmodel import profiles
 
     prof = profiles.get("mi308x")
     z = zipfile.ZipFile(whl)
     rows = calibration_rows(z)[:limit]
+    have = pickle.loads(traces.read_bytes()) if traces is not None and traces.exists() else {}
     rng = np.random.default_rng(0)
     for x in rows:
+        key = (x["kind"], x["m"], x["n"], x["k"], x["split"], x["tile"])
         t0 = time.perf_counter()
-        x["reps"], x["ok"] = (_run_bf16 if x["kind"] == "bf16" else _run_a8w8)(z, x, prof, rng)
+        if key in have:
+            x["ok"], calls = have[key]
+            x["reps"] = repredict(calls, prof)
+        else:
+            with _Recorded() as r:
+                x["reps"], x["ok"] = (_run_bf16 if x["kind"] == "bf16" else _run_a8w8)(z, x, prof, rng)
+            have[key] = (x["ok"], r.calls)
+            if traces is not None:  # after every emulated row: an interrupted run keeps what it did
+                traces.write_bytes(pickle.dumps(have))
+        x["floor"] = issue_floor_us(have[key][1][0], prof)
         x["wall"] = time.perf_counter() - t0
         x["regime"] = x["reps"][0].regime
     return rows
@@ -282,11 +339,12 @@ def report(rows, folds: int = 5) -> None:
     meas = np.array([x["us"] for x in rows])
     err = held / meas - 1
     print(f"\ncalibration rows (MI308X, 80 CUs), held-out predictions ({folds}-fold cross-validation):")
-    print(f"{'table':>5} {'M':>6} {'N':>5} {'K':>5} {'sK':>3} {'tile':>7} {'pred us':>9} {'meas us':>9} {'err':>6}  "
-          f"regime: limiter (run)")
+    print("(floor: the kernel's issue floor, issue_floor_us, without launch overhead)")
+    print(f"{'table':>5} {'M':>6} {'N':>5} {'K':>5} {'sK':>3} {'tile':>7} {'pred us':>9} {'meas us':>9} {'err':>6} "
+          f"{'floor':>8}  regime: limiter (run)")
     for x, h, e in zip(rows, held, err):
         print(f"{x['kind']:>5} {x['m']:>6} {x['n']:>5} {x['k']:>5} {x['split']:>3} {x['tile']:>7} {h:9.2f} "
-              f"{x['us']:9.2f} {100 * e:+5.0f}%  {x['regime']}: {x['reps'][0].limiter} ({x['ok']})")
+              f"{x['us']:9.2f} {100 * e:+5.0f}% {x['floor']:8.2f}  {x['regime']}: {x['reps'][0].limiter} ({x['ok']})")
     print("per regime (by limiter), held-out: mean signed error, band of measured/predicted - 1:")
     bands = []
     for reg in sorted({x["regime"] for x in rows}):
@@ -374,7 +432,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--rows", type=int, default=None, help="only the first N aiter rows")
     ap.add_argument("--skip-library", action="store_true")
-    ap.add_argument("--raw", help="pickle of the rows' simulations: reused if it exists, else written (re-fits only)")
+    ap.add_argument("--traces", help="pickle of the rows' recorded emulation (the timing model's inputs): read if "
+                    "it exists (the model re-runs, the emulator does not), else written")
     a = ap.parse_args(argv)
     whl = fetch_wheel(Path(a.cache))
     if isinstance(whl, str):
@@ -384,17 +443,7 @@ def main(argv=None) -> int:
         print(f"skipping the aiter rows: {whl}")
     else:
         print(f"aiter wheel: {whl.name}")
-        import pickle
-
-        if a.raw and Path(a.raw).exists():
-            rows = pickle.loads(Path(a.raw).read_bytes())
-        else:
-            rows = run_rows(whl, a.rows)
-            if a.raw:
-                for x in rows:
-                    for r in x["reps"]:
-                        r.cu = None
-                Path(a.raw).write_bytes(pickle.dumps(rows))
+        rows = run_rows(whl, a.rows, Path(a.traces) if a.traces else None)
     microbenchmarks()
     if not a.skip_library:
         library_kernels()
