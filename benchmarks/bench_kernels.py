@@ -44,6 +44,11 @@ sampled launch are never computed) and the same binary's whole output matched at
    and M is the grid: the reduced shape is one row of tiles. MXFP4 fixes M, N and K and has no
    NumPy reference here (integration_test has one): it counts as unchecked.
 
+6. Fused MoE stage 1 (examples/moe/stage1.py; ``bench_moe.py`` has the details): DeepSeek-V3-,
+   Qwen-MoE- and Mixtral-like shapes at 1, 16, 128 and 1024 tokens on MI300X, against aiter's
+   ``fmoe_stage1_bf16_pertokenFp8_g1u1_*`` object its launcher's heuristic picks, on the same
+   routing; shapes whose weights exceed ``--moe-max-gb`` are skipped and listed.
+
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
 ``python examples/drivers/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
@@ -52,7 +57,7 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 
 ``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
 (4 minutes on an idle 2-core machine, about 20 under a load of 20; the default run is several times
-that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950). Figures are
+that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950, moe). Figures are
 predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
 includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
 MI300X / 2.4 GHz MI355X, lower when the matrix cores are busy: capped so no kernel exceeds AMD's
@@ -631,7 +636,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-aiter", action="store_true")
     ap.add_argument("--aiter-repo", help="a clone of ROCm/aiter: copy its top-k softmax code objects into the cache")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950"))
+    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950", "moe"))
+    ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
     a = ap.parse_args(argv)
     global CACHE
     CACHE = None if a.skip_aiter else a.cache
@@ -645,6 +651,10 @@ def main(argv=None) -> int:
         norms_bf16(a.quick)
     if a.only in (None, "gfx950"):
         gfx950(a.quick)
+    if a.only in (None, "moe"):
+        import bench_moe
+
+        bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb)
     summary()
     return 0
 

@@ -17,13 +17,11 @@ terms that cancel in silu(g) * u.
 
 from __future__ import annotations
 
-import zipfile
-
 import numpy as np
 import pytest
 from conftest import compiled
 
-from moe import moe_gemm, reference as ref, stage1, stage2
+from moe import aiter_stage1, moe_gemm, reference as ref, stage1, stage2
 
 pytest.importorskip("ml_dtypes")
 
@@ -84,38 +82,18 @@ def test_stage1_shuffle_is_aiters_layout():
     assert sh[1024] == 16 * 64  # then rows 16..31
 
 
-AITER_S1 = "aiter_meta/hsa/gfx942/fmoe_2stages/fmoe_stage1_bf16_pertokenFp8_g1u1_32x128_3tg_pf3.co"
-# csrc/py_itfs_cu/asm_moe_2stage.cu KernelArgs: 16-byte slots (pointer + 8 bytes, u32 + 12)
-AITER_S1_SLOTS = ["O:u16*", "X:u8*", "GU:u8*", "XC:i32*", "XQ:f32*", "GUQ:f32*", "SMQ:f32*", "STP:i32*",
-                  "SEP:i32*", "dim:u32", "hidden_dim:u32", "token_cnt:u32", "eprt_cnt:u32", "Xs:u32", "GUs:u32",
-                  "Os:u32", "eGUs:u32", "eGUQs:u32", "eSMQs:u32", "topk:u32", "splitk:u32", "activation:u32",
-                  "SW:f32*"]
-
-
-def aiter_stage1(co: bytes, p, tokens, dim, inter, experts, topk, tile_n, **launch):
-    """aiter's stage-1 object launched as ``moe_stage1_g1u1`` does (ksplit 0, SiLU, no sorted
-    weights): grid (inter / tile_n, blocks allocated), 256 work-items."""
-    import gcnforge.runtime as rt
-    from gcnforge.runtime.kernargs import ArgLayout
-
-    lib = rt.load(co)
-    kern = lib.kernel(next(iter(lib.kernels)), layout=ArgLayout.slots16(AITER_S1_SLOTS))
-    s, none = p["s"], np.zeros(4, np.float32)
-    out = np.full((tokens, topk, inter), 0xFFFF, np.uint16)
-    res = kern(out, p["x_q"], moe_gemm.shuffle(p["w1_q"]), s.num_valid_ids, p["x_s"], p["w1_s"], none, s.sorted_ids,
-               s.sorted_expert_ids, dim, inter, tokens, experts, dim, dim, 2 * topk * inter, 2 * inter * dim,
-               2 * inter * 4, inter * 4, topk, 0, 0, none, grid=(inter // tile_n, len(s.sorted_expert_ids), 1),
-               block=(256,), **launch)
-    return out, res
+AITER_S1 = "fmoe_stage1_bf16_pertokenFp8_g1u1_32x128_3tg_pf3"
 
 
 def test_stage1_matches_aiters_object_on_the_same_inputs():
     from gcnforge.testing import require_aiter_wheel
 
-    co = zipfile.ZipFile(require_aiter_wheel()).read(AITER_S1)
+    kern = aiter_stage1.load(require_aiter_wheel(), AITER_S1)
     tokens, dim, inter, experts, topk, block = 37, 256, 128, 6, 2, 32
     p = _problem(tokens, dim, inter, experts, topk, block, seed=3)
-    theirs, _ = aiter_stage1(co, p, tokens, dim, inter, experts, topk, 128, device="emulator")
+    theirs = np.full((tokens, topk, inter), 0xFFFF, np.uint16)
+    aiter_stage1.launch(kern, theirs, p["x_q"], moe_gemm.shuffle(p["w1_q"]), p["s"], p["x_s"], p["w1_s"], dim, inter,
+                        tokens, experts, topk, 128, device="emulator")
     theirs = ref.from_bf16_bits(theirs)
     ours = _run_stage1(p, tokens, dim, inter, topk, block, 128, "emulator")
     want = ref.stage1(p["x_q"], p["x_s"], p["w1_q"], p["w1_s"], p["s"], topk)
