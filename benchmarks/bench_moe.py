@@ -36,9 +36,9 @@ SHAPES = [  # name, model dim, inter, experts, top-k
 ]
 TOKENS = (1, 16, 128, 1024)
 QUICK = [(SHAPES[0], 1), (SHAPES[2], 16)]
-CANDIDATES = {  # tokens <= 16 / more: (m_blk, tn, unroll, wk)
-    "few": [(32, 32, 2, 4), (32, 128, 2, 1)],
-    "many": [(32, 128, 2, 1), (64, 128, 2, 1)],
+CANDIDATES = {  # tokens <= 16 / more: stage1.build's (m_blk, tn, unroll, wk, depth)
+    "few": [(32, 32, 2, 4, 2), (32, 128, 2, 1, 2)],
+    "many": [(32, 128, 2, 1, 2), (64, 128, 2, 1, 2)],
 }
 FAMILY = "moe stage1 fp8 g1u1 (MI300X)"
 
@@ -98,7 +98,7 @@ def reduced_ok(kern, cand, topk: int) -> bool:
     """The whole output of the same binary at 5 tokens, model dim 512, inter 2 tn, 8 experts."""
     from moe import moe_gemm, reference as ref
 
-    m_blk, tn, _, _ = cand
+    m_blk, tn = cand[:2]
     tokens, dim, inter, experts = 5, 512, 2 * tn, 8
     hidden, logits, w1_q, w1_s, _, _ = ref.random_problem(tokens, dim, inter, experts, seed=25)
     w, ids = ref.route(logits, topk)
@@ -119,8 +119,8 @@ def ours(p, dim, inter, topk, prof, compiled):
     tokens = p["x"].shape[0]
     best = None
     for cand in CANDIDATES["few" if tokens <= 16 else "many"]:
-        m_blk, tn, unroll, wk = cand
-        if dim % (64 * unroll * wk) or inter % tn:
+        m_blk, tn, unroll, wk, depth = cand
+        if dim % (32 * unroll * depth * wk) or inter % tn:
             continue
         name = stage1.kernel_name(*cand)
         if name not in compiled:

@@ -21,8 +21,8 @@ CDNA3); a 16-byte load feeds two MFMAs, the first with its low 8 bytes, the seco
 slot's token id is ``tokens``, past the end of the activations, so its row reads 0 (buffer range
 checking, MI300 ISA guide "Buffer Instructions") and its stores are dropped: no branch per slot.
 
-K (bytes) is a run-time SGPR; it must be a multiple of ``64 unroll`` (a loop trip is two chunks
-of ``unroll`` 32-byte K steps, double-buffered in registers).
+K (bytes) is a run-time SGPR; it must be a multiple of ``32 unroll depth`` (a loop trip is ``depth``
+chunks of ``unroll`` 32-byte K steps, each loaded ``depth`` chunks ahead into its register slot).
 """
 
 from __future__ import annotations
@@ -91,28 +91,29 @@ def b_lane_offset(k, ln: Lane, kb):
     return k.v_add_u32(blk16, k.v_lshl_or_b32(ln.h, 8, k.v_lshlrev_b32(4, k.v_and_b32(15, ln.r))))
 
 
-def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None):
+def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None, depth: int = 2):
     """``accs[i][f]`` (16 AGPRs each): A rows ``a_offs[i]`` (lane byte offsets of row block i, K
     byte 16 h included) times B fragments ``b_offs[f]`` (lane byte offsets from ``b_lane_offset``
     plus the fragment's first row times the row length), over ``kb`` bytes of K (SGPR, a
-    multiple of ``2 KSTEP unroll``) from byte ``k0`` (SGPR; None: 0). A loop trip takes two
-    chunks of ``unroll`` K steps in two register sets: the second chunk's loads go out before
-    the first's MFMAs, the next trip's first chunk (clamped to the last) into the first set, in
-    place, before the second's MFMAs."""
+    multiple of ``KSTEP unroll depth``) from byte ``k0`` (SGPR; None: 0). K goes in chunks of
+    ``unroll`` 32-byte steps through ``depth`` register slots: chunk ``c`` is loaded ``depth``
+    chunks ahead, into slot ``c % depth`` in place right after the MFMAs of chunk ``c - depth``
+    read it (the last loads are clamped to the last chunk); a loop trip is ``depth`` chunks."""
     chunk = KSTEP * unroll
-    last = k.s_sub_u32(kb, 2 * chunk)
+    last = k.s_sub_u32(kb, chunk)
 
-    def load(koff, imm0=0):
+    def load(koff):
         if k0 is not None:
             koff = k.s_add_u32(koff, k0)
         bko = k.s_lshl_b32(koff, 4)  # 32 bytes of K are 512 bytes of a shuffled 16-row block
-        a = [k.buffer_load_dwordx4(o, rs_a, koff, offen=True, offset=imm0 + KSTEP * u)[0]
+        a = [k.buffer_load_dwordx4(o, rs_a, koff, offen=True, offset=KSTEP * u)[0]
              for u in range(unroll) for o in a_offs]
-        b = [k.buffer_load_dwordx4(o, rs_b, bko, offen=True, offset=SHUF_N * (imm0 + KSTEP * u))[0]
+        b = [k.buffer_load_dwordx4(o, rs_b, bko, offen=True, offset=SHUF_N * KSTEP * u)[0]
              for u in range(unroll) for o in b_offs]
         return a + b
 
     na, nb = len(a_offs), len(b_offs)
+    per = unroll * (na + nb)
 
     def mfmas(regs):
         for u in range(unroll):
@@ -128,12 +129,13 @@ def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None):
     for row in accs:
         for acc in row:
             k.inst(MFMA, acc, zero2, zero2, 0)
-    with k.loop(0, kb, 2 * chunk, load(k.s_mov_b32(0))) as body:
-        second = load(body.iv, chunk)
-        mfmas(body.args)
-        nxt = load(k.s_min_u32(k.s_add_u32(body.iv, 2 * chunk), last))
-        mfmas(second)
-        body.next(*nxt)
+    first = [r for d in range(depth) for r in load(k.s_mov_b32(chunk * d))]
+    with k.loop(0, kb, depth * chunk, first) as body:
+        slots = [list(body.args[d * per:(d + 1) * per]) for d in range(depth)]
+        for d in range(depth):
+            mfmas(slots[d])
+            slots[d] = load(k.s_min_u32(k.s_add_u32(body.iv, (d + depth) * chunk), last))
+        body.next(*[r for sl in slots for r in sl])
     return accs
 
 

@@ -16,7 +16,7 @@ launcher's ``out`` is ``[token_cnt, topk, inter_dim]``). silu(g) = g / (1 + 2^(-
 
 Arguments (all sizes run time): out, x, w1, num_valid_ids, sx, sw1, sorted_ids,
 sorted_expert_ids, model_dim, inter, tokens, topk. Limits: model_dim a multiple of
-``64 unroll wk``, inter a multiple of ``tn``.
+``32 unroll depth wk``, inter a multiple of ``tn``.
 
 grid = (inter / tn, number of blocks allocated, 1), block = 256: 4 waves, ``wk`` along K (each
 takes ``model_dim / wk`` of it; the partial tiles are summed through LDS by ``moe_gemm.reduce_k``,
@@ -38,22 +38,23 @@ from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or
 LOG2E = math.log2(math.e)
 
 
-def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1) -> str:
-    return f"moe_stage1_fp8_g1u1_silu_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "")
+def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1, depth: int = 2) -> str:
+    return f"moe_stage1_fp8_g1u1_silu_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "") + (f"_d{depth}" if depth != 2 else "")
 
 
 def grid(inter: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
     return (inter // tn, n_blocks, 1)
 
 
-def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: str | None = None) -> Module:
+def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: int = 2,
+          name: str | None = None) -> Module:
     wn = WAVES // wk
-    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1:
+    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1 or depth < 1:
         raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
     bm, bn = m_blk // ROWS, tn // (wn * ROWS)
     if lds_bytes(wk, 2 * bm * bn) > 65536:
         raise ValueError(f"the K-split reduction needs {lds_bytes(wk, 2 * bm * bn)} bytes of LDS")
-    name = name or kernel_name(m_blk, tn, unroll, wk)
+    name = name or kernel_name(m_blk, tn, unroll, wk, depth)
     m = Module(name)
     args = [Arg.ptr("out", access="write_only"), Arg.ptr("x", access="read_only"), Arg.ptr("w1", access="read_only"),
             Arg.ptr("num_valid_ids", access="read_only"), Arg.ptr("sx", access="read_only"),
@@ -84,7 +85,8 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: st
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         cols = cols + [k.s_add_u32(inter, c) for c in cols]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, dim), bl) for c in cols]
-        accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None)
+        accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
+                         depth)
         parts = reduce_k(k, accs, wk, kw, wn_i)
         epilogue(k, ln, parts, bm, bn, cols, dict(out=out, sx=sx, sw1=sw1, e=e, two_i=two_i, inter=inter,
                                                   tokens=tokens, topk=topk, rs_ids=rs_ids))

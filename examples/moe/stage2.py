@@ -20,7 +20,7 @@ f32 sum to bf16 is the composed operation's.
 
 Arguments (all sizes run time): out, a2, w2, num_valid_ids, a2s, sw2, sorted_ids,
 sorted_weights, sorted_expert_ids, model_dim, inter, tokens, topk. Limits: inter a multiple of
-``64 unroll wk``, model_dim of ``tn``.
+``32 unroll depth wk``, model_dim of ``tn``.
 
 grid = (model_dim / tn, number of blocks allocated, 1), block = 256: 4 waves, ``wk`` along K
 (the reduction of ``moe_gemm.reduce_k``) times ``4 / wk`` along the columns, as in stage 1.
@@ -35,22 +35,23 @@ from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_g
                           reduce_k)
 
 
-def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1) -> str:
-    return f"moe_stage2_fp8_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "")
+def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1, depth: int = 2) -> str:
+    return f"moe_stage2_fp8_{m_blk}x{tn}_u{unroll}" + (f"_k{wk}" if wk > 1 else "") + (f"_d{depth}" if depth != 2 else "")
 
 
 def grid(model_dim: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
     return (model_dim // tn, n_blocks, 1)
 
 
-def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: str | None = None) -> Module:
+def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: int = 2,
+          name: str | None = None) -> Module:
     wn = WAVES // wk
-    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1:
+    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1 or depth < 1:
         raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
     bm, bn = m_blk // ROWS, tn // (wn * ROWS)
     if lds_bytes(wk, bm * bn) > 65536:
         raise ValueError(f"the K-split reduction needs {lds_bytes(wk, bm * bn)} bytes of LDS")
-    name = name or kernel_name(m_blk, tn, unroll, wk)
+    name = name or kernel_name(m_blk, tn, unroll, wk, depth)
     m = Module(name)
     args = [Arg.ptr("out"), Arg.ptr("a2", access="read_only"), Arg.ptr("w2", access="read_only"),
             Arg.ptr("num_valid_ids", access="read_only"), Arg.ptr("a2s", access="read_only"),
@@ -81,7 +82,8 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, name: st
         bl = b_lane_offset(k, ln, inter)
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, inter), bl) for c in cols]
-        accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None)
+        accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
+                         depth)
         parts = reduce_k(k, accs, wk, kw, wn_i)
         rs_w8 = offset_rsrc(k, spw, first, four, blk_bytes)
         epilogue(k, ln, parts, bm, cols, dict(out=out, a2s=a2s, sw2=sw2, e=e, dim=dim, tokens=tokens, topk=topk,

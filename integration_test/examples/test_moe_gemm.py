@@ -70,6 +70,22 @@ def test_stage1_matches_numpy(tokens, dim, inter, experts, topk, block, tn, wk, 
     assert _close(got, want).all(), np.abs(got - want).max()
 
 
+@pytest.mark.parametrize("depth", [3, 4])
+def test_stage1_prefetch_depth(depth):
+    """Chunks loaded 3 and 4 ahead (model dim 768: 12 chunks of 64 bytes, whole trips of 3 and 4)."""
+    tokens, dim, inter, experts, topk, block = 37, 768, 128, 6, 2, 32
+    p = _problem(tokens, dim, inter, experts, topk, block, seed=depth)
+    c = compiled(("moe_stage1_d", depth), lambda: stage1.build(block, 128, 2, 1, depth), schedule=True)
+    out = np.full((tokens, topk, inter), 0xFFFF, np.uint16)
+    s = p["s"]
+    c.load("emulator")[stage1.kernel_name(block, 128, 2, 1, depth)](
+        out, p["x_q"], moe_gemm.shuffle(p["w1_q"]), s.num_valid_ids, p["x_s"], p["w1_s"], s.sorted_ids,
+        s.sorted_expert_ids, np.uint32(dim), np.uint32(inter), np.uint32(tokens), np.uint32(topk),
+        grid=stage1.grid(inter, len(s.sorted_expert_ids), 128), block=(256, 1, 1))
+    want = ref.stage1(p["x_q"], p["x_s"], p["w1_q"], p["w1_s"], s, topk)
+    assert _close(ref.from_bf16_bits(out), want).all()
+
+
 def test_stage1_shuffle_is_aiters_layout():
     """aiter's ``shuffle_weight(w, layout=(16, 16))`` on 1-byte elements: 16-row x 32-byte
     blocks, each two runs of 16 bytes per row; a hand-built 32 x 64 example."""
