@@ -1,14 +1,17 @@
 """``gcnforge tune`` family of the fused MoE layer (``examples/moe/fused_moe.py``): each
 candidate is a whole-operation variant (the block size M of the sorting and both GEMM stages,
 the stages' tiles, the quantization work-group), each trial runs every launch of the path
-(routing, sorting, quantization, stage 1, quantization of a2, stage 2) and is checked against
+(routing, sorting, quantization, stage 1, quantization of a2, stage 2, bf16 cast) and is checked against
 ``moe/reference.py``'s NumPy path, routing included. Shapes are tokens x model_dim x inter;
 E and top-k are the family's. With ``--e2e`` and a timing profile the trial's time is the
 predicted total of every launch (``host_time = False``: the host side is the emulator's array
 bookkeeping, which a GPU run does not have)::
 
-    gcnforge tune examples/drivers/moe_tune.py --timing mi300x --e2e --shapes 5x256x128 33x256x128 \\
+    gcnforge tune examples/drivers/moe_tune.py --timing mi300x --e2e --shapes 5x256x256 33x256x256 \\
         -o moe_tuned.csv
+
+(8 candidates: M 32 or 64 x each stage's N tile 128 or 256; a candidate whose tile does not
+divide the shape's dim is reported ``unsupported``.)
 
 A launch whose grid the timing mode samples (outputs partial) is timed on copies of its
 arguments and then run whole, untimed, so the next step reads complete data.
@@ -26,6 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the k
 
 from gcnforge.runtime.tuning import KernelFamily, Variant  # noqa: E402
 from moe import fused_moe as fm, reference as ref  # noqa: E402
+
+
+TILES = ({"tn": 128, "unroll": 2}, {"tn": 256, "unroll": 2})  # the stages' N tile (inter / model dim a multiple)
 
 
 def _launcher(device):
@@ -55,8 +61,8 @@ class MoEFamily(KernelFamily):
     rtol = 2e-2
     atol = 2e-2  # outputs of random_problem are O(1)
 
-    def __init__(self, experts: int = 8, topk: int = 2, block_m=(32, 64), stage1=({"tn": 128, "unroll": 2},),
-                 stage2=({"tn": 128, "unroll": 2},), quant_waves=(1,)):
+    def __init__(self, experts: int = 8, topk: int = 2, block_m=(32, 64), stage1=TILES, stage2=TILES,
+                 quant_waves=(1,)):
         self.experts, self.topk = experts, topk
         self.name = f"fused_moe_e{experts}_k{topk}"
         self.configs = [fm.Config(m, s1, s2, q) for m, s1, s2, q in itertools.product(block_m, stage1, stage2, quant_waves)]

@@ -10,9 +10,10 @@ E experts, k and the block size M are compile-time. One wave (grid 1, block 64),
    stays 0: an expert no token picked gets no block), an exclusive prefix sum over experts
    (``gcnforge.lib.wave_scan`` per register, each register's total carried to the next) gives
    each expert's first position; ``num_valid_ids`` = [the total, T].
-3. **blocks and padding**: each lane writes its experts' ids over their blocks and the
-   padding ids (``T | k << 24``, weight 0) after their pairs: run-time loops up to the
-   largest count over the wave, lanes past their own count masked.
+3. **blocks and padding**: each lane writes its experts' ids over their blocks (a run-time
+   loop up to the largest block count over the wave, lanes past their own masked); every
+   position below the padded total gets the padding id (``T | k << 24``) and weight 0 in
+   whole cache lines (``global_store_dwordx4``), which the scatter then overwrites.
 4. **scatter**: the order inside an expert is by token. For each step of 64 tokens, every
    lane ``ds_or_b32``'s its bit into a 64-bit LDS mask per picked expert (order-free), then
    reads that mask back: its rank among the step's tokens with that expert is
@@ -76,10 +77,10 @@ def build(experts: int = 8, topk: int = 2, block_m: int = 32, name: str | None =
         live = _expert_lanes(k, experts, regs, lane)
         _clear(k, cnt_lds, mask_lds, regs, lane4, live)
         _count(k, ids, tokens, cnt_lds, topk, lane)
-        start, cnt, padded = _offsets(k, cnt_lds, pos_lds, nvalid, tokens, regs, lane, lane4, block_m, live)
+        start, cnt, padded, total = _offsets(k, cnt_lds, pos_lds, nvalid, tokens, regs, lane, lane4, block_m, live)
         _blocks(k, s_eids, start, padded, lane, block_m, live)
         pad = k.s_or_b32(tokens, topk << SLOT_SHIFT)
-        _padding(k, s_ids, s_wts, start, cnt, padded, pad, live)
+        _prefill(k, s_ids, s_wts, total, pad, lane)
         _scatter(k, ids, wts, s_ids, s_wts, tokens, pos_lds, mask_lds, topk, lane)
         k.s_endpgm()
     m.verify()
@@ -98,21 +99,42 @@ def _clear(k, cnt_lds, mask_lds, regs, lane4, live):
 
 
 def _token_loads(k, ptr, t, topk: int):
-    """The k dwords of token ``t``'s row (lanes past T are masked by the caller)."""
+    """Issue the loads of the k dwords of token ``t``'s row (lanes past T are masked by the
+    caller); returns (values, tokens): the caller waits once for a whole batch."""
     row = k.v_mul_u32_u24(4 * topk, t)
     loads = [k.global_load_dword(row, ptr, offset=4 * s) for s in range(topk)]
-    k.wait(*[tok for _, tok in loads])
-    return [v for v, _ in loads]
+    return [v for v, _ in loads], [tok for _, tok in loads]
+
+
+def _batch(k, tokens, iv, lane, batch: int, ptrs, topk: int):
+    """The loads of ``batch`` steps of 64 tokens from ``iv`` on, all in flight at once (one
+    wait per batch instead of one global-memory latency per step): per step, (token, lane
+    mask of tokens < T, [values per pointer])."""
+    steps, toks = [], []
+    for b in range(batch):
+        t = k.v_add_u32(iv if b == 0 else k.s_add_u32(iv, WAVE * b), lane)
+        cond = k.v_cmp_gt_u32_e64(tokens, t)
+        vals = []
+        with masked(k, cond):
+            for p in ptrs:
+                v, tk = _token_loads(k, p, t, topk)
+                vals.append(v)
+                toks += tk
+        steps.append((t, cond, vals))
+    k.wait(*toks)
+    return steps
 
 
 def _count(k, ids, tokens, cnt_lds, topk, lane):
+    """Histogram by ``ds_add_u32`` (order-free). LDS operations of one wave are performed in
+    order, so later LDS reads see them without a wait."""
     one = k.v_mov_b32(1)
-    with k.loop(0, tokens, WAVE) as body:
-        t = k.v_add_u32(body.iv, lane)
-        with masked(k, k.v_cmp_gt_u32_e64(tokens, t)):
-            es = _token_loads(k, ids, t, topk)
-            toks = [k.ds_add_u32(k.v_add_u32(cnt_lds, k.v_lshlrev_b32(2, e)), one) for e in es]
-            k.wait(*toks)
+    batch = max(1, min(4, 32 // topk))
+    with k.loop(0, tokens, WAVE * batch) as body:
+        for _, cond, (es,) in _batch(k, tokens, body.iv, lane, batch, [ids], topk):
+            with masked(k, cond):
+                for e in es:
+                    k.ds_add_u32(k.v_add_u32(cnt_lds, k.v_lshlrev_b32(2, e)), one)
 
 
 def _offsets(k, cnt_lds, pos_lds, nvalid, tokens, regs, lane, lane4, block_m, live):
@@ -137,7 +159,7 @@ def _offsets(k, cnt_lds, pos_lds, nvalid, tokens, regs, lane, lane4, block_m, li
     k.wait(*toks)
     with masked(k, k.v_cmp_eq_u32_e64(0, lane)):
         k.global_store_dwordx2(k.v_mov_b32(0), k.concat(k.v_mov_b32(carry), k.v_mov_b32(tokens)), nvalid)
-    return starts, cnts, padded
+    return starts, cnts, padded, carry
 
 
 def _blocks(k, s_eids, start, padded, lane, block_m, live):
@@ -152,18 +174,20 @@ def _blocks(k, s_eids, start, padded, lane, block_m, live):
             _store(k, experts[j], s_eids, k.v_add_u32(body.iv, first[j]), k.v_cmp_gt_u32_e64(nb[j], body.iv))
 
 
-def _padding(k, s_ids, s_wts, start, cnt, padded, pad, live):
-    """Padding ids and zero weights after each expert's pairs (fewer than M per expert)."""
-    gap = [k.v_sub_u32(p, c) for p, c in zip(padded, cnt, strict=True)]
-    most = k.v_readlane_b32(wave_reduce(k, _vmax(k, gap), "umax"), 0)
-    first = [k.v_add_u32(s, c) for s, c in zip(start, cnt, strict=True)]
+def _prefill(k, s_ids, s_wts, total, pad, lane):
+    """Every position below the padded total gets the padding id and weight 0, 256 positions
+    per step (``global_store_dwordx4``: whole cache lines, where a lane per expert would write
+    one dword to a different line each); the scatter then overwrites the valid ones, after
+    ``s_waitcnt vmcnt(0)`` (two stores to one address are ordered only by the wait)."""
     padv, zero = k.v_mov_b32(pad), k.v_mov_b32(0)
-    with k.loop(0, most, 1) as body:
-        for j in range(len(gap)):
-            cond = k.v_cmp_gt_u32_e64(gap[j], body.iv)
-            idx = k.v_add_u32(body.iv, first[j])
-            _store(k, padv, s_ids, idx, cond)
-            _store(k, zero, s_wts, idx, cond)
+    quad = k.v_lshlrev_b32(2, lane)  # first of this lane's four positions
+    with k.loop(0, total, 4 * WAVE) as body:
+        pos = k.v_add_u32(body.iv, quad)
+        with masked(k, k.v_cmp_gt_u32_e64(total, pos)):  # total is a multiple of 16: whole quads
+            off = k.v_lshlrev_b32(2, pos)
+            k.global_store_dwordx4(off, k.concat(padv, padv, padv, padv), s_ids)
+            k.global_store_dwordx4(off, k.concat(zero, zero, zero, zero), s_wts)
+    k.s_waitcnt(vmcnt=0)
 
 
 def _vmax(k, xs):
@@ -176,26 +200,31 @@ def _vmax(k, xs):
 def _scatter(k, ids, wts, s_ids, s_wts, tokens, pos_lds, mask_lds, topk, lane):
     bit = k.v_lshlrev_b32(k.v_and_b32(31, lane), 1)  # this lane's bit in its half of the mask
     half = k.v_lshlrev_b32(2, k.v_lshrrev_b32(5, lane))  # +4 bytes for lanes 32..63
-    with k.loop(0, tokens, WAVE) as body:
-        t = k.v_add_u32(body.iv, lane)
-        with masked(k, k.v_cmp_gt_u32_e64(tokens, t)):
-            es = _token_loads(k, ids, t, topk)
-            ws = _token_loads(k, wts, t, topk)
-            maddr = [k.v_add_u32(mask_lds, k.v_lshlrev_b32(3, e)) for e in es]
-            paddr = [k.v_add_u32(pos_lds, k.v_lshlrev_b32(2, e)) for e in es]
-            k.wait(*[k.ds_or_b32(k.v_add_u32(a, half), bit) for a in maddr])
-            masks = [k.ds_read_b64(a) for a in maddr]
-            bases = [k.ds_read_b32(a) for a in paddr]
-            k.wait(*[tk for _, tk in masks + bases])
-            adds = []
-            for s in range(topk):
-                lo, hi = masks[s][0].split()
-                rank = k.v_mbcnt_hi_u32_b32(hi, k.v_mbcnt_lo_u32_b32(lo, 0))
-                p = k.v_lshlrev_b32(2, k.v_add_u32(bases[s][0], rank))
-                k.global_store_dword(p, k.v_or_b32(s << SLOT_SHIFT, t), s_ids)
-                k.global_store_dword(p, ws[s], s_wts)
-                with masked(k, k.v_cmp_eq_u32_e64(0, rank)):
-                    adds.append(k.ds_add_u32(paddr[s], k.v_bcnt_u32_b32(hi, k.v_bcnt_u32_b32(lo, 0))))
-            k.wait(*adds)
-            zero = k.v_mov_b32(0)
-            k.wait(*[k.ds_write_b64(a, k.concat(zero, zero)) for a in maddr])
+    zero = k.v_mov_b32(0)
+    batch = max(1, min(4, 16 // topk))  # 2 k loads per step in flight: at most 32
+    with k.loop(0, tokens, WAVE * batch) as body:
+        for t, cond, (es, ws) in _batch(k, tokens, body.iv, lane, batch, [ids, wts], topk):
+            with masked(k, cond):
+                _scatter_step(k, t, es, ws, s_ids, s_wts, pos_lds, mask_lds, topk, bit, half, zero)
+
+
+def _scatter_step(k, t, es, ws, s_ids, s_wts, pos_lds, mask_lds, topk, bit, half, zero):
+    """One step of 64 tokens (in order): mark, rank, store, advance, clear. No waits between
+    the LDS operations: one wave's are performed in order."""
+    maddr = [k.v_add_u32(mask_lds, k.v_lshlrev_b32(3, e)) for e in es]
+    paddr = [k.v_add_u32(pos_lds, k.v_lshlrev_b32(2, e)) for e in es]
+    for a in maddr:
+        k.ds_or_b32(k.v_add_u32(a, half), bit)
+    masks = [k.ds_read_b64(a) for a in maddr]
+    bases = [k.ds_read_b32(a) for a in paddr]
+    k.wait(*[tk for _, tk in masks + bases])
+    for s in range(topk):
+        lo, hi = masks[s][0].split()
+        rank = k.v_mbcnt_hi_u32_b32(hi, k.v_mbcnt_lo_u32_b32(lo, 0))
+        p = k.v_lshlrev_b32(2, k.v_add_u32(bases[s][0], rank))
+        k.global_store_dword(p, k.v_or_b32(s << SLOT_SHIFT, t), s_ids)
+        k.global_store_dword(p, ws[s], s_wts)
+        with masked(k, k.v_cmp_eq_u32_e64(0, rank)):
+            k.ds_add_u32(paddr[s], k.v_bcnt_u32_b32(hi, k.v_bcnt_u32_b32(lo, 0)))
+    for a in maddr:
+        k.ds_write_b64(a, k.concat(zero, zero))

@@ -37,7 +37,16 @@ BUILDS = {
                               lambda: gemm_macro.build("bf16", "f32", 64, 64, 2, 2, 4, 4)),
     "gemm_macro_fp8": (("macro_fp8", "bf16", 256, 256), lambda: gemm_macro.build("fp8", "bf16")),
     "norm_bf16": (("norm_bf16", "layer"), lambda: norms.build_bf16("layer", 4096, 4)),
+    # the fused MoE layer's seven kernels in one code object (routing, sorting, quantization,
+    # both GEMM stages, the bf16 cast)
+    "fused_moe_e8_k2": (("fused_moe", 8, 2, 32), lambda: _fused_moe()),
 }
+
+
+def _fused_moe():
+    from moe import fused_moe as fm
+
+    return fm.build_module(8, 2, fm.Config())
 SCHEDULED = {"gemm_pipelined_loop", "gemm_macro_256", "gemm_macro_splitk_pf4", "gemm_macro_fp8"}
 
 

@@ -41,7 +41,7 @@ def _predicted_total(config, shape, seed_inputs):
 
 @pytest.mark.slow  # ~40 s: two variants compiled, each trial emulated in timing mode and checked
 def test_e2e_tune_ranks_whole_operations(tmp_path):
-    fam = _family(experts=8, topk=2, block_m=(32, 64))
+    fam = _family(experts=8, topk=2, block_m=(32, 64), stage1=({"tn": 128, "unroll": 2},), stage2=({"tn": 128, "unroll": 2},))
     shape = (5, 256, 128)
     out = tmp_path / "moe.csv"
     rep = tune(fam, [shape], out, device="emulator", e2e=True, timing="mi300x", progress=lambda s: None)
