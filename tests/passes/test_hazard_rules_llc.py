@@ -12,7 +12,7 @@ walked here. For each pair and target:
 * the sanitizer, running the same pair in LLVM syntax on the emulator, is clean with that many
   wait states and reports the pair with one fewer;
 * the hazard pass (verify mode, on the raised kernel) likewise, where the raiser models both
-  instructions (``buffer_* ... lds`` stays an opaque ``lift.inst``).
+  instructions (``buffer_* ... lds`` raises as an ``amdgcn.mubuf`` with vdata 'off').
 """
 
 from __future__ import annotations

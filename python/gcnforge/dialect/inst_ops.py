@@ -230,6 +230,10 @@ class InstOp(IRDLOperation):
                 f"{m}: with sc0 the atomic returns the pre-op value and needs a vdst" if od in offs else
                 f"{m}: an atomic with a vdst returns the pre-op value and must use sc0 "
                 "(or write vdst as 'off' for the non-returning form)")
+        if (lv := isa_info.lds_dma_vdata(inf)) is not None and (lv in offs) != bool(modifiers.get("lds")):
+            raise VerifyException(
+                f"{m}: with lds the data goes to LDS at M0 and vdata must be 'off'" if lv not in offs else
+                f"{m}: vdata 'off' is the LDS DMA form: it needs the lds modifier")
         present, widths = _present(inf, offs)
         if m.endswith("f8f6f4"):
             widths = _f8f6f4_widths(m, present, widths, modifiers)

@@ -82,7 +82,10 @@ class Slot(FrozenRecord):
         return self.operand.name
 
 
-def _slot(o: Operand) -> Slot:
+def _slot(o: Operand, lds_dma: bool = False) -> Slot:
+    """``lds_dma``: ``o`` is the vdata of a MUBUF load that has an ``lds`` form, where the data
+    goes to LDS (at M0) and the operand is absent (LLVM: ``buffer_load_dword v1, s[4:7], 0 offen
+    lds``): the slot may be 'off' then, and only then (``lds_dma_vdata``)."""
     k = o.kind
     is_def = o.role in (Role.DEF, Role.DEFUSE)
     if k in IMM_KINDS:
@@ -111,7 +114,7 @@ def _slot(o: Operand) -> Slot:
     # GLOBAL/FLAT atomics: the table marks vdst optional; it is written only with sc0 (gfx940's
     # glc: "return the pre-op value", MI300 ISA guide 10.x). The non-returning form is the op
     # with vdst listed as 'off' (no operand; see ``returns_value``).
-    off = off or (o.optional and is_def)
+    off = off or (o.optional and is_def) or lds_dma
     return Slot(o, True, files, specials, const, any_int, off, is_def)
 
 
@@ -180,8 +183,21 @@ def unknown_message(mnemonic: str, target: str | None = None) -> str:
     return f"unknown instruction '{mnemonic}' (not in the {t} ISA table)"
 
 
+def lds_dma_vdata(inf: "InstInfo") -> int | None:
+    """Index (in ``ssa_slots``) of a MUBUF load's vdata that its LDS DMA form (modifier ``lds``)
+    leaves out, else None."""
+    if inf.inst.encoding != "MUBUF" or "lds" not in inf.inst.modifiers:
+        return None
+    for i, s in enumerate(inf.ssa_slots):
+        if s.is_def and s.name == "vdata":
+            return i
+    return None
+
+
 def _info(inst: Instruction) -> InstInfo:
-    slots = tuple(_slot(o) for o in inst.operands if o.kind != OperandKind.SPECIAL)
+    lds = inst.encoding == "MUBUF" and "lds" in inst.modifiers
+    slots = tuple(_slot(o, lds and o.name == "vdata" and o.role == Role.DEF) for o in inst.operands
+                  if o.kind != OperandKind.SPECIAL)
     ssa = tuple(s for s in slots if s.ssa)
     imm = tuple(s for s in slots if not s.ssa and s.operand.kind != OperandKind.LABEL)
     defs = tuple(i for i, s in enumerate(ssa) if s.is_def)

@@ -156,8 +156,8 @@ def modifiers(di: DecodedInst) -> dict[str, object] | None:
 
 
 def _const_operand(di: DecodedInst, o, v) -> int | float | None:
-    if v.literal:
-        return v.value
+    if v.literal or o.kind == "smem_offset":  # an SMEM offset field is the byte offset itself, not a
+        return v.value                        # source code (0x80 is 128 bytes, not inline 0)
     code = di.fields.get(o.field or o.name) if (o.field or o.name) in di.fields else None
     if code is None:
         return v.value
@@ -180,8 +180,9 @@ def instruction_op(di: DecodedInst, pc: int, pins: Pins) -> Operation | None:
     off: list[int] = []
     for i, s in enumerate(inf.ssa_slots):
         v = by_name.get(s.name)
-        if v is None and s.may_be_off and s.operand.optional:
-            # an optional operand the encoding leaves out (a non-returning atomic's vdst)
+        if v is None and s.may_be_off and s.is_def:
+            # a destination the encoding leaves out (a non-returning atomic's vdst, the vdata of
+            # an LDS DMA load: ``buffer_load_dword v1, s[4:7], 0 offen lds``)
             off.append(i)
             continue
         if v is None:

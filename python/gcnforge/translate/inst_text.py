@@ -158,9 +158,9 @@ def _inst_text(op: InstOp, label_of=None) -> str:
             items.append(waitcnt.text(v) if o.kind == "waitcnt" else (hex(v) if o.kind == "imm" else str(v)))
             continue
         if si in offs:
-            # an absent optional destination (a non-returning atomic) has no text in LLVM's
-            # syntax; other 'off' operands (saddr) print as 'off'
-            if not (s.is_def and o.optional):
+            # an absent destination (a non-returning atomic's vdst, an LDS DMA's vdata) has no
+            # text in LLVM's syntax; other 'off' operands (saddr) print as 'off'
+            if not s.is_def:
                 items.append("off")
             si += 1
             continue
