@@ -147,18 +147,28 @@ def lds_bytes(wk: int, n_tiles: int) -> int:
     return 0 if wk == 1 else WAVES * n_tiles * 4 * GROUP
 
 
-def reduce_k(k, accs, wk: int, kw, wn_i):
+def my_groups(k, wk: int, kw) -> list:
+    """The register groups ``q`` (rows ``8 q + 4 h + 0..3``) this wave finishes: all four when
+    ``wk`` = 1 (ints), else ``kw 4 / wk ..`` (SGPRs)."""
+    if wk == 1:
+        return [0, 1, 2, 3]
+    per = 4 // wk
+    q0 = k.s_mul_i32(kw, k.s_mov_b32(per))
+    return [q0] + [k.s_add_u32(q0, qq) for qq in range(1, per)]
+
+
+def reduce_k(k, accs, wk: int, kw, wn_i, qs: list):
     """The wave's share of the finished tiles: ``{(i, f): [(q, r, f32 VGPR)]}``, register
     ``4 q + r`` (row ``8 q + 4 h + r``; ``q`` an int or an SGPR). With ``wk`` waves along K, wave
     ``kw`` of the ``wk`` waves with column index ``wn_i`` finishes register groups
-    ``q = kw 4 / wk ..`` by summing the ``wk`` partial tiles through LDS (every wave writes all
-    its registers, one barrier, each reads its groups of the others); ``wk`` = 1: every
+    ``qs`` (``my_groups``) by summing the ``wk`` partial tiles through LDS (every wave writes
+    all its registers, one barrier, each reads its groups of the others); ``wk`` = 1: every
     register, read from the AGPRs."""
     flat = [(i, f) for i in range(len(accs)) for f in range(len(accs[0]))]
     if wk == 1:
         return {(i, f): [(j // 4, j % 4, k.v_accvgpr_read_b32(v)) for j, v in enumerate(accs[i][f].split())]
                 for i, f in flat}
-    per, nt = 4 // wk, len(flat)
+    nt = len(flat)
     wave_bytes = nt * 4 * GROUP
     lds = k.lds(lds_bytes(wk, nt))
     lane16 = k.v_lshlrev_b32(4, k.v_and_b32(63, k.thread_id("x")))
@@ -176,8 +186,7 @@ def reduce_k(k, accs, wk: int, kw, wn_i):
     out = {}
     for a, (i, f) in enumerate(flat):
         out[(i, f)] = []
-        for qq in range(per):
-            q = k.s_add_u32(k.s_mul_i32(kw, k.s_mov_b32(per)), qq) if qq else k.s_mul_i32(kw, k.s_mov_b32(per))
+        for q in qs:
             addr = k.v_add_u32(k.s_mul_i32(k.s_add_u32(q, 4 * a), k.s_mov_b32(GROUP)), base)
             parts = [k.ds_read_b128(addr, offset=w * wave_bytes) for w in range(wk)]
             k.wait(*[t for _, t in parts])

@@ -33,7 +33,7 @@ from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
 from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or_exit, ids_group, lds_bytes, main_loop,
-                          offset_rsrc, reduce_k)
+                          my_groups, offset_rsrc, reduce_k)
 
 LOG2E = math.log2(math.e)
 
@@ -85,51 +85,61 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         cols = cols + [k.s_add_u32(inter, c) for c in cols]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, dim), bl) for c in cols]
+        # the epilogue's row data (sorted ids, token scales) and column scales, loaded now: their
+        # latency passes under the main loop
+        qs = my_groups(k, wk, kw)
+        pre = prefetch(k, ln, bm, qs, cols, dict(sx=sx, sw1=sw1, e=e, two_i=two_i, tokens=tokens, rs_ids=rs_ids))
         accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
                          depth)
-        parts = reduce_k(k, accs, wk, kw, wn_i)
-        epilogue(k, ln, parts, bm, bn, cols, dict(out=out, sx=sx, sw1=sw1, e=e, two_i=two_i, inter=inter,
-                                                  tokens=tokens, topk=topk, rs_ids=rs_ids))
+        parts = reduce_k(k, accs, wk, kw, wn_i, qs)
+        epilogue(k, ln, parts, pre, bm, bn, cols, dict(out=out, inter=inter, tokens=tokens, topk=topk))
         k.s_endpgm()
     m.verify()
     return m
 
 
-def epilogue(k, ln, parts, bm, bn, cols, a):
-    """Scales, silu(gate) * up, bf16, one short store per element to out[t, s, n]; ``parts``
-    from ``reduce_k`` (gate tile (i, f), up tile (i, bn + f), the same registers)."""
-    inter, topk = a["inter"], a["topk"]
+def prefetch(k, ln, bm, qs, cols, a):
+    """Per row block ``i`` and group ``q``: the 4 sorted ids (waited for), their token ids and
+    the loads of their token scales; the column scales of ``cols``. Returns a dict; the scale
+    loads are waited for in the epilogue."""
     rs_sx = make_buffer_rsrc(k, a["sx"], k.s_lshl_b32(a["tokens"], 2))
     rs_sw = offset_rsrc(k, a["sw1"], a["e"], k.s_lshl_b32(a["two_i"], 2), k.s_lshl_b32(a["two_i"], 2))
+    c4 = k.v_lshlrev_b32(2, ln.r)
+    sw = [k.buffer_load_dword(c4, rs_sw, k.s_lshl_b32(c, 2), offen=True) for c in cols]
+    ids = {(i, g): ids_group(k, a["rs_ids"], ln, i, q) for i in range(bm) for g, q in enumerate(qs)}
+    k.wait(*[t for _, t in ids.values()])
+    rows = {}
+    for key, (v, _) in ids.items():
+        sids = v.split()
+        toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
+        rows[key] = (sids, toks, [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True) for t in toks])
+    return dict(sw=sw, rows=rows)
+
+
+def epilogue(k, ln, parts, pre, bm, bn, cols, a):
+    """Scales, silu(gate) * up, bf16, one short store per element to out[t, s, n]; ``parts``
+    from ``reduce_k`` (gate tile (i, f), up tile (i, bn + f), the same registers), ``pre`` from
+    ``prefetch``."""
+    inter, topk = a["inter"], a["topk"]
     row_bytes = k.s_lshl_b32(inter, 1)
     rs_o = make_buffer_rsrc(k, a["out"], k.s_mul_i32(k.s_mul_i32(a["tokens"], topk), row_bytes))
-    c4 = k.v_lshlrev_b32(2, ln.r)
-    swl = [k.buffer_load_dword(c4, rs_sw, k.s_lshl_b32(c, 2), offen=True) for c in cols]
-    k.wait(*[t for _, t in swl])
-    sw = [v for v, _ in swl]
+    k.wait(*[t for _, t in pre["sw"]], *[t for _, _, sx in pre["rows"].values() for _, t in sx])
+    sw = [v for v, _ in pre["sw"]]
     c2 = k.v_lshlrev_b32(1, ln.r)
     neg_log2e = k.s_mov_b32(_f32_bits(-LOG2E))
-    for i in range(bm):
-        first = parts[(i, 0)]
-        for g in range(len(first) // 4):
-            ids, t = ids_group(k, a["rs_ids"], ln, i, first[4 * g][0])
-            k.wait(t)
-            sids = ids.split()
-            toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
-            sxs = [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True) for t in toks]
-            # out row (t topk + s): bytes (t topk + s) 2 I + 2 n
-            offs = [k.v_mul_lo_u32(k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)), row_bytes)
-                    for t, s in zip(toks, sids)]
-            k.wait(*[t for _, t in sxs])
-            for f in range(bn):
-                col_b = k.v_add_u32(k.s_lshl_b32(cols[f], 1), c2)
-                for r in range(4):
-                    sc = sxs[r][0]
-                    g_ = k.v_mul_f32(k.v_mul_f32(parts[(i, f)][4 * g + r][2], sc), sw[f])
-                    u = k.v_mul_f32(k.v_mul_f32(parts[(i, bn + f)][4 * g + r][2], sc), sw[bn + f])
-                    den = k.v_add_f32(1.0, k.v_exp_f32(k.v_mul_f32(neg_log2e, g_)))
-                    y = k.v_mul_f32(k.v_mul_f32(g_, k.v_rcp_f32(den)), u)
-                    k.buffer_store_short_d16_hi(bf16_round(k, y), k.v_add_u32(offs[r], col_b), rs_o, 0, offen=True)
+    for (i, g), (sids, toks, sxs) in pre["rows"].items():
+        # out row (t topk + s): bytes (t topk + s) 2 I + 2 n
+        offs = [k.v_mul_lo_u32(k.v_mad_u32_u24(t, topk, k.v_lshrrev_b32(24, s)), row_bytes)
+                for t, s in zip(toks, sids)]
+        for f in range(bn):
+            col_b = k.v_add_u32(k.s_lshl_b32(cols[f], 1), c2)
+            for r in range(4):
+                sc = sxs[r][0]
+                g_ = k.v_mul_f32(k.v_mul_f32(parts[(i, f)][4 * g + r][2], sc), sw[f])
+                u = k.v_mul_f32(k.v_mul_f32(parts[(i, bn + f)][4 * g + r][2], sc), sw[bn + f])
+                den = k.v_add_f32(1.0, k.v_exp_f32(k.v_mul_f32(neg_log2e, g_)))
+                y = k.v_mul_f32(k.v_mul_f32(g_, k.v_rcp_f32(den)), u)
+                k.buffer_store_short_d16_hi(bf16_round(k, y), k.v_add_u32(offs[r], col_b), rs_o, 0, offen=True)
 
 
 def _f32_bits(x: float) -> int:

@@ -31,8 +31,8 @@ from __future__ import annotations
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
-from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_group, lds_bytes, main_loop, offset_rsrc,
-                          reduce_k)
+from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_group, lds_bytes, main_loop, my_groups,
+                          offset_rsrc, reduce_k)
 
 
 def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1, depth: int = 2) -> str:
@@ -84,7 +84,7 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         b_offs = [k.v_add_u32(k.s_mul_i32(c, inter), bl) for c in cols]
         accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
                          depth)
-        parts = reduce_k(k, accs, wk, kw, wn_i)
+        parts = reduce_k(k, accs, wk, kw, wn_i, my_groups(k, wk, kw))
         rs_w8 = offset_rsrc(k, spw, first, four, blk_bytes)
         epilogue(k, ln, parts, bm, cols, dict(out=out, a2s=a2s, sw2=sw2, e=e, dim=dim, tokens=tokens, topk=topk,
                                               rows=rows, rs_ids=rs_ids, rs_w8=rs_w8))
