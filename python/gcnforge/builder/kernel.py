@@ -594,6 +594,9 @@ class Module:
             self.top.verify()
         except VerifyException as e:
             raise Diagnostic(str(e), self._failing_op(str(e)) or f"module @{self.name}") from None
+        from gcnforge.dialect.dominance import check_dominance
+
+        check_dominance(self.top)  # a value used outside the loop body or if branch defining it
 
     def _failing_op(self, message: str) -> Operation | None:
         """The op the error is about, so it is reported at the author's line of that op: the

@@ -66,8 +66,13 @@ def run(module: ModuleOp, passes: list[ModulePass], print_after: set[str] | None
 
 
 def _run(module: ModuleOp, passes: list[ModulePass], ctx, out, print_after: set[str] | None, print_all: bool) -> None:
+    from gcnforge.dialect.dominance import check_dominance
     from gcnforge.dialect.source import fill_locations
 
+    # IR built in Python was never parsed, so nothing checked that each value is visible where
+    # it is used (a value of a loop body or an if branch read after it compiled to a register
+    # holding whatever was last written there): MLIR's rule, once, before the first pass
+    check_dominance(module)
     for p in passes:
         try:
             p.apply(ctx, module)
