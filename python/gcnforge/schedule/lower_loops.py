@@ -1,7 +1,8 @@
-"""``amdgcn-lower-loops``: plain ``amdgcn.loop`` ops -> blocks, branches and storage registers.
+"""``amdgcn-lower-loops``: plain ``amdgcn.loop`` and ``amdgcn.if`` ops -> blocks, branches and storage registers.
 
 Pre: every loop is plain (no ``dims``, no ``sched``: run ``amdgcn-schedule`` first) and sits
-directly in a kernel's or function's block. Post: no ``amdgcn.loop`` / ``amdgcn.yield``.
+directly in a kernel's or function's block once the ops around it are lowered (outer ops first).
+Post: no ``amdgcn.loop`` / ``amdgcn.if`` / ``amdgcn.yield`` (ifs: ``lower_if``).
 Each loop becomes, in the style the register allocator already handles (storage registers
 written in place across blocks, like ``tests/translate/kernels/loop_sum.py``)::
 
