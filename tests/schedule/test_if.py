@@ -222,3 +222,30 @@ def test_value_of_a_branch_used_after_the_if_at_authors_line():
         with pytest.raises(Diagnostic, match="defined in a region that does not enclose this use") as e:
             check()
         assert (e.value.loc.file, e.value.loc.line) == (__file__, line)
+
+
+def test_hazard_wait_states_across_the_join():
+    """A VALU write at the end of each branch read by DPP right after the join (2 wait states
+    on gfx942, isa's hazard table): the hazard pass pads on the path that needs it, and the
+    sanitizer (it checks every hazard of the table as the code runs) passes on both paths."""
+    m = Module("hz")
+    args = [Arg.ptr("out", np.float32), Arg.value("n", np.int32)]
+    with m.kernel("hz", args, workgroup_size=(64, 1, 1)) as k:
+        out, n = k.args()
+        tid = k.v_cvt_f32_u32(k.thread_id("x"))
+        with k.if_("s_cmp_gt_i32", n, 0) as br:
+            br.next(k.v_add_f32(tid, k.v_mov_b32(1.0)))
+        with br.else_():
+            br.next(k.v_mul_f32(tid, k.v_mov_b32(2.0)))
+        r = k.v_add_f32(br.results[0], br.results[0], quad_perm=[1, 0, 3, 2])
+        k.global_store_dword(k.v_lshlrev_b32(2, k.thread_id("x")), r, out)
+    pl.run(m.top, pl.parse(pl.DEFAULT))
+    text = to_assembly(m.top)
+    assert "s_nop" in text
+    kern = rt.load(to_code_object(m.top))["hz"]
+    t = np.arange(64, dtype=np.float32)
+    swap = t.reshape(-1, 4)[:, [1, 0, 3, 2]].reshape(-1)
+    for n, f in ((1, lambda x: x + 1), (0, lambda x: x * 2)):
+        o = np.zeros(64, np.float32)
+        kern(o, n, grid=1, block=64, device="emulator", sanitize=True)
+        np.testing.assert_array_equal(o, f(swap) + f(t))
