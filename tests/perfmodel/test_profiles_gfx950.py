@@ -82,8 +82,8 @@ def test_gfx950_launch_uses_the_mi355x_profile_and_refuses_gfx942_devices():
     r = k(*args, grid=(1, 1), block=(64, 1, 1), device="emulator", timing=True)
     assert r.timing.device == "MI355X" and r.clock_hz == 2.4e9
     assert k(*args, grid=(1, 1), block=(64, 1, 1), device="emulator", timing="mi350x").timing.device == "MI350X"
-    plain = k(*args, grid=(1, 1), block=(64, 1, 1), device="emulator")  # issue cycles at MI355X's clock
-    assert plain.clock_hz == 2.4e9 and plain.seconds == pytest.approx(plain.cycles / 2.4e9)
+    plain = k(*args, grid=(1, 1), block=(64, 1, 1), device="emulator")  # untimed: issue cycles, no time
+    assert plain.clock_hz is None and plain.seconds is None and plain.cycles > 0
     for dev in ("mi300x", "mi308x", "mi325x"):
         with pytest.raises(Diagnostic, match=r"gfx942 device, but the code object is for gfx950: use mi350x or mi355x"):
             k(*args, grid=(1, 1), block=(64, 1, 1), device="emulator", timing=dev)

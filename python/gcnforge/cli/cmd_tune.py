@@ -32,7 +32,8 @@ def register(subparsers) -> None:
     p.add_argument("--shapes", nargs="+", metavar="MxNxK", help="problem shapes")
     p.add_argument("-o", "--output", help="tuned CSV to write (with --export: the directory for the CSVs)")
     p.add_argument("--device", choices=("hip", "emulator"), default=None, help="default: HIP if a matching GPU is present")
-    timing_option.add_option(p, "emulator: rank by the timing model's predicted time on DEVICE", "the family's target")
+    timing_option.add_option(p, "emulator: rank by the timing model's predicted time on DEVICE (default: the family target's device)",
+                              "the family's target")
     p.add_argument("--e2e", action="store_true", help="time the whole operation (pre/post-processing included)")
     p.add_argument("--repeat", type=int, default=None, help="timed runs per trial (default: 5 on GPU, 1 on the emulator)")
     p.add_argument("--seed", type=int, default=0, help="seed for the family's random inputs (and --budget's sample)")

@@ -16,8 +16,12 @@ from typing import Any, Protocol, runtime_checkable
 class LaunchResult:
     """What one launch reports.
 
-    ``seconds`` is the kernel's time: measured (HIP events) when ``modeled`` is False,
-    otherwise ``cycles`` from the emulator's issue model converted at ``clock_hz``.
+    ``seconds`` is the kernel's time: measured (HIP events) when ``modeled`` is False, or the
+    timing model's prediction for a device (``perfmodel.timing``: an emulator launch with
+    ``timing=``; ``timing`` holds its report, ``cycles`` its device cycles at ``clock_hz``).
+    An emulator launch without ``timing=`` has no time: ``seconds`` and ``clock_hz`` are None
+    and ``cycles`` is the emulator's issue-model count (instructions issued, one slot each, plus
+    the waits it models; it ranks variants of one kernel, it is not a device time).
     ``stats`` is backend-specific detail (the emulator's RunStats); ``timing`` the
     ``perfmodel.timing.TimingReport`` of a launch under the emulator's timing mode;
     ``partial`` is True when that launch ran only a sample of the work-groups, so the

@@ -1,12 +1,12 @@
 """The emulator as a runtime backend: ``gcnforge.emulator.Device`` behind the Backend
 protocol.
 
-Times it reports are *modeled*: the emulator's issue model counts cycles, and the runtime
-converts them to seconds at the peak engine clock of the default device of the code object's
-target (``perfmodel.profiles.for_target``: MI300X for gfx942, MI355X for gfx950). They rank
-variants; they are not measurements. For a prediction of a device's time pass
-``timing="mi300x"`` (or ``"mi355x"``, or ``True`` for the target's default) to a launch
-(``perfmodel.timing``).
+A launch reports no time unless asked: its ``LaunchResult.seconds`` is None and ``cycles`` the
+issue model's count (it ranks variants; it is not a device time). For a prediction of a
+device's time pass ``timing="mi300x"`` (or ``"mi355x"``, or ``True`` for the default device of
+the code object's target, ``perfmodel.profiles.for_target``) to a launch (``perfmodel.timing``):
+``seconds`` is then that model's, marked ``modeled``; ``bench`` and ``tune`` on the emulator
+use the target's default device unless given one.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from gcnforge.runtime.backend import LaunchResult
 
 EMULATED_TARGET = "gfx942"  # the default; no sramecc/xnack setting: code objects built either way run
 EMULATED_TARGETS = tuple(TARGETS)  # every target isa.target describes (gfx942, gfx950)
-CLOCK_HZ = profiles.for_target(EMULATED_TARGET).clock_hz  # the default target's (MI300X: 2.1 GHz)
 
 
 class EmulatorBackend:
@@ -145,17 +144,10 @@ class EmulatorBackend:
             stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
         except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
             raise Diagnostic(f"the emulator cannot run this launch: {e}") from None
-        cycles = getattr(stats, "cycles", None)
-        prof = self._profile_of(code_object, kernel_name)
-        seconds = None if cycles is None else cycles / prof.clock_hz
-        return LaunchResult(backend=self.name, seconds=seconds, cycles=cycles, clock_hz=prof.clock_hz,
+        return LaunchResult(backend=self.name, seconds=None, cycles=getattr(stats, "cycles", None), clock_hz=None,
                             modeled=True, stats=stats,
-                            notes=(f"modeled: emulator cycles at {prof.name}'s {prof.clock_hz / 1e6:.0f} MHz",))
-
-    def _profile_of(self, code_object, kernel_name):
-        from gcnforge.emulator.launch import kernel_image
-
-        return profiles.for_target(self.arch_for(kernel_image(code_object, kernel_name).processor))
+                            notes=("no time: cycles are the emulator's issue-model count (pass timing= for a "
+                                   "device's modeled time)",))
 
     def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw,
                       complete=False):

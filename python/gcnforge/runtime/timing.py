@@ -1,8 +1,10 @@
 """``bench(kernel, *args, ...)``: per-launch kernel times.
 
 On a GPU the times are measured with HIP events around each launch. On the emulator they
-are the issue model's cycle counts converted at a stated clock and marked ``modeled``; the
-emulator is deterministic, so one launch is enough there unless asked otherwise.
+are the timing model's predictions (``perfmodel.timing``) for the device ``timing=`` names,
+by default the code object's target's default device (MI300X for gfx942, MI355X for gfx950),
+marked ``modeled``; the emulator is deterministic, so one launch is enough there unless asked
+otherwise.
 
 NumPy arrays passed for pointers are copied to the device once, before the first launch,
 and copied back once after the last, so copies are not timed.
@@ -38,7 +40,7 @@ class BenchResult:
     def label(self) -> str:
         if self.modeled:
             clk = f" at {self.clock_hz / 1e6:.0f} MHz" if self.clock_hz else ""
-            return f"modeled (emulator cycles{clk})"
+            return f"modeled (timing model{clk})"
         return "measured (HIP events)"
 
     def __str__(self) -> str:
@@ -49,6 +51,8 @@ def bench(kernel: Kernel, *args: object, grid: object, block: object = None, war
           repeat: int | None = None, device: object = None, **kwargs: object) -> BenchResult:
     backend = kernel.resolve_device(device, [*args, *kwargs.values()])  # type: ignore[arg-type]
     modeled_backend = backend.name == "emulator"
+    if modeled_backend:  # an untimed emulator launch has no time (LaunchResult): predict one
+        kwargs.setdefault("timing", True)
     warmup = (0 if modeled_backend else 2) if warmup is None else warmup
     repeat = (1 if modeled_backend else 20) if repeat is None else repeat
     if repeat < 1 or warmup < 0:

@@ -34,14 +34,16 @@ ties to the family's first variant, so the written CSV does not depend on ``jobs
 cluster, the order trials finish in, or an interruption. (End-to-end times on the emulator add
 measured host time, so ``--e2e`` rankings can differ between runs where host times are close.)
 
-Timing mode (``timing=`` a device profile): a launch of a large grid emulates only a sample of
+Timing mode (``timing=`` a device profile; on the emulator without one, the default device of
+the family's target, since an untimed emulator launch reports no time): a launch of a large
+grid emulates only a sample of
 work-groups, so its outputs are partial. The check then comes from a second, untimed launch
 of the whole grid (``timing_check = "whole"``, the default); a family whose grids are too
 large to emulate whole sets ``timing_check = "sampled"``, and its ``call`` / ``reference``
 compare only what the sampled work-groups compute (the trial's message says so).
 
 Times: kernel mode sums the LaunchResults of the launches ``call`` makes (HIP events on a
-GPU; modeled emulator cycles otherwise). End-to-end mode measures host wall time of
+GPU; the timing model's prediction on the emulator). End-to-end mode measures host wall time of
 ``e2e``; on the emulator, where wall time says nothing about a GPU, it is the modeled
 kernel time plus the measured host time outside launches (only the modeled time for a family
 with ``host_time = False``, whose host side is bookkeeping, not work). A family whose operation
@@ -151,6 +153,8 @@ class _Sweep:
         if parallel and backend.name != "emulator":
             raise Diagnostic(f"--jobs/--cluster run trials side by side, which would distort times measured on "
                              f"{backend.name}: use --jobs 1 on a GPU")
+        if timing is None and backend.name == "emulator":
+            timing = True  # an untimed emulator launch has no time (LaunchResult): the target's default device
         if timing is not None:
             if backend.name != "emulator":
                 raise Diagnostic(f"timing={timing!r} predicts with the emulator's timing mode; the trials run on "
