@@ -23,8 +23,13 @@ HOMES = ("isa/", "perfmodel/profiles/")
 _WAVE_64 = re.compile(r"(arange|reshape|zeros|ones|full|empty|repeat)\([^#]*(?<![\w.])64(?![\w.])|"
                       r"//\s*64\b|\+\s*63\)")
 _LANE_INDEX = re.compile(r"(%\s*64|&\s*63|&\s*np\.uint32\(63\))\b")  # a lane number (on a line that says lane)
-_FACT_NAMES = re.compile(r"^\s*(LINE|BANKS|LDS_BANKS|\w*BYTES_PER_CLK\w*|LDS_PER_CU|LDS_BYTES|CU_COUNT|NUM_CUS|WAVE_SIZE)"
-                         r"\s*=\s*\d")
+_FACT_NAMES = re.compile(r"^\s*(LINE|BANKS|LDS_BANKS|\w*BYTES_PER_CLK\w*|LDS_PER_CU|LDS_BYTES|CU_COUNT|NUM_CUS|WAVE_SIZE"
+                         r"|ISSUE|TRANS_CYCLES|MAX_\w*PER_CU)\s*=\s*\d")
+# issue 28: register budgets as option defaults, the SGPR occupancy steps, the accum_offset bound,
+# pipeline latencies written into a table (isa.target: arch_vgprs, agprs, sgprs - extra_sgprs_flat_scratch,
+# sgpr_wave_steps, max_barriers_per_cu, simd_lanes, trans_rate)
+_REG_BUDGET = re.compile(r"^\s*max_[vas]gprs\s*:\s*int\s*=\s*\d")
+_LATENCY_ROW = re.compile(r"\"(salu|valu|valu_dp|trans|branch)\"\s*:\s*\d")
 
 
 def _code_lines(path: Path, strings: bool = False) -> dict[int, str]:
@@ -70,6 +75,14 @@ def findings(pkg: Path = PKG) -> list[str]:
                 bad.append(f"{where}: 102 SGPRs (isa.target sgprs)")
             if rel.startswith("emulator/") and (_WAVE_64.search(code) or "lane" in line and _LANE_INDEX.search(code)):
                 bad.append(f"{where}: the wave size as a literal (emulator.core.WAVE, from isa.target wave_size)")
+            if _REG_BUDGET.match(code):
+                bad.append(f"{where}: a register file size as an option default (isa.target)")
+            if "sgpr" in line and {80, 88, 100} <= nums:
+                bad.append(f"{where}: the SGPR occupancy steps (isa.target sgpr_wave_steps)")
+            if "accum_offset" in line + (text[n].lower() if n < len(text) else "") and 256 in nums:
+                bad.append(f"{where}: the accum_offset bound 256 (isa.target arch_vgprs)")
+            if _LATENCY_ROW.search(text[n - 1]) and rel.startswith("perfmodel/"):
+                bad.append(f"{where}: a pipeline latency as a literal (isa.target simd_lanes / trans_rate)")
             if _FACT_NAMES.match(code):
                 bad.append(f"{where}: a hardware constant outside isa / the profiles: {code.strip()}")
     return bad

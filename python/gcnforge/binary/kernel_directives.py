@@ -6,7 +6,7 @@ defaults from getDefaultAmdhsaKernelDescriptor (denorm_16_64 = 3, dx10_clamp = 1
 ieee_mode = 1, workgroup_id_x = 1), user SGPR count implied by the enables unless
 ``.amdhsa_user_sgpr_count`` is given, granulated GPR counts from next_free_vgpr/sgpr
 (the SGPR count adds VCC/flat-scratch/XNACK extras: always 6 with architected flat
-scratch), accum_offset in [4, 256] step 4. Values are expressions; they are evaluated when
+scratch), accum_offset in [4, arch VGPRs (256: isa.target)] step 4. Values are expressions; they are evaluated when
 the whole file has been read, so they may use ``.set`` symbols defined later.
 """
 
@@ -18,7 +18,7 @@ from gcnforge.binary.descriptor import (ADDRESSABLE_SGPRS, FIELD_BY_NAME, SGPR_E
                                        KernelDescriptor)
 from gcnforge.binary.expr import Node
 from gcnforge.binary.target_id import TargetId
-from gcnforge.isa.target import USER_SGPRS
+from gcnforge.isa.target import USER_SGPRS, target as _isa_target
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.record import FrozenRecord, Record
 
@@ -153,8 +153,9 @@ def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], i
         if ".amdhsa_accum_offset" not in values:
             raise Diagnostic(".amdhsa_accum_offset directive is required", end_loc)
         acc, ae = values[".amdhsa_accum_offset"]
-        if acc < 4 or acc > 256 or acc & 3:
-            raise Diagnostic("accum_offset should be in range [4..256] in increments of 4", end_loc)
+        top = _isa_target(target.processor).arch_vgprs  # AGPRs start after at most v0..v255 (isa.target)
+        if acc < 4 or acc > top or acc & 3:
+            raise Diagnostic(f"accum_offset should be in range [4..{top}] in increments of 4", end_loc)
         if acc > (max(1, values[".amdhsa_next_free_vgpr"][0]) + 3) // 4 * 4:
             raise Diagnostic("accum_offset exceeds total VGPR allocation", end_loc)
         kd = kd.with_fields(accum_offset_granules=acc // 4 - 1)

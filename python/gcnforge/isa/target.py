@@ -49,7 +49,8 @@ class Target(FrozenRecord):
         "name", "sgprs", "vgprs", "arch_vgprs", "agprs", "vgpr_granule", "vgpr_encoding_granule", "sgpr_granule",
         "sgpr_encoding_granule", "lds_bytes", "lds_granule", "wave_size", "max_waves_per_simd", "simds_per_cu",
         "cu_count", "trap_sgprs", "extra_sgprs_vcc", "extra_sgprs_flat_scratch", "has_agprs", "has_packed_fp32",
-        "max_flat_workgroup_size", "has_lds_direct", "max_scratch_per_wave", "lds_banks")
+        "max_flat_workgroup_size", "has_lds_direct", "max_scratch_per_wave", "lds_banks", "sgpr_wave_steps",
+        "max_barriers_per_cu", "simd_lanes", "trans_rate")
     name: str
     sgprs: int  # addressable SGPRs (s0..s101)
     vgprs: int  # unified VGPR file per lane (arch VGPRs + AGPRs)
@@ -79,13 +80,29 @@ class Target(FrozenRecord):
     # CK-Tile", 2025-07-25: "LDS is divided into 32 memory banks"), 64 on gfx950 (Composable
     # Kernel's ck_tile get_n_lds_banks: gfx9 32, gfx950 64)
     lds_banks: int
+    # waves per SIMD a wave's SGPR count allows (its descriptor count, VCC / FLAT_SCRATCH /
+    # XNACK_MASK included): (at most N SGPRs, W waves) in order, then the last W for more; gfx9's
+    # 800 SGPRs per SIMD: 80 -> 10, 88 -> 9, 100 -> 8, more -> 7 (LLVM AMDGPUBaseInfo
+    # getOccupancyWithNumSGPRs, VOLCANIC_ISLANDS and later)
+    sgpr_wave_steps: tuple[tuple[int, int], ...]
+    # work-groups of more than one wave a CU holds: one barrier each, 16 per CU on gfx9 (LLVM
+    # AMDGPUBaseInfo getMaxWorkGroupsPerCU, MaxBarriers; single-wave work-groups use none)
+    max_barriers_per_cu: int
+    # lanes of one SIMD: a wave64 VALU instruction runs in wave_size / simd_lanes = 4 passes of
+    # one cycle (MI300 ISA guide ch. 1-2; CDNA 3 white paper: four 16-wide SIMDs per CU)
+    simd_lanes: int
+    # transcendentals (v_exp, v_log, v_rcp, v_rsq, v_sqrt, v_sin, v_cos) run at 1/trans_rate of
+    # the VALU rate: quarter rate, 16 cycles a wave64 (MI300 ISA guide, "Vector ALU" transcendental ops)
+    trans_rate: int
 
     def __init__(self, name: str, sgprs: int, vgprs: int, arch_vgprs: int, agprs: int, vgpr_granule: int,
                  vgpr_encoding_granule: int, sgpr_granule: int, sgpr_encoding_granule: int, lds_bytes: int,
                  lds_granule: int, wave_size: int, max_waves_per_simd: int, simds_per_cu: int, cu_count: int,
                  trap_sgprs: int = 16, extra_sgprs_vcc: int = 2, extra_sgprs_flat_scratch: int = 6,
                  has_agprs: bool = True, has_packed_fp32: bool = True, max_flat_workgroup_size: int = 1024,
-                 has_lds_direct: bool = False, max_scratch_per_wave: int = 0x1FFF * 1024, lds_banks: int = 32) -> None:
+                 has_lds_direct: bool = False, max_scratch_per_wave: int = 0x1FFF * 1024, lds_banks: int = 32,
+                 sgpr_wave_steps: tuple[tuple[int, int], ...] = ((80, 10), (88, 9), (100, 8), (1 << 30, 7)),
+                 max_barriers_per_cu: int = 16, simd_lanes: int = 16, trans_rate: int = 4) -> None:
         values = locals()
         for n in self._fields:
             object.__setattr__(self, n, values[n])

@@ -10,7 +10,9 @@ each kernel carries ``regalloc = {v, a, s}`` (registers used) and ``regalloc_bou
 (the most registers simultaneously live, a lower bound). Errors: running out of a file
 lists what is live at the point of highest pressure; conflicting pins name both values.
 
-Options: ``max_vgprs`` (256), ``max_agprs`` (256), ``max_sgprs`` (96), ``coalesce`` (true),
+Options: ``max_vgprs``, ``max_agprs``, ``max_sgprs`` (default: the module target's files,
+``gcnforge.isa.target``: 256 arch VGPRs and 256 AGPRs, and the SGPRs less VCC, FLAT_SCRATCH
+and XNACK_MASK, 96 on gfx942/gfx950; a larger value is clamped to them), ``coalesce`` (true),
 ``split_ranges`` (true: when the live values fit but no colouring does, split storage
 written in several places into SSA versions joined by moves, and where a range still finds
 no aligned place copy the values live at its definition out of its way (compaction: one
@@ -35,12 +37,12 @@ from gcnforge.passes.regalloc.kernel import allocate_region_op
 class RegAllocPass(ModulePass):
     name = "amdgcn-regalloc"
 
-    max_vgprs: int = 256
-    max_agprs: int = 256
-    # gfx942 has 102 addressable SGPRs; VCC is s[102:103]'s alias outside them, but LLVM
-    # reserves the top for VCC / FLAT_SCRATCH / XNACK_MASK, leaving s0..s95 (AMDGPUUsage,
-    # "SGPR blocks"); we keep the same 96 so LLVM's assembler accepts the counts.
-    max_sgprs: int = 96
+    # None: the target's own file (isa.target). SGPRs: LLVM reserves the top of the addressable
+    # ones for VCC / FLAT_SCRATCH / XNACK_MASK (AMDGPUUsage, "SGPR blocks"), so the budget is
+    # ``sgprs - extra_sgprs_flat_scratch`` and LLVM's assembler accepts the counts.
+    max_vgprs: int | None = None
+    max_agprs: int | None = None
+    max_sgprs: int | None = None
     coalesce: bool = True
     split_ranges: bool = True
     # opt-in: when VGPRs run out, move values to AGPRs (v_accvgpr_write after the
@@ -54,8 +56,9 @@ class RegAllocPass(ModulePass):
         # the options, within the module target's register files (gcnforge.isa.target; the
         # SGPR budget leaves VCC, FLAT_SCRATCH and XNACK_MASK out, as LLVM does)
         t = target_facts(input_target(op))
-        limits = {"v": min(self.max_vgprs, t.arch_vgprs), "a": min(self.max_agprs, t.agprs if t.has_agprs else 0),
-                  "s": min(self.max_sgprs, t.sgprs - t.extra_sgprs_flat_scratch)}
+        files = {"v": t.arch_vgprs, "a": t.agprs if t.has_agprs else 0, "s": t.sgprs - t.extra_sgprs_flat_scratch}
+        asked = {"v": self.max_vgprs, "a": self.max_agprs, "s": self.max_sgprs}
+        limits = {f: n if asked[f] is None else min(asked[f], n) for f, n in files.items()}
         for k in list(op.walk()):
             if isinstance(k, KernelOp | FuncOp):
                 res = allocate_region_op(k, limits, self.coalesce, spill=self.spill_to_agprs,

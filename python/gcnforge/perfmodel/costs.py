@@ -3,18 +3,19 @@
 Units are shader-clock cycles seen by one wave64 on one SIMD. Where the numbers come from:
 
 * Issue: a SIMD's arbiter visits each wave at most once per 4-cycle issue window
-  (``ISSUE = 4``): a wave64 VALU instruction runs over four 16-lane passes (AMD Instinct
-  MI300 ISA Reference Guide, ch. 1-2 "wave64 ... executes in four passes"; gcnforge's
-  emulator uses the same 4-cycle VALU cost).
+  (``ISSUE``: ``wave_size / simd_lanes`` of ``gcnforge.isa.target``): a wave64 VALU
+  instruction runs over four 16-lane passes (AMD Instinct MI300 ISA Reference Guide, ch. 1-2
+  "wave64 ... executes in four passes"; gcnforge's emulator uses the same 4-cycle VALU cost).
 * MFMA: the matrix core is busy for the instruction's cycle count, which AMD's Matrix
   Instruction Calculator (ROCm/amd_matrix_instruction_calculator, ``-a CDNA3``, "Execution
   cycles") prints for every CDNA3 MFMA and SMFMAC; ``gcnforge.isa.mfma`` holds them.
   Independent MFMAs queue on the one matrix pipe; a dependent MFMA (srcC = previous vdst)
   issues when the previous one has finished (the ISA guide's hazard table needs no extra
   wait states for an exactly overlapping srcC), so ``latency == busy``.
-* Transcendentals (v_exp/v_log/v_rcp/v_rsq/v_sqrt/v_sin/v_cos) are quarter rate: 16 cycles,
-  and they occupy the VALU while they run. CDNA3's vector FP64 is full rate (MI300 white
-  paper: FP64 vector = FP32 vector peak), so ``valu_dp`` costs 4 like ``valu``.
+* Transcendentals (v_exp/v_log/v_rcp/v_rsq/v_sqrt/v_sin/v_cos) are quarter rate
+  (``isa.target`` ``trans_rate``): 16 cycles, and they occupy the VALU while they run.
+  CDNA3's vector FP64 is full rate (MI300 white paper: FP64 vector = FP32 vector peak), so
+  ``valu_dp`` costs 4 like ``valu``.
 * Memory pipes: issue occupancy from bytes moved per wave at the device profile's LDS and
   vector L1 bytes per clock (``lds_bytes_per_clk``, ``l1_bytes_per_clk``), minimum one issue window.
   Memory latencies come from the device profile (``perfmodel.profiles``, cited there; when none
@@ -28,8 +29,11 @@ from __future__ import annotations
 from functools import cache
 
 from gcnforge.isa import mfma as isa_mfma
+from gcnforge.isa.target import target as _target_facts
 
-ISSUE = 4
+# gfx942 and gfx950 alike (isa.target): one pass per 16 lanes, transcendentals at quarter rate
+ISSUE = _target_facts().wave_size // _target_facts().simd_lanes
+TRANS_CYCLES = ISSUE * _target_facts().trans_rate
 
 PIPES = ("salu", "valu", "trans", "mfma", "lds", "vmem", "smem")
 
@@ -43,8 +47,8 @@ PIPE_OF = {
 }
 
 LATENCY = {  # pipeline latencies; memory ones are the device profile's (``_memory_latency``)
-    "salu": 4, "branch": 4, "message": 4, "control": 4, "waitcnt": 4,
-    "valu": 4, "valu_dp": 4, "trans": 16,
+    "salu": ISSUE, "branch": ISSUE, "message": ISSUE, "control": ISSUE, "waitcnt": ISSUE,
+    "valu": ISSUE, "valu_dp": ISSUE, "trans": TRANS_CYCLES,
 }
 _MEMORY = {"lds": "lat_lds", "gds": "lat_lds", "smem": "lat_smem",
            **{s: "lat_hbm" for s in ("vmem_load", "vmem_store", "vmem_atomic", "flat_load", "flat_store",
@@ -77,7 +81,7 @@ def _latency(sem: str, prof) -> int:
     attr = _MEMORY.get(sem)
     if attr is not None:
         return getattr(_profile(prof), attr)
-    return LATENCY.get(sem, 4)
+    return LATENCY.get(sem, ISSUE)
 
 
 def mfma_flops(base: str, target: str | None = None) -> int:
@@ -130,7 +134,7 @@ def cost(sem: str, base: str, data_dwords: int, prof=None,
         c = mfma_cycles(base, prof.target if prof is not None else None, formats)
         return pipe, c, c
     if sem == "trans":
-        return pipe, 16, LATENCY["trans"]
+        return pipe, TRANS_CYCLES, LATENCY["trans"]
     if pipe in ("lds", "vmem"):  # the wave's bytes at the profile's LDS or vector L1 bytes per clock
         p = _profile(prof)
         per_clk = p.lds_bytes_per_clk if pipe == "lds" else p.l1_bytes_per_clk

@@ -6,15 +6,15 @@ from ``gcnforge.isa.target``).
   ``align(arch_vgprs, 4) + agprs`` (AGPRs start at ``accum_offset``), rounded up to the
   allocation granule (8); waves per SIMD = 512 // that (AMD ISA guide ch. 3 "Kernel
   State"; LLVM AMDGPUBaseInfo getTotalNumVGPRs / getNumWavesPerEUWithNumVGPRs).
-* SGPRs (gfx9: 800 per SIMD): LLVM AMDGPUBaseInfo getOccupancyWithNumSGPRs gives
-  10 / 9 / 8 / 7 waves for at most 80 / 88 / 100 / more SGPRs (VCC, FLAT_SCRATCH and
-  XNACK_MASK included: the descriptor's count).
+* SGPRs: the target's ``sgpr_wave_steps`` (gfx9, 800 per SIMD: 10 / 9 / 8 / 7 waves for at
+  most 80 / 88 / 100 / more SGPRs, VCC, FLAT_SCRATCH and XNACK_MASK included: the
+  descriptor's count; LLVM AMDGPUBaseInfo getOccupancyWithNumSGPRs).
 * gfx942 holds at most 8 waves per SIMD (``Target.max_waves_per_simd``).
 * LDS: the target's ``lds_bytes`` per CU shared by the work-groups on it, allocated in
   ``lds_granule`` granules.
-* A work-group's waves all live on one CU, spread over its 4 SIMDs; at most 16
-  work-groups of more than one wave per CU (barrier resources; LLVM AMDGPUBaseInfo
-  getMaxWorkGroupsPerCU).
+* A work-group's waves all live on one CU, spread over its 4 SIMDs; at most
+  ``max_barriers_per_cu`` (16) work-groups of more than one wave per CU (barrier resources;
+  LLVM AMDGPUBaseInfo getMaxWorkGroupsPerCU).
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gcnforge.isa.target import target as isa_target
-
-MAX_WGS_PER_CU = 16
-
 
 def _align(n: int, g: int) -> int:
     return -(-n // g) * g
@@ -57,7 +54,7 @@ def occupancy(vgprs: int, sgprs: int, lds_bytes: int, workitems: int, tgt: str =
     wpg = max(1, -(-workitems // t.wave_size))
     v = _align(max(vgprs, 1), t.vgpr_granule)
     by_vgpr = t.vgprs // v if v <= t.vgprs else 0
-    by_sgpr = 10 if sgprs <= 80 else 9 if sgprs <= 88 else 8 if sgprs <= 100 else 7
+    by_sgpr = next(w for n, w in t.sgpr_wave_steps if sgprs <= n)  # (the last step takes any count)
     wps = min(t.max_waves_per_simd, by_vgpr, by_sgpr)
     limiter = "waves"
     if wps == by_vgpr and by_vgpr < t.max_waves_per_simd:
@@ -72,7 +69,7 @@ def occupancy(vgprs: int, sgprs: int, lds_bytes: int, workitems: int, tgt: str =
     if lds_bytes > 0:
         cands.append((t.lds_bytes // _align(lds_bytes, t.lds_granule), "lds"))  # LDS per CU = per WG max
     if wpg > 1:
-        cands.append((MAX_WGS_PER_CU, "workgroups"))
+        cands.append((t.max_barriers_per_cu, "workgroups"))
     wgs, lim = min(cands, key=lambda c: c[0])
     return Occupancy(wps, max(0, wgs), wpg, lim)
 
