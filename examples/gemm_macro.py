@@ -55,13 +55,16 @@ tile into C (which must hold zeros) with ``buffer_atomic_add_f32``; a work-group
 adds zeros.
 
 Any K (``anyk=True``, kernel names end ``_anyk``): a row of A and B^T then starts anywhere (2-byte
-or 1-byte aligned), so the staging loads are one ``buffer_load_ushort`` / ``buffer_load_ubyte``
-per element (8 or 16 per chunk instead of one ``buffer_load_dwordx4``; every access naturally
-aligned), each zero-extended element a loop iteration value, packed two (four) to a dword by
-``v_lshl_or_b32`` just before the same ``ds_write_b128``; the front mask is per element, each
-front element's offset in its VGPR (the instruction's offset field would carry a position before
-the buffer back into range). More VGPRs (148 for 256 x 256 bf16, 212 fp8) and 8 (16) times the
-vector-memory instructions: a fallback for K the fast variant refuses.
+or 1-byte aligned). A chunk starting ``r = start % 4`` bytes past a dword is loaded as the
+``buffer_load_dwordx4`` at ``start - r`` (naturally aligned) plus the ``r`` bytes it misses, one
+``buffer_load_ushort`` (bf16/f16: r is 0 or 2) or three ``buffer_load_ubyte`` (fp8) ending at
+the chunk's end, and realigned by four ``v_alignbyte_b32`` before the ``ds_write_b128``. Rows
+past M or N get an offset past every buffer (a dword starting up to 3 bytes before a buffer's
+end would read past it), and with a one-trip window the look-ahead re-reads its last tile. The
+front tiles load one element per instruction (each offset in its VGPR: a position before the
+buffer must not come back into range through the offset field), masked per element, and are put
+in the same staged form (``v_perm_b32``; a staging slot through LDS buffer 1, since each loop
+iteration value must come from one instruction).
 
 Preconditions (``check_shape``; ``launch`` refuses a violating launch before it starts): K is a
 multiple of 16 bytes, 8 bf16/f16 or 16 fp8 elements, except for ``anyk`` (the 16-byte loads:
@@ -215,7 +218,9 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
         cb_g = k.v_add_u32(g_base, cb)
         stage = []  # per chunk: (global offset, resource, LDS write address, LDS offset)
 
-        def passes(rows, row0, rs, lds_off):
+        rows_of = []  # anyk: per chunk, (its first row's VGPR, the pass's extra rows, M or N)
+
+        def passes(rows, row0, rs, lds_off, lim):
             full = None
             for i in range(-(-rows // rows_per_pass)):
                 here = min(rows_per_pass, rows - i * rows_per_pass)
@@ -223,56 +228,74 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
                     r = r_st if here == rows_per_pass else k.v_and_b32(here - 1, r_st)
                     sw = k.v_xor_b32(c_st, k.v_and_b32(3, k.v_lshrrev_b32(1, r)))  # the swizzle of row r
                     wr = k.v_add_u32(lds, k.v_lshl_add_u32(r, 6, k.v_lshlrev_b32(4, sw)))
-                    g0 = k.v_add_u32(k.v_mul_lo_u32(k.v_add_u32(row0, r), kb_s), cb_g)
+                    row = k.v_add_u32(row0, r)
+                    g0 = k.v_add_u32(k.v_mul_lo_u32(row, kb_s), cb_g)
                     if here == rows_per_pass:
-                        full = (g0, wr)
-                g0_, wr_ = full if here == rows_per_pass else (g0, wr)
+                        full = (g0, wr, row)
+                g0_, wr_, row_ = full if here == rows_per_pass else (g0, wr, row)
+                rows_of.append((row_, i * rows_per_pass, lim))
                 g = k.v_add_u32(k.s_mul_i32(kb_s, k.s_mov_b32(i * rows_per_pass)), g0_) if i else g0_
                 stage.append((g, rs, wr_, lds_off + i * rows_per_pass * TK))
 
-        passes(tm, row0_m, rs_a, 0)
-        passes(tn, col0_n, rs_b, a_bytes)
+        passes(tm, row0_m, rs_a, 0, m_rows)
+        passes(tn, col0_n, rs_b, a_bytes, n_s)
         wr_offs = [x[3] for x in stage]
         # the last tile's SGPR offset: the look-ahead loads of the last trips re-read it
         last = k.s_max_i32(k.s_sub_u32(window, (unroll + 1) * TK), 0)
         g_all = [(g, rs) for g, rs, _, _ in stage]
+        oob_v = k.v_mov_b32(k.s_mov_b32(OOB))
+        zero1 = k.v_mov_b32(0) if anyk else None
 
         def clamp(koff):
             """The K tile at SGPR byte offset ``koff`` (from the loop's start), clamped to the
             window's last tile so the pipeline's look-ahead never reads past it."""
             return k.s_min_u32(koff, last)
 
-        # a chunk's staged registers: one dwordx4, or (anyk) one per element, which the LDS
-        # write packs (loop iteration values must each come from one instruction)
-        nw = CHUNK // ESIZES[dtype] if anyk else 1
-        load_el = k.buffer_load_ubyte if ESIZES[dtype] == 1 else k.buffer_load_ushort
+        # a chunk's staged registers (loop iteration values: each from one instruction): one
+        # dwordx4; anyk: the dwordx4 at the chunk's start rounded down to a dword (r = start % 4
+        # bytes early) and the r bytes it misses, one ushort (bf16/f16: r is 0 or 2) or three
+        # ubytes (fp8) ending at the chunk's end, realigned by v_alignbyte_b32 before the write
+        esz = ESIZES[dtype]
+        if anyk:
+            # a dword that starts up to 3 bytes before the buffer's end would read past it: rows
+            # past M / N are entirely out of range, and with one loop trip (a window of unroll
+            # tiles) the loop's look-ahead loads start at the window's last tile, not after it
+            back = k.s_sub_u32(unroll * TK, k.s_min_u32(k.s_max_i32(k.s_sub_u32(window, TK), 0), unroll * TK))
+            g_loop, g_al, r_al = [], [], []
+            for (g, _), (row, extra, lim) in zip(g_all, rows_of):
+                row = k.v_add_u32(extra, row) if extra else row
+                gl = k.v_cndmask_b32_e64(oob_v, k.v_subrev_u32(back, g), k.v_cmp_gt_u32_e64(lim, row))
+                g_loop.append(gl)
+                g_al.append(k.v_and_b32(-4, gl))
+                r_al.append(k.v_and_b32(3, gl))
+        tail = (14,) if esz == 2 else (13, 14, 15)  # byte offsets of the tail loads in the chunk
+        load_tail = k.buffer_load_ushort if esz == 2 else k.buffer_load_ubyte  # one element
+        nw = 1 + len(tail) if anyk else 1  # staged registers per chunk
 
         def load_one(q, so):
             """Chunk ``q`` (A rows, then B rows) of the K tile at clamped byte offset ``so``."""
             g, rs = g_all[q]
             if not anyk:
                 return [k.buffer_load_dwordx4(g, rs, so, offen=True)[0]]
-            return [load_el(g, rs, so, offen=True, offset=ESIZES[dtype] * e)[0] for e in range(nw)]
+            return [k.buffer_load_dwordx4(g_al[q], rs, so, offen=True)[0],
+                    *[load_tail(g_loop[q], rs, so, offen=True, offset=o)[0] for o in tail]]
 
         def to_lds(q, regs, offset):
             """``ds_write_b128`` of chunk ``q``'s staged registers at LDS ``offset`` (+ its own)."""
-            if anyk:  # zero-extended elements: 2 (bf16/f16) or 4 (fp8) to a dword
-                per = nw // 4
-                dw = []
-                for j in range(4):
-                    x = regs[per * j]
-                    for e in range(1, per):
-                        x = k.v_lshl_or_b32(regs[per * j + e], 32 // per * e, x)
-                    dw.append(x)
-                regs = [k.concat(*dw)]
+            if anyk:
+                d = regs[0].split()
+                u = regs[1]
+                if esz == 1:  # bytes 13..15 of the chunk, then the r of them after the dwordx4
+                    u = k.v_lshl_or_b32(regs[3], 16, k.v_lshl_or_b32(regs[2], 8, u))
+                    u = k.v_lshrrev_b32(k.v_sub_u32(24, k.v_lshlrev_b32(3, r_al[q])), u)
+                d = d + [u]
+                regs = [k.concat(*[k.v_alignbyte_b32(d[j + 1], d[j], r_al[q]) for j in range(4)])]
             return k.ds_write_b128(stage[q][2], regs[0], offset=offset + wr_offs[q])
 
-        # the prologue's tiles 0 .. unroll - 1 (before the loop's first) through the VGPR offset:
-        # a chunk (anyk: an element) in front of the range gets an offset past every buffer, so
-        # it reads as zeros (K a multiple of 16 bytes: a chunk is all in or all out)
-        oob_v = k.v_mov_b32(k.s_mov_b32(OOB))
-
         def load_front(t):
+            """Tile ``t`` < unroll, through the VGPR offset: a chunk (anyk: an element) in front
+            of the range gets an offset past every buffer, so it reads as zeros (K a multiple
+            of 16 bytes: a chunk is all in or all out)."""
             out = []
             if not anyk:
                 keep = k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK, cb) if t else cb)
@@ -280,14 +303,35 @@ def build(dtype: str = "bf16", out: str = "f32", tm: int = 256, tn: int = 256, w
                     off = k.v_cndmask_b32_e64(oob_v, k.v_subrev_u32((unroll - t) * TK, g), keep)
                     out.append([k.buffer_load_dwordx4(off, rs, 0, offen=True)[0]])
                 return out
-            # per element, the offset in a VGPR: a position before the buffer must not reach
-            # it through the instruction's offset field (the range check adds without wrapping)
-            keep = [k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK + ESIZES[dtype] * e, cb) if t or e else cb)
-                    for e in range(nw)]
-            for g, rs in g_all:
+            # anyk: one load per element, its offset in a VGPR (the instruction's offset field
+            # would carry a position before the buffer back into range: the check adds without
+            # wrapping), packed, then put in the staged form load_one gives
+            nel = CHUNK // esz
+            keep = [k.v_cmp_le_i32_e64(pad, k.v_add_u32(t * TK + esz * e, cb) if t or e else cb) for e in range(nel)]
+            for q, (g, rs) in enumerate(g_all):
                 base = k.v_subrev_u32((unroll - t) * TK, g)
-                out.append([load_el(k.v_cndmask_b32_e64(oob_v, k.v_add_u32(ESIZES[dtype] * e, base) if e else base,
-                                                        keep[e]), rs, 0, offen=True)[0] for e in range(nw)])
+                el = [load_tail(k.v_cndmask_b32_e64(oob_v, k.v_add_u32(esz * e, base) if e else base, keep[e]),
+                                rs, 0, offen=True)[0] for e in range(nel)]
+                per = nel // 4
+                want = []
+                for j in range(4):
+                    x = el[per * j]
+                    for e in range(1, per):
+                        x = k.v_lshl_or_b32(el[per * j + e], 32 // per * e, x)
+                    want.append(x)
+                # the dwordx4 load_one would give: the chunk shifted r bytes later (v_perm_b32
+                # byte i <- byte 4 - r + i of {want[j], want[j - 1]}), and the tail registers
+                sel = k.v_sub_u32(k.s_mov_b32(0x07060504), k.v_mul_lo_u32(r_al[q], k.s_mov_b32(0x01010101)))
+                dv = k.concat(*[k.v_perm_b32(want[j], want[j - 1] if j else zero1, sel) for j in range(4)])
+                if t:  # a staging slot: one instruction must produce it: through LDS buffer 1
+                    # (free until the loop's first step), each lane reading back its own 16 bytes
+                    k.ds_write_b128(stage[q][2], dv, offset=buf + wr_offs[q])
+                    dv = k.ds_read_b128(stage[q][2], offset=buf + wr_offs[q])[0]
+                if esz == 2:
+                    tl = [k.v_lshrrev_b32(16, want[3])]
+                else:
+                    tl = [k.v_bfe_u32(want[3], 8 * b, 8) for b in (1, 2, 3)]
+                out.append([dv, *tl])
             return out
 
         def load_tile(t):
