@@ -16,7 +16,9 @@ known on the host after sorting): aiter's launcher launches the allocation's bou
 blocks exit at once on a GPU, but the timing mode's work-group sampling would take an exiting
 block as the pattern of the blocks it did not run and mispredict both kernels.
 
-Ours: the fastest of the tile candidates below by the model (the same binaries run any shape).
+Ours: of the tile candidates below, the two the rule of aiter's launcher ranks first (fewest
+rounds of work-groups over the CUs, then fewest idle CUs) are timed; the faster is the row (the
+same binaries run any shape).
 Checked: every work-group the timing mode emulated, its tile against NumPy (``moe/reference``
 formulas), plus the whole output of the same binary at a reduced shape (5 tokens, model dim 512,
 inter 2 tn, 8 experts, the shape's top-k; run-time sizes: the same code).
@@ -36,10 +38,10 @@ SHAPES = [  # name, model dim, inter, experts, top-k
 ]
 TOKENS = (1, 16, 128, 1024)
 QUICK = [(SHAPES[0], 1), (SHAPES[2], 16)]
-CANDIDATES = {  # tokens <= 16 / more: stage1.build's (m_blk, tn, unroll, wk, depth)
-    "few": [(32, 32, 2, 4, 2), (32, 128, 2, 1, 2)],
-    "many": [(32, 128, 2, 1, 2), (64, 128, 2, 1, 2)],
-}
+CANDIDATES = [  # stage1.build's (m_blk, tn, unroll, wk, depth)
+    (32, 32, 2, 4, 2), (32, 64, 2, 2, 2), (32, 128, 2, 1, 2), (32, 256, 2, 1, 2), (64, 128, 2, 1, 2), (64, 256, 2, 1, 2),
+]
+EVALUATED = 2  # candidates timed per shape: the first by the rounds rule (see ``ranked``)
 FAMILY = "moe stage1 fp8 g1u1 (MI300X)"
 
 
@@ -112,16 +114,31 @@ def reduced_ok(kern, cand, topk: int) -> bool:
     return bool(np.all(np.abs(got - want) <= 2.0 ** -7 * (np.abs(want) + np.abs(want).max())))
 
 
+def ranked(p, dim, inter, cus: int) -> list[tuple]:
+    """The candidates that fit the shape, fewest rounds of work-groups over the CUs first, then
+    fewest idle CUs in the last round (the rule of aiter's ``get_heuristic_kernel``)."""
+    from moe import reference as ref
+
+    out = []
+    for cand in CANDIDATES:
+        m_blk, tn, unroll, wk, depth = cand
+        if dim % (32 * unroll * depth * wk) or inter % tn:
+            continue
+        n_wg = inter // tn * ref.sort_tokens(p["ids"], p["w"], p["experts"], m_blk).blocks
+        rounds = -(-n_wg // cus)
+        out.append(((rounds, rounds * cus - n_wg), cand))
+    return [c for _, c in sorted(out)]
+
+
 def ours(p, dim, inter, topk, prof, compiled):
-    """(us, name, checked, report) of the fastest candidate; every candidate's sampled tiles checked."""
+    """(us, name, check, report) of the fastest of the ``EVALUATED`` best-ranked candidates;
+    every timed candidate's sampled tiles checked."""
     from moe import reference as ref, stage1
 
     tokens = p["x"].shape[0]
     best = None
-    for cand in CANDIDATES["few" if tokens <= 16 else "many"]:
-        m_blk, tn, unroll, wk, depth = cand
-        if dim % (32 * unroll * depth * wk) or inter % tn:
-            continue
+    for cand in ranked(p, dim, inter, prof.cus)[:EVALUATED]:
+        m_blk, tn = cand[:2]
         name = stage1.kernel_name(*cand)
         if name not in compiled:
             from lib.compile import compile_module

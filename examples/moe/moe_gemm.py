@@ -91,28 +91,30 @@ def b_lane_offset(k, ln: Lane, kb):
     return k.v_add_u32(blk16, k.v_lshl_or_b32(ln.h, 8, k.v_lshlrev_b32(4, k.v_and_b32(15, ln.r))))
 
 
-def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None, depth: int = 2):
-    """``accs[i][f]`` (16 AGPRs each): A rows ``a_offs[i]`` (lane byte offsets of row block i, K
-    byte 16 h included) times B fragments ``b_offs[f]`` (lane byte offsets from ``b_lane_offset``
-    plus the fragment's first row times the row length), over ``kb`` bytes of K (SGPR, a
+def main_loop(k, rs_a, na: int, rows_fn, rs_b, b_offs, kb, unroll: int, k0=None, depth: int = 2, hook=None):
+    """``accs[i][f]`` (16 AGPRs each): the ``na`` A row blocks ``rows_fn()[i]`` (lane byte offsets,
+    K byte 16 h included; called once the first chunks of B are loading: it may wait for the
+    sorted ids) times B fragments ``b_offs[f]`` (lane byte offsets from ``b_lane_offset`` plus
+    the fragment's first row times the row length), over ``kb`` bytes of K (SGPR, a
     multiple of ``KSTEP unroll depth``) from byte ``k0`` (SGPR; None: 0). K goes in chunks of
     ``unroll`` 32-byte steps through ``depth`` register slots: chunk ``c`` is loaded ``depth``
     chunks ahead, into slot ``c % depth`` in place right after the MFMAs of chunk ``c - depth``
-    read it (the last loads are clamped to the last chunk); a loop trip is ``depth`` chunks."""
+    read it (the last loads are clamped to the last chunk); a loop trip is ``depth`` chunks.
+    ``hook()`` runs after the first chunks' loads are issued (loads the epilogue needs)."""
     chunk = KSTEP * unroll
     last = k.s_sub_u32(kb, chunk)
 
-    def load(koff):
+    def load(koff, parts="ab"):
         if k0 is not None:
             koff = k.s_add_u32(koff, k0)
         bko = k.s_lshl_b32(koff, 4)  # 32 bytes of K are 512 bytes of a shuffled 16-row block
         a = [k.buffer_load_dwordx4(o, rs_a, koff, offen=True, offset=KSTEP * u)[0]
-             for u in range(unroll) for o in a_offs]
+             for u in range(unroll) for o in a_offs] if "a" in parts else []
         b = [k.buffer_load_dwordx4(o, rs_b, bko, offen=True, offset=SHUF_N * KSTEP * u)[0]
-             for u in range(unroll) for o in b_offs]
+             for u in range(unroll) for o in b_offs] if "b" in parts else []
         return a + b
 
-    na, nb = len(a_offs), len(b_offs)
+    nb = len(b_offs)
     per = unroll * (na + nb)
 
     def mfmas(regs):
@@ -129,7 +131,12 @@ def main_loop(k, rs_a, a_offs, rs_b, b_offs, kb, unroll: int, k0=None, depth: in
     for row in accs:
         for acc in row:
             k.inst(MFMA, acc, zero2, zero2, 0)
-    first = [r for d in range(depth) for r in load(k.s_mov_b32(chunk * d))]
+    # the weights' first chunks go out before the rows' sorted ids are waited for
+    b_first = [load(k.s_mov_b32(chunk * d), "b") for d in range(depth)]
+    a_offs = rows_fn()
+    first = [r for d in range(depth) for r in load(k.s_mov_b32(chunk * d), "a") + b_first[d]]
+    if hook is not None:
+        hook()
     with k.loop(0, kb, depth * chunk, first) as body:
         slots = [list(body.args[d * per:(d + 1) * per]) for d in range(depth)]
         for d in range(depth):

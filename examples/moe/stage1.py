@@ -71,11 +71,13 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         rs_w = offset_rsrc(k, w1, e, k.s_mul_i32(two_i, dim), k.s_mul_i32(two_i, dim))
         # A: lane l's row in block i is sorted entry 32 i + l % 32; its token's row, K byte 16 h
         k16 = k.v_lshlrev_b32(4, ln.h)
-        a_offs = []
-        for i in range(bm):
-            sid, t = k.buffer_load_dword(k.v_lshlrev_b32(2, ln.r), rs_ids, 0, offen=True, offset=4 * ROWS * i)
-            k.wait(t)
-            a_offs.append(k.v_add_u32(k.v_mul_lo_u32(k.v_and_b32(0xFFFFFF, sid), dim), k16))
+        sids = [k.buffer_load_dword(k.v_lshlrev_b32(2, ln.r), rs_ids, 0, offen=True, offset=4 * ROWS * i)
+                for i in range(bm)]
+
+        def a_rows():
+            k.wait(*[t for _, t in sids])
+            return [k.v_add_u32(k.v_mul_lo_u32(k.v_and_b32(0xFFFFFF, sid), dim), k16) for sid, _ in sids]
+
         # waves: wk along K (wave kw takes K bytes [kw dim / wk, ..)), wn along the columns
         kw, wn_i = k.s_and_b32(wk - 1, ln.wave), k.s_lshr_b32(ln.wave, wk.bit_length() - 1)
         klen = k.s_lshr_b32(dim, wk.bit_length() - 1)
@@ -89,8 +91,8 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         # latency passes under the main loop
         qs = my_groups(k, wk, kw)
         pre = prefetch(k, ln, bm, qs, cols, dict(sx=sx, sw1=sw1, e=e, two_i=two_i, tokens=tokens, rs_ids=rs_ids))
-        accs = main_loop(k, rs_x, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
-                         depth)
+        accs = main_loop(k, rs_x, bm, a_rows, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
+                         depth, pre["scales"])
         parts = reduce_k(k, accs, wk, kw, wn_i, qs)
         epilogue(k, ln, parts, pre, bm, bn, cols, dict(out=out, inter=inter, tokens=tokens, topk=topk))
         k.s_endpgm()
@@ -99,21 +101,26 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
 
 
 def prefetch(k, ln, bm, qs, cols, a):
-    """Per row block ``i`` and group ``q``: the 4 sorted ids (waited for), their token ids and
-    the loads of their token scales; the column scales of ``cols``. Returns a dict; the scale
-    loads are waited for in the epilogue."""
+    """Loads of the epilogue's sorted ids (block ``i``, group ``q``) and column scales, issued
+    now; ``scales()`` (called once the main loop's first loads are out) waits for the ids and
+    loads their tokens' scales. The epilogue waits for the scales."""
     rs_sx = make_buffer_rsrc(k, a["sx"], k.s_lshl_b32(a["tokens"], 2))
     rs_sw = offset_rsrc(k, a["sw1"], a["e"], k.s_lshl_b32(a["two_i"], 2), k.s_lshl_b32(a["two_i"], 2))
     c4 = k.v_lshlrev_b32(2, ln.r)
     sw = [k.buffer_load_dword(c4, rs_sw, k.s_lshl_b32(c, 2), offen=True) for c in cols]
     ids = {(i, g): ids_group(k, a["rs_ids"], ln, i, q) for i in range(bm) for g, q in enumerate(qs)}
-    k.wait(*[t for _, t in ids.values()])
-    rows = {}
-    for key, (v, _) in ids.items():
-        sids = v.split()
-        toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
-        rows[key] = (sids, toks, [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True) for t in toks])
-    return dict(sw=sw, rows=rows)
+    out = dict(sw=sw, rows={})
+
+    def scales():
+        k.wait(*[t for _, t in ids.values()])
+        for key, (v, _) in ids.items():
+            sids = v.split()
+            toks = [k.v_and_b32(0xFFFFFF, s) for s in sids]
+            out["rows"][key] = (sids, toks, [k.buffer_load_dword(k.v_lshlrev_b32(2, t), rs_sx, 0, offen=True)
+                                             for t in toks])
+
+    out["scales"] = scales
+    return out
 
 
 def epilogue(k, ln, parts, pre, bm, bn, cols, a):

@@ -70,19 +70,22 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         rs_w = offset_rsrc(k, w2, e, w_bytes, w_bytes)
         # A: lane l's row in block i is sorted entry 32 i + l % 32, row t topk + s of a2, K byte 16 h
         k16 = k.v_lshlrev_b32(4, ln.h)
-        a_offs = []
-        for i in range(bm):
-            sid, t = k.buffer_load_dword(k.v_lshlrev_b32(2, ln.r), rs_ids, 0, offen=True, offset=4 * ROWS * i)
-            k.wait(t)
-            r = k.v_mad_u32_u24(k.v_and_b32(0xFFFFFF, sid), topk, k.v_lshrrev_b32(24, sid))
-            a_offs.append(k.v_add_u32(k.v_mul_lo_u32(r, inter), k16))
+        sids = [k.buffer_load_dword(k.v_lshlrev_b32(2, ln.r), rs_ids, 0, offen=True, offset=4 * ROWS * i)
+                for i in range(bm)]
+
+        def a_rows():
+            k.wait(*[t for _, t in sids])
+            return [k.v_add_u32(k.v_mul_lo_u32(k.v_mad_u32_u24(k.v_and_b32(0xFFFFFF, sid), topk,
+                                                                k.v_lshrrev_b32(24, sid)), inter), k16)
+                    for sid, _ in sids]
+
         kw, wn_i = k.s_and_b32(wk - 1, ln.wave), k.s_lshr_b32(ln.wave, wk.bit_length() - 1)
         klen = k.s_lshr_b32(inter, wk.bit_length() - 1)
         col0 = k.s_add_u32(k.s_mul_i32(k.block_id("x"), k.s_mov_b32(tn)), k.s_mul_i32(wn_i, k.s_mov_b32(tn // wn)))
         bl = b_lane_offset(k, ln, inter)
         cols = [k.s_add_u32(col0, ROWS * f) if f else col0 for f in range(bn)]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, inter), bl) for c in cols]
-        accs = main_loop(k, rs_a, a_offs, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
+        accs = main_loop(k, rs_a, bm, a_rows, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
                          depth)
         parts = reduce_k(k, accs, wk, kw, wn_i, my_groups(k, wk, kw))
         rs_w8 = offset_rsrc(k, spw, first, four, blk_bytes)
