@@ -1,7 +1,8 @@
 """Generators of the input shapes an independent fuzzing round found defects in (issue 28),
 for the harness' ``loop`` and ``asmshape`` targets.
 
-``loop_ir``: a kernel of one to three (possibly nested) ``amdgcn.loop``s whose operands,
+``loop_ir``: a kernel of one to three (possibly nested) ``amdgcn.loop``s and ``amdgcn.if``s
+(results merged from both branches) whose operands,
 yields and later uses are drawn from every name the text has, in scope or not: the loop's own
 block arguments as its operands, its own results inside its body or as its operands, a body
 value after the loop, a value defined later, a name never defined; with or without unroll
@@ -69,6 +70,8 @@ def _loop(rng: random.Random, scope: list[str], depth: int, names: dict, lines: 
         body_vals.append(b)
         if depth < 2 and rng.random() < 0.25:
             body_vals += _loop(rng, inner_scope + body_vals, depth + 1, names, lines, ind + "  ", res)
+        if depth < 2 and rng.random() < 0.2:
+            body_vals += _if(rng, inner_scope + body_vals, depth + 1, names, lines, ind + "  ", res)
     ys = [_pick(rng, inner_scope + body_vals, res + ["%never"], 0.1) for _ in range(n_iter)]
     if ys:
         lines.append(f"{ind}  amdgcn.yield {', '.join(ys)} : {', '.join(['!amdgcn.vgpr'] * n_iter)}")
@@ -79,14 +82,49 @@ def _loop(rng: random.Random, scope: list[str], depth: int, names: dict, lines: 
     return res
 
 
+def _if(rng: random.Random, scope: list[str], depth: int, names: dict, lines: list[str], ind: str,
+        target_bad: list[str]) -> list[str]:
+    """Appends one ``amdgcn.if`` (its branches may hold loops and ifs) to ``lines``; returns the
+    names of its results. Defects: a result or another branch's value yielded or used, a name
+    never defined."""
+    k = names["n"] = names["n"] + 1
+    res = [f"%q{k}_{i}" for i in range(rng.randint(0, 2))]
+    cmp = rng.choice(["s_cmp_lt_i32", "s_cmp_ge_u32", "s_cmp_eq_u32", "s_cmp_lg_i32"])
+    a, b = rng.choice(["%sn", "%one"]), rng.choice(["%sn", "%one"])
+    ta, tb = ("!amdgcn.sgpr" if v == "%sn" else "i32" for v in (a, b))
+    types = ", ".join(["!amdgcn.vgpr"] * len(res))
+    lines.append(f"{ind}{', '.join(res) + ' = ' if res else ''}amdgcn.if {cmp} ({a}, {b} : {ta}, {tb})"
+                 + (f" -> ({types})" if res else "") + " {")
+    other: list[str] = []
+    for branch in range(2):
+        if branch:
+            lines.append(f"{ind}}} else {{")
+        local: list[str] = []
+        for j in range(rng.randint(0, 2)):
+            d, v = f"%t{k}_{branch}_{j}", f"%c{k}_{branch}_{j}"
+            src = _pick(rng, scope + local, res + other + target_bad + ["%never"])
+            lines.append(f"{ind}  {d} = amdgcn.alloca : !amdgcn.vgpr")
+            lines.append(f"{ind}  {v} = amdgcn.vop2 v_add_u32_e32 {d}, %one, {src} : !amdgcn.vgpr, i32, !amdgcn.vgpr")
+            local.append(v)
+            if depth < 2 and rng.random() < 0.15:
+                local += _loop(rng, scope + local, depth + 1, names, lines, ind + "  ", res)
+        ys = [_pick(rng, scope + local, res + other + ["%never"], 0.1) for _ in res]
+        lines.append(f"{ind}  amdgcn.yield {', '.join(ys)} : {types}" if ys else f"{ind}  amdgcn.yield")
+        other = local
+        names["body"] += local
+    lines.append(f"{ind}}}")
+    return res
+
+
 def loop_ir(rng: random.Random, target: str = "gfx942") -> str:
     names = {"n": 0, "body": []}
     lines = [f"amdgcn.module @m #amdgcn.target<{target}> {{", "  amdgcn.kernel @k {",
              "    %one = arith.constant 1 : i32", "    %x0 = amdgcn.alloca : !amdgcn.vgpr",
-             "    %x = amdgcn.vop1 v_mov_b32_e32 %x0, %one : !amdgcn.vgpr, i32"]
+             "    %x = amdgcn.vop1 v_mov_b32_e32 %x0, %one : !amdgcn.vgpr, i32",
+             "    %s0 = amdgcn.alloca : !amdgcn.sgpr", "    %sn = amdgcn.sop1 s_mov_b32 %s0, %one : !amdgcn.sgpr, i32"]
     scope = ["%x"]
     for _ in range(rng.randint(1, 2)):
-        scope += _loop(rng, scope, 0, names, lines, "    ", [])
+        scope += (_if if rng.random() < 0.25 else _loop)(rng, scope, 0, names, lines, "    ", [])
     for j in range(rng.randint(0, 2)):  # uses after the loops: results, or a body value (out of scope)
         src = _pick(rng, scope, names["body"] + ["%never"], 0.1)
         lines.append(f"    %e{j} = amdgcn.alloca : !amdgcn.vgpr")
