@@ -7,14 +7,16 @@ E and top-k are the family's. With ``--e2e`` and a timing profile the trial's ti
 predicted total of every launch (``host_time = False``: the host side is the emulator's array
 bookkeeping, which a GPU run does not have)::
 
-    gcnforge tune examples/drivers/moe_tune.py --timing mi300x --e2e --shapes 5x256x256 33x256x256 \\
+    gcnforge tune examples/drivers/moe_tune.py --timing mi300x --e2e --shapes 5x256x256 129x256x256 \\
         -o moe_tuned.csv
 
-(8 candidates: M 32 or 64 x each stage's N tile 128 or 256; a candidate whose tile does not
-divide the shape's dim is reported ``unsupported``.)
+(8 candidates: M 32 or 64 x each stage's tile, N 128 or N 32 with K split over the waves; a
+candidate whose tile does not fit the shape is reported ``unsupported``.)
 
 A launch whose grid the timing mode samples (outputs partial) is timed on copies of its
-arguments and then run whole, untimed, so the next step reads complete data.
+arguments and then run whole, untimed, so the next step reads complete data. The stages'
+grids cover the valid blocks only (``FusedMoE(valid_grid=True)``): a sample of the
+allocation's bound could be all exiting blocks.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from gcnforge.runtime.tuning import KernelFamily, Variant  # noqa: E402
 from moe import fused_moe as fm, reference as ref  # noqa: E402
 
 
-TILES = ({"tn": 128, "unroll": 2}, {"tn": 256, "unroll": 2})  # the stages' N tile (inter / model dim a multiple)
+# each stage's tile: N tile 128 (many tokens), or N tile 32 with K split over the 4 waves (few
+# tokens: 4x the work-groups; moe/stage1.py's wk); K must be a multiple of 32 unroll depth wk
+TILES = ({"tn": 128, "unroll": 2}, {"tn": 32, "unroll": 1, "wk": 4})
 
 
 def _launcher(device):
@@ -73,8 +77,9 @@ class MoEFamily(KernelFamily):
     def variants(self):
         for c in self.configs:
             yield Variant(c.name, fm.sorting.kernel_name(self.experts, self.topk, c.block_m),
-                          {"tile_m": c.block_m, "tile_n": c.stage1["tn"], "s1_unroll": c.stage1["unroll"],
-                           "s2_tn": c.stage2["tn"], "s2_unroll": c.stage2["unroll"], "quant_waves": c.quant_waves})
+                          {"tile_m": c.block_m, "tile_n": c.stage1["tn"],
+                           **{f"s1_{k}": v for k, v in c.stage1.items() if k != "tn"},
+                           **{f"s2_{k}": v for k, v in c.stage2.items()}, "quant_waves": c.quant_waves})
 
     def build(self, v: Variant) -> bytes:
         from lib.compile import compile_module
@@ -102,7 +107,7 @@ class MoEFamily(KernelFamily):
         op = fm.FusedMoE(self.experts, self.topk, c, kernels={s: kernel.track(kernel.module[n]) for s, n in names.items()})
         i = inputs
         weights = op.pack_weights(i["w1_q"], i["w1_scale"], i["w2_q"], i["w2_scale"])
-        return op(ref.bf16_bits(i["hidden"]), i["logits"], weights, launch=_launcher(device))
+        return op(ref.bf16_bits(i["hidden"]), i["logits"], weights, launch=_launcher(device), valid_grid=True)
 
 
 family = MoEFamily()

@@ -53,16 +53,17 @@ class Config:
         return f"m{self.block_m}_s1_{s1}_s2_{s2}_q{self.quant_waves}"
 
     def problems(self, dim: int, inter: int) -> list[str]:
-        """Why the kernels cannot run (dim, inter), in words (empty: they can): the stages' K
-        loops take 64 * unroll bytes a trip, their N tiles are whole; the quantization reads
-        4 columns at a time."""
+        """Why the kernels cannot run (dim, inter), in words (empty: they can): a stage's N
+        tile must divide its N, its K loop takes ``32 unroll depth wk`` bytes a trip
+        (``moe/stage1.py``, ``moe/stage2.py`` limits); the quantization reads 4 columns at a time."""
         out = []
         for st, n, kk in (("stage1", inter, dim), ("stage2", dim, inter)):
-            t = getattr(self, st)
+            t = {"unroll": 2, "wk": 1, "depth": 2, **getattr(self, st)}
             if n % t["tn"]:
                 out.append(f"{st}: {'inter' if st == 'stage1' else 'model'} dim {n} is not a multiple of tn={t['tn']}")
-            if kk % (64 * t["unroll"]):
-                out.append(f"{st}: K = {kk} is not a multiple of 64 * unroll = {64 * t['unroll']}")
+            step = 32 * t["unroll"] * t["depth"] * t["wk"]
+            if kk % step:
+                out.append(f"{st}: K = {kk} is not a multiple of 32 * unroll * depth * wk = {step}")
         return out
 
 
@@ -161,10 +162,16 @@ class FusedMoE:
                block=(self.config.quant_waves * WAVE, 1, 1))
         return q, s
 
-    def __call__(self, hidden_bits, logits, weights: dict | None = None, launch=None, trace: bool = False):
+    def __call__(self, hidden_bits, logits, weights: dict | None = None, launch=None, trace: bool = False,
+                 valid_grid: bool = False):
         """Run the path: ``hidden_bits`` [T, D] uint16 bf16 patterns, ``logits`` [T, E] f32,
         ``weights`` from ``pack_weights``. Returns out [T, D] as f32 (holding bf16 values), or
-        with ``trace`` a dict of every intermediate (the names of ``reference.Trace``)."""
+        with ``trace`` a dict of every intermediate (the names of ``reference.Trace``).
+
+        The stages' grids cover the allocation's bound of blocks, as aiter's launcher does
+        (blocks past ``num_valid_ids[0]`` exit at once), or with ``valid_grid`` the valid
+        blocks only (read back after the sorting): what a timed run needs, since the timing
+        mode's work-group sample would take an exiting block as the pattern of the others."""
         launch = launch or _direct
         t = hidden_bits.shape[0]
         w, ids = self.route(logits, launch)
@@ -172,11 +179,11 @@ class FusedMoE:
         x_q, x_s = self.quantize(np.ascontiguousarray(hidden_bits, np.uint16), launch)
         got = {"topk_weights": w, "topk_ids": ids, "sorted": s, "x_q": x_q, "x_scale": x_s}
         if self.stages:
-            got.update(self._stages(s, x_q, x_s, weights, launch, t))
+            got.update(self._stages(s, x_q, x_s, weights, launch, t, valid_grid))
         return got if trace else got.get("out")
 
-    def _stages(self, s, x_q, x_s, weights, launch, t):
-        k, nblk = self.topk, len(s.sorted_expert_ids)
+    def _stages(self, s, x_q, x_s, weights, launch, t, valid_grid):
+        k, nblk = self.topk, (s.blocks if valid_grid else len(s.sorted_expert_ids))
         dim, inter = x_q.shape[1], weights["inter"]
         bad = self.config.problems(dim, inter)
         if bad:

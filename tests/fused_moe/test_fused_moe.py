@@ -42,16 +42,21 @@ def test_routing_sorting_quantization(tokens):
     _check_front(got, want, 8)
 
 
-@pytest.mark.parametrize("tokens,block_m", [(5, 32), (33, 32), (33, 64)])
-def test_whole_path_matches_reference(tokens, block_m):
+SPLIT_K = {"tn": 32, "unroll": 1, "wk": 4}  # the stages' few-token tile: K over the 4 waves
+SPLIT_K2 = {"tn": 64, "unroll": 1, "wk": 2}  # K over 2 waves (stage 2's K = inter 128 = 32 * 2 * wk)
+
+
+@pytest.mark.parametrize("tokens,config", [(5, fm.Config(32)), (33, fm.Config(32)), (33, fm.Config(64)),
+                                           (5, fm.Config(32, SPLIT_K, SPLIT_K2))], ids=lambda c: getattr(c, "name", c))
+def test_whole_path_matches_reference(tokens, config):
     """hidden [T, 256] bf16, 8 experts, top-2, inter 128: out [T, 256] against the reference.
     a2 is bf16 from an f32 sum in another order than the reference's f64 one: it may differ by
     a bf16 ulp, which can move its fp8 code by one (1/16 relative) and the output by far less
     than 2% of its largest value; out itself is rounded to bf16."""
     prob = ref.random_problem(tokens, 256, 128, 8, seed=10 + tokens)
-    op = _op(8, 2, fm.Config(block_m=block_m))
+    op = _op(8, 2, config)
     got = op(ref.bf16_bits(prob[0]), prob[1], op.pack_weights(*prob[2:]), trace=True)
-    want = ref.moe_reference(*prob, topk=2, block_m=block_m, trace=True)
+    want = ref.moe_reference(*prob, topk=2, block_m=config.block_m, trace=True)
     _check_front(got, want, 8)
     np.testing.assert_allclose(got["a2"], want.a2, rtol=2 ** -7, atol=1e-3)  # one bf16 ulp
     assert (got["a2_q"] == want.a2_q).mean() > 0.99

@@ -35,7 +35,7 @@ def _predicted_total(config, shape, seed_inputs):
     op = fm.FusedMoE(8, 2, config)
     i = seed_inputs
     op(ref.bf16_bits(i["hidden"]), i["logits"], op.pack_weights(i["w1_q"], i["w1_scale"], i["w2_q"], i["w2_scale"]),
-       launch=launch)
+       launch=launch, valid_grid=True)
     return len(total), sum(total)
 
 
