@@ -23,7 +23,8 @@ candidates come from, all of it LLVM's AMDGPU TableGen output or rules of its pa
   spellings with an ``_`` next to a digit dropped (``v_smfmac_f32_16x16x32f16``) are probed;
 * the parser's encoding suffixes (``AMDGPUAsmParser::parseMnemonicSuffix``): ``_e32``,
   ``_e64``, ``_sdwa``, ``_dpp`` after any table mnemonic or alias that has none
-  (``s_nop_e32``, ``v_mfma_f32_32x32x8_f16_e64``; stacked ones, see ``suffixed``);
+  (``s_nop_e32``, ``v_mfma_f32_32x32x8_f16_e64``) and a second one after a table mnemonic
+  that has one (``v_mov_b32_sdwa_e64``: ``stacked``);
 * ``_vgprcd`` after every MFMA name: the suffix of LLVM's VGPR-accumulator MFMA records
   (``V_MFMA_*_vgprcd_e64``). It is part of record names only: llvm-mc refuses every one.
 
@@ -147,12 +148,27 @@ def _word(m: str) -> str:
 
 
 def suffixed(names: dict[str, set[str]], known: set[str]) -> dict[str, set[str]]:
-    """Each name without an encoding suffix, with each suffix (when not a table mnemonic).
-    Stacked suffixes are left out: llvm-mc 22 also takes ``v_trunc_f32_e64_e32`` (for
-    ``v_trunc_f32_e32``: its matcher table holds gfx11's ``v_trunc_f32_e64`` spelling, and
-    the parser strips one suffix), a quirk no hand-written code spells."""
+    """Each name without an encoding suffix, with each suffix (when not a table mnemonic)."""
     return {n + s: rel for n, rel in names.items() if not n.endswith(SUFFIXES) for s in SUFFIXES
             if n + s not in known}
+
+
+def stacked(mnemonics: list[str], known: set[str]) -> dict[str, set[str]]:
+    """Each table mnemonic that ends in an encoding suffix, with a second one: the parser strips
+    only the last (``parseMnemonicSuffix``) and matches the rest against the matcher table, which
+    holds suffixed spellings too (gfx9's ``v_mov_b32_sdwa``, gfx11's ``v_trunc_f32_e64``), so
+    llvm-mc 22 takes ``v_mov_b32_sdwa_e64`` as ``v_mov_b32_e64`` and ``v_trunc_f32_e64_e32`` as
+    ``v_trunc_f32_e32``. Related: the record the last suffix names, and the mnemonic itself."""
+    have = set(mnemonics)
+    out: dict[str, set[str]] = {}
+    for m in mnemonics:
+        first = next((s for s in SUFFIXES if m.endswith(s)), None)
+        if first is None:
+            continue
+        for s in SUFFIXES:
+            if m + s not in known:
+                out[m + s] = {m} | ({m[: -len(first)] + s} & have)
+    return out
 
 
 # -- probing -------------------------------------------------------------------------------------
@@ -192,6 +208,7 @@ def probe(target: str) -> dict[str, list[list]]:
         for s, rel in suffixed({a: {r[0] for r in rows}}, known).items():
             more.setdefault(s, set()).update(rel)
     found.update(_accepted(more, lines_of, target))
+    found.update(_accepted(stacked(mnemonics, known), lines_of, target))
     return {a: [list(r) for r in sorted(v, key=lambda r: (ENCODINGS[r[1]].size, r))] for a, v in sorted(found.items())}
 
 
