@@ -429,13 +429,14 @@ def microbenchmarks() -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
+    ap.add_argument("--cache", default=None, help="the aiter wheel's cache directory (default: "
+                    "gcnforge.testing.AITER_CACHE, ~/.cache/gcnforge/aiter)")
     ap.add_argument("--rows", type=int, default=None, help="only the first N aiter rows")
     ap.add_argument("--skip-library", action="store_true")
     ap.add_argument("--traces", help="pickle of the rows' recorded emulation (the timing model's inputs): read if "
                     "it exists (the model re-runs, the emulator does not), else written")
     a = ap.parse_args(argv)
-    whl = fetch_wheel(Path(a.cache))
+    whl = fetch_wheel(Path(a.cache) if a.cache else None)
     if isinstance(whl, str):
         if os.environ.get("CI") == "true":
             print(f"error: {whl}", file=sys.stderr)
