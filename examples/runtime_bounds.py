@@ -18,6 +18,7 @@ the hardware clamps (``gcnforge.lib``).
 
     gcnforge compile examples/runtime_bounds.py -o rb.hsaco
     gcnforge run rb.hsaco saxpy --grid 1 --block 64 -a y=ones:1000:f32 -a x=arange:1000:f32 -a alpha=2.0 -a n=1000
+    gcnforge run rb.hsaco row_sum_pipelined --grid 3 --block 64 -a out=zeros:3:f32 -a a=arange:3000:f32 -a cols=1000
 """
 
 import numpy as np

@@ -81,6 +81,15 @@ def test_row_sum_pipelined_runtime_cols_matches_numpy(co, cols):
     np.testing.assert_allclose(out, a.sum(axis=1), rtol=1e-5, atol=1e-5)
 
 
+def test_row_sum_pipelined_readme_command(co, tmp_path):
+    """The README's command for the pipelined row sum, through gcnforge run."""
+    rc = main(["run", str(co), "row_sum_pipelined", "--grid", "3", "--block", "64", "--device", "emulator",
+               "-a", "out=zeros:3:f32", "-a", "a=arange:3000:f32", "-a", "cols=1000", "--save", str(tmp_path)])
+    assert rc == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"),
+                                  np.arange(3000, dtype=np.float64).reshape(3, 1000).sum(axis=1).astype(np.float32))
+
+
 def test_runtime_loop_lowering_has_a_guarded_entry():
     m = Module("g")
     with m.kernel("g", [Arg.ptr("p", np.float32), Arg.value("n", np.int32)], workgroup_size=(64, 1, 1)) as k:
