@@ -42,6 +42,15 @@ def test_routing_sorting_quantization(tokens):
     _check_front(got, want, 8)
 
 
+def test_renormalized_routing_over_16_experts_top4():
+    prob = ref.random_problem(9, 256, 128, 16, seed=4)
+    op = fm.FusedMoE(16, 4, fm.Config(), renormalize=True, stages=False)
+    got = op(ref.bf16_bits(prob[0]), prob[1], trace=True)
+    want = ref.moe_reference(*prob, topk=4, renormalize=True, trace=True)
+    np.testing.assert_allclose(got["topk_weights"].sum(1), 1, rtol=1e-5)
+    _check_front(got, want, 16)
+
+
 SPLIT_K = {"tn": 32, "unroll": 1, "wk": 4}  # the stages' few-token tile: K over the 4 waves
 SPLIT_K2 = {"tn": 64, "unroll": 1, "wk": 2}  # K over 2 waves (stage 2's K = inter 128 = 32 * 2 * wk)
 
