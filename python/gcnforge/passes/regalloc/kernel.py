@@ -181,6 +181,7 @@ def _allocate_once(op: Operation, limits: dict[str, int], coalesce: bool, verify
     if occ:
         pcopy.sequence(op, occ, limits, alloc.used)
         _drop_unused_storage(op)
+    split_ir.drop_identity_moves(op)
     return Result(alloc, n, split=nsplit)
 
 

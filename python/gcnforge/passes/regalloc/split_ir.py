@@ -22,7 +22,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from gcnforge.dialect.inst_ops import InstOp
 from gcnforge.dialect.raw_ops import RawInstOp
 from gcnforge.dialect.structure_ops import AllocaOp, BranchOp
-from gcnforge.dialect.types import REGISTER_TYPES
+from gcnforge.dialect.types import REGISTER_TYPES, RegisterType
 from gcnforge.passes.regalloc.bind import COPY_MNEMONIC, Binding, copy_op
 from gcnforge.passes.regalloc.liveness import Liveness
 from gcnforge.passes.regalloc.model import Group, Program
@@ -146,3 +146,21 @@ def drop_self_copies(moves: list[InstOp]) -> None:
                 if not blk.uses:
                     blk.parent.detach_block(blk)
                     blk.erase()
+
+
+def drop_identity_moves(region_op: Operation) -> None:
+    """Erase plain register moves (``COPY_MNEMONIC``, no modifiers) whose destination and
+    source got the same registers and whose result nothing reads: they do nothing. They are
+    ``amdgcn-lower-loops``' copies into loop and ``amdgcn.if`` storage that the allocation
+    coalesced with the copied value (e.g. the initial values a trip-count guard's else path
+    merges)."""
+    moves = set(COPY_MNEMONIC.values())
+    for o in list(region_op.walk()):
+        if not (isinstance(o, InstOp) and o.mnemonic in moves and not o.mods and len(o.args) == 2):
+            continue
+        d, s = o.args[0].type, o.args[1].type
+        if not (isinstance(d, RegisterType) and isinstance(s, RegisterType) and d.is_allocated):
+            continue
+        if (d.FILE, d.begin.data, d.width) == (s.FILE, s.begin.data, s.width) and not any(r.uses for r in o.results):
+            o.detach()
+            o.erase()
