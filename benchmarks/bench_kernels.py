@@ -48,6 +48,9 @@ sampled launch are never computed) and the same binary's whole output matched at
    Qwen-MoE- and Mixtral-like shapes at 1, 16, 128 and 1024 tokens on MI300X, against aiter's
    ``fmoe_stage1_bf16_pertokenFp8_g1u1_*`` object its launcher's heuristic picks, on the same
    routing; shapes whose weights exceed ``--moe-max-gb`` are skipped and listed.
+7. int8 per-token GEMM in aiter's ``I8gemm_bf16_perTokenI8_BpreShuffle`` layout (examples/gemm_i8.py:
+   M, N, K, split-K at run time) at every shape of aiter's ``asm_a8w8_gemm.csv`` on MI308X, against
+   aiter's I8gemm objects on the same profile (``bench_kernels_i8.py``; ``--only i8``).
 
 For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's limiter.
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
@@ -57,7 +60,7 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 
 ``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
 (4 minutes on an idle 2-core machine, about 20 under a load of 20; the default run is several times
-that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950, moe). Figures are
+that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950, moe, i8). Figures are
 predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
 includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
 MI300X / 2.4 GHz MI355X, lower when the matrix cores are busy: capped so no kernel exceeds AMD's
@@ -603,6 +606,13 @@ def gfx950(quick: bool) -> None:
           f"MXFP4 peak ({rep.limiter}); {st[0]}")
 
 
+def int8_family(quick: bool) -> None:
+    """The int8 per-token GEMM in aiter's layout (bench_kernels_i8.py: its shapes, candidates, checks)."""
+    import bench_kernels_i8
+
+    bench_kernels_i8.run(CACHE, quick, add_row, status, _resources)
+
+
 def summary() -> None:
     print("\nsummary (predicted, random inputs); ratio = ours / aiter's object on the same profile:")
     print(f"{'family':>32} {'shape':>18} {'ours us':>9} {'aiter us':>9} {'ratio':>6}  "
@@ -636,7 +646,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-aiter", action="store_true")
     ap.add_argument("--aiter-repo", help="a clone of ROCm/aiter: copy its top-k softmax code objects into the cache")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950", "moe"))
+    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950", "moe", "i8"))
     ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
     a = ap.parse_args(argv)
     global CACHE
@@ -655,6 +665,8 @@ def main(argv=None) -> int:
         import bench_moe
 
         bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb)
+    if a.only in (None, "i8"):
+        int8_family(a.quick)
     summary()
     return 0
 

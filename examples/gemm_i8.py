@@ -33,11 +33,15 @@ no remainder code and the extra tiles add nothing.
 **Split-K** (``ks > 1``) as aiter's launcher lays it out: grid x is ``ceil(N / tn) * ks``,
 work-group x takes N tile ``x // ks`` and K range ``[s kps, min(K, (s + 1) kps))`` with
 ``s = x % ks`` and ``kps = ceil(ceil(K / ks) / 128) * 128``; each split adds its bf16 partial
-into C with ``global_atomic_pk_add_bf16`` (two columns per lane, gfx942 has no buffer form of
-it, so rows past M are masked by EXEC), so **C must hold zeros** (aiter's object zeroes C
-itself at its start; that is racy between work-groups, so this kernel leaves it to the caller),
-and only split 0 adds the bias (the others read it through a zero-sized V#). With ``ks = 1``
-the pairs are stored (``buffer_store_dword``, rows past M dropped by the buffer bounds).
+into C with ``global_atomic_pk_add_bf16`` (two columns per lane; gfx942 has no buffer form of
+it, so rows past M are masked by EXEC) and only split 0 adds the bias (the others read it
+through a zero-sized V#). C need not hold zeros: split 0 zeroes its tile (write-through stores,
+``sc1 nt``) before its K loop, the other splits add at the end of theirs. Like aiter's object
+(which zeroes from every split), this relies on the splits of a tile, consecutive work-group
+ids, being dispatched in order: split 0 starts before any other split of its tile can finish
+(the emulator runs a batch's waves lowest-PC-first and the batches in order: it holds there).
+With ``ks = 1`` the pairs are stored (``buffer_store_dword``, rows past M dropped by the buffer
+bounds).
 
 **Epilogue** per element: ``v_cvt_f32_i32``, times sa, times sb, plus bias (three f32
 roundings, the order of the NumPy reference), round to bf16 (nearest even); lanes 2i and 2i+1
@@ -183,7 +187,9 @@ def _body(k, tm, tn, wm, wn, depth) -> None:
     x.rs_b = make_buffer_rsrc(k, b, x.num_b)
     x.num_a = k.s_mul_i32(m_s, lda)
     _setup_loads(k, x)
+    zeroed = _zero_tile(k, x, c, m_s, n_s, ldc, split, ks)
     accs = _main_loop(k, x)
+    k.wait(*zeroed)  # split 0's own atomics land after its zeros
     n4 = k.s_lshl_b32(n_s, 2)
     k.s_cmp_eq_u32(split, 0)
     bias_bytes = k.s_cselect_b32(n4, 0)  # only split 0 adds the bias
@@ -199,6 +205,31 @@ def _body(k, tm, tn, wm, wn, depth) -> None:
     k.set_block(split_k)
     _epilogue(k, x, accs, p, atomic=True)
     k.s_endpgm()
+
+
+def _zero_tile(k, x, c, m_s, n_s, ldc, split, ks) -> list:
+    """Split-K: split 0 zeroes the work-group's tile of C before its K loop (the other splits
+    add into it at the end of theirs; the dispatch order, split 0 first, makes that safe, as
+    aiter's object relies on it zeroing C from its splits). Everyone else's stores go through a
+    V# of zero records (dropped). Returns the stores' tokens."""
+    per_row = x.tn * 2 // CHUNK  # work-items per row of the tile (16 bytes each)
+    rows = 64 * x.wm * x.wn // per_row
+    nbytes, one = k.s_mul_i32(m_s, ldc), k.s_mov_b32(1)
+    k.s_cmp_gt_u32(ks, 1)
+    who = k.s_cselect_b32(split, one)  # 0 only for split 0 of a split-K launch
+    k.s_cmp_eq_u32(who, 0)
+    rs = make_buffer_rsrc(k, c, k.s_cselect_b32(nbytes, 0))
+    col = k.v_add_u32(x.col0, k.v_lshlrev_b32(3, k.v_and_b32(per_row - 1, x.tid)))  # 8 columns each
+    row = k.v_add_u32(x.row0, k.v_lshrrev_b32(per_row.bit_length() - 1, x.tid))
+    off = k.v_lshl_add_u32(col, 1, k.v_mul_lo_u32(row, ldc))
+    off = k.v_cndmask_b32_e64(k.v_mov_b32(k.s_mov_b32(OOB)), off, k.v_cmp_gt_u32_e64(n_s, col))
+    zero = k.v_mov_b32(0)
+    z4 = k.concat(zero, zero, zero, zero)
+    toks = []
+    for p in range(-(-x.tm // rows)):
+        so = k.s_mul_i32(ldc, k.s_mov_b32(p * rows)) if p else 0
+        toks.append(k.buffer_store_dwordx4(z4, off, rs, so, offen=True, sc1=True, nt=True))
+    return [t for t in toks if t is not None]
 
 
 def _setup_loads(k, x) -> None:

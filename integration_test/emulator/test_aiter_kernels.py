@@ -5,7 +5,9 @@ once; without network the test skips locally and fails in CI)."""
 
 from __future__ import annotations
 
+import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 
@@ -14,20 +16,14 @@ from gcnforge.emulator.forms import Census
 from gcnforge.runtime.kernargs import ArgLayout
 from gcnforge.testing import require_aiter_wheel
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from gemm_i8 import preshuffle  # noqa: E402  (aiter's shuffle_weight(B, layout=(32, 16)) in NumPy)
+
 I8GEMM = "aiter_meta/hsa/gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_128x128.co"
 # aiter csrc/py_itfs_cu/asm_gemm_a8w8.cu KernelArgs: 16-byte slots, pointers C, A, B, A-scale,
 # B-scale, bias, then m, n, k, lda, ldb, ldc (bytes), ks; grid N/128 x ceil(M/128), 256 work-items
 SLOTS = ["C:u16*", "A:i8*", "B:i8*", "sa:f32*", "sb:f32*", "bias:f32*",
          "m:u32", "n:u32", "k:u32", "lda:u32", "ldb:u32", "ldc:u32", "ks:u32"]
-
-
-def _preshuffle(b: np.ndarray, n_block: int = 32, k_block: int = 16) -> np.ndarray:
-    """B [N, K] int8 in aiter's pre-shuffled order, ``shuffle_weight(B, layout=(32, 16))`` (the
-    launcher's comment: "B:[N, K] i8 -> shuffle layout(32,16)"; aiter/ops/shuffle.py): blocks
-    of 32 rows x 32 bytes, each stored as 2 runs of 16 bytes for every one of its 32 rows."""
-    n, k = b.shape
-    kb = 2 * k_block
-    return b.reshape(n // n_block, n_block, k // kb, kb // 16, 16).transpose(0, 2, 3, 1, 4).reshape(n, k)
 
 
 def test_aiter_int8_gemm_with_row_newbcast_matches_numpy():
@@ -46,7 +42,7 @@ def test_aiter_int8_gemm_with_row_newbcast_matches_numpy():
     out = np.zeros((m, n), np.uint16)
     lib = rt.load(co)
     kern = lib.kernel(next(iter(lib.kernels)), layout=ArgLayout.slots16(SLOTS))
-    kern(out, a, _preshuffle(b), sa, sb, bias, m, n, k, k, k, 2 * n, 1, grid=(n // 128, -(-m // 128), 1),
+    kern(out, a, preshuffle(b), sa, sb, bias, m, n, k, k, k, 2 * n, 1, grid=(n // 128, -(-m // 128), 1),
          block=(256,), device="emulator")
     got = (out.astype(np.uint32) << 16).view(np.float32)
     ref = (a.astype(np.int64) @ b.astype(np.int64).T) * sa.astype(np.float64) * sb + bias

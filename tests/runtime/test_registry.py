@@ -264,3 +264,12 @@ def test_bad_constraints_are_located(tmp_path, text, msg):
     with pytest.raises(Diagnostic, match=msg) as e:
         Registry.from_csv(p)
     assert (e.value.loc.line, e.value.loc.col) == (2, 28)
+
+
+def test_split_k_folded_into_grid_x(tmp_path):
+    """``splitk_grid=x`` rows (aiter's asm_gemm_a8w8.cu launch: x = N tile * splitK + split)."""
+    p = tmp_path / "i8.csv"
+    p.write_text("kernel,target,dtype,tile_m,tile_n,tile_k,splitk,bias,preshuffle,m,n,k,us,splitk_grid\n"
+                 "gemm_i8,gfx942,i8,64,128,64,3,1,1,192,1280,8192,19.1,x\n")
+    ch = Registry.from_csv(p, cu_count=80).select("gfx942", "i8", 192, 1280, 8192, bias=True, preshuffle=True)
+    assert ch.how == "tuned" and ch.grid == (10 * 3, 3, 1)

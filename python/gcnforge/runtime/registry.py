@@ -42,6 +42,8 @@ block          no        work-items per workgroup (default 256)
 layout         no        argument layout for ``ArgLayout.slots16``, specs joined by ``;``
 constraints    no        shapes the code object accepts, ``;``-joined ``N=256``, ``N<=8192``,
                          ``N%8`` (divisible by 8): compile-time sizes
+splitk_grid    no        ``x``: split-K folded into grid x (x = N tile * splitK + split, aiter's
+                         ``asm_gemm_a8w8.cu`` layout); default ``z`` (grid z = split)
 (others)       no        kept as strings in ``Entry.extra`` (aiter's ``libtype``, ``solidx``...)
 =============  ========  ==============================================================
 
@@ -177,12 +179,15 @@ class Entry:
 
     def grid(self, m: int, n: int, splitk: int = 1) -> tuple[int, int, int] | None:
         """Workgroups for problem m x n. GEMMs: x over N tiles, y over M tiles, z over split-K
-        (the convention of the vendor GEMM kernels); row kernels: x over M tiles, y over N
-        tiles. None for a row without tile columns (an aiter row)."""
+        (the convention of the vendor GEMM kernels), or x over N tiles times split-K where the
+        row says ``splitk_grid=x``; row kernels: x over M tiles, y over N tiles. None for a row
+        without tile columns (an aiter row)."""
         if not self.has_tiles:
             return None
         if not _is_gemm(self.op):
             return (math.ceil(m / self.tile_m), math.ceil(n / self.tile_n), 1)  # type: ignore[operator]
+        if self.extra.get("splitk_grid", "").strip() == "x":
+            return (math.ceil(n / self.tile_n) * max(1, splitk), math.ceil(m / self.tile_m), 1)  # type: ignore[operator]
         return (math.ceil(n / self.tile_n), math.ceil(m / self.tile_m), max(1, splitk))  # type: ignore[operator]
 
     def load(self):

@@ -1,0 +1,263 @@
+"""bench_kernels.py's int8 family: examples/gemm_i8.py against aiter's
+``I8gemm_bf16_perTokenI8_BpreShuffle_{128x128,192x128}`` objects at every shape of aiter's
+``aiter/configs/asm_a8w8_gemm.csv`` (bias, bf16 out), both predicted on the MI308X profile (the
+80-CU part the table was measured on; the profile ``bench_timing_model`` fits on that table).
+
+aiter: launched as ``bench_timing_model._run_a8w8`` does (imported): the table's split-K, the
+tile its launcher's heuristic picks on 80 CUs. Both zero C themselves under split-K: one
+launch each. Ours: each candidate of ``candidates`` (a tile by M, the table's split-K; each
+launch takes a minute or more to predict here, so no wider search), the fastest kept (the
+registry table ``examples/configs/gemm_i8.csv`` holds these choices). Inputs are random int8,
+scales and bias random (never zeros). Checked: every work-group the timing mode emulated, its
+tile against NumPy (exact int32 products, f32 scales and bias, bf16; a split-K tile against the
+sequential bf16 sum of the splits that ran, C starting at zero since a sampled launch may skip
+the split that zeroes it), and the same binary's whole output at a reduced shape (``tm + 17``
+x ``tn + 32`` x 1024, same split-K) with C starting as NaN (every element must be written, or
+zeroed and added to) against the same reference.
+
+    python benchmarks/bench_kernels.py --only i8 [--quick]
+    python benchmarks/bench_kernels_i8.py [--quick] [--table examples/configs/gemm_i8.csv]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from dataclasses import replace
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_timing_model as btm  # noqa: E402
+
+SMALL, LARGE = (64, 128, 1, 4, 3), (128, 128, 1, 4, 3)  # tm, tn, wm, wn, depth
+LARGE_M = 1024  # from this M on the larger tile (fewer bytes per MFMA; enough work-groups)
+
+
+def candidates(m: int, ks: int) -> list[tuple[tuple[int, int, int, int, int], int]]:
+    """(configuration, split-K) tried at a shape: one tile by M, the table's split-K."""
+    return [(LARGE if m >= LARGE_M else SMALL, ks)]
+QUICK_SHAPES = [(192, 1280, 8192, 3), (1024, 8192, 1024, 4)]
+
+
+def shapes(z: zipfile.ZipFile) -> list[tuple[int, int, int, int]]:
+    """Every distinct (M, N, K, split-K) of asm_a8w8_gemm.csv (split-K 0 read as 1)."""
+    out = []
+    for r in csv.DictReader(io.StringIO(z.read("aiter/configs/asm_a8w8_gemm.csv").decode())):
+        s = (int(r["M"]), int(r["N"]), int(r["K"]), int(r["splitK"]) or 1)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def seed(m: int, n: int, k: int) -> int:
+    return m * 131 + n * 7 + k
+
+
+def predict(gemm_i8, kern, cfg, m, n, k, ks, prof):
+    """(C, LaunchResult) of one timed launch on the shape's seeded random inputs (the registry
+    table's ``us`` is this prediction: integration_test/examples/test_registry_us.py)."""
+    ins = inputs(m, n, k, np.random.default_rng(seed(m, n, k)))
+    return ins, _launch(gemm_i8, kern, cfg, m, n, k, ks, ins, init=0, timing=prof, flops=2.0 * m * n * k)
+
+
+def inputs(m, n, k, rng):
+    a, b = rng.integers(-128, 128, (m, k), dtype=np.int8), rng.integers(-128, 128, (n, k), dtype=np.int8)
+    return (a, b, (rng.uniform(0.5, 1.5, m) * 1e-3).astype(np.float32), rng.uniform(0.5, 1.5, n).astype(np.float32),
+            rng.uniform(-1, 1, n).astype(np.float32))
+
+
+def _bf16(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def split_sum(gemm_i8, a, b, sa, sb, bias, ks, splits):
+    """The bf16 sum, in order, of the listed splits' bf16 partials (bias in split 0 only)."""
+    k = a.shape[1]
+    kps = gemm_i8.k_per_split(k, ks)
+    acc = np.zeros((a.shape[0], b.shape[0]), np.float32)
+    for z in splits:
+        sl = slice(z * kps, min(k, (z + 1) * kps))
+        part = gemm_i8.reference(a[:, sl], b[:, sl], sa, sb, bias if z == 0 else np.zeros_like(bias))
+        u = (acc + _bf16(part)).view(np.uint32).astype(np.uint64)
+        acc = _bf16(((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16))
+    return acc
+
+
+def tiles_ok(gemm_i8, out, ins, ids, grid, tm, tn, ks) -> bool:
+    """The tiles of the emulated work-groups (x = N tile * ks + split): exact for one split,
+    within one bf16 rounding per extra split otherwise (the atomics' order may differ)."""
+    a, b, sa, sb, bias = ins
+    tiles: dict[tuple[int, int], list[int]] = {}
+    for wid in ids:
+        gx, gy = wid % grid[0], wid // grid[0]
+        tiles.setdefault((gy, gx // ks), []).append(gx % ks)
+    for (ty, tx), splits in tiles.items():
+        r, c = slice(ty * tm, (ty + 1) * tm), slice(tx * tn, (tx + 1) * tn)
+        want = split_sum(gemm_i8, a[r], b[c], sa[r], sb[c], bias[c], ks, sorted(splits))
+        got = _bf16(out[r, c])
+        if not np.all(np.abs(got - want) <= (len(splits) - 1) * 2.0 ** -7 * np.abs(want)):
+            return False
+    return True
+
+
+def _ours(gemm_i8, cache, cfg):
+    from lib.compile import compile_module
+
+    if cfg not in cache:
+        c = compile_module(gemm_i8.build(*cfg))
+        cache[cfg] = (c, c.load("emulator")[gemm_i8.kernel_name(*cfg)])
+    return cache[cfg]
+
+
+def _launch(gemm_i8, kern, cfg, m, n, k, ks, ins, init=0x7FC0, **kw):
+    """``init``: C's bits before the launch (default NaN: every element must be written)."""
+    a, b, sa, sb, bias = ins
+    out = np.full((m, n), init, np.uint16)
+    res = kern(out, a, gemm_i8.preshuffle(b), sa, sb, bias, m, n, k, k, k, 2 * n, ks,
+               grid=gemm_i8.grid(m, n, cfg[0], cfg[1], ks), block=(64 * cfg[2] * cfg[3],), device="emulator", **kw)
+    return out, res
+
+
+def run(cache_dir: str | None, quick: bool, add_row, status, resources, part: tuple[int, int] = (0, 1)) -> list[dict]:
+    """Adds one bench_kernels row per shape (``add_row``/``status``/``resources`` are
+    bench_kernels'); returns the chosen configurations (for the registry table)."""
+    import gemm_i8
+    from gcnforge.perfmodel import profiles
+
+    whl = btm.fetch_wheel(Path(cache_dir)) if cache_dir else "no aiter wheel (--skip-aiter)"
+    if isinstance(whl, str):
+        print(f"\nskipping the int8 family: {whl}")
+        return []
+    z = zipfile.ZipFile(whl)
+    prof = profiles.get("mi308x")
+    rng = np.random.default_rng(8)
+    built: dict = {}
+    chosen = []
+    print("\nint8 per-token GEMM (bias, bf16 out) at asm_a8w8_gemm.csv's shapes on MI308X; aiter = its "
+          "I8gemm object, the launcher's tile")
+    print(f"{'M':>5} {'N':>5} {'K':>5} {'ks':>3} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  kernel; check; limiter")
+    for m, n, k, ks in (QUICK_SHAPES if quick else shapes(z))[part[0]::part[1]]:
+        tm_a, tn_a = btm.i8_tile(m, n, ks)
+        arep, aok = btm._run_a8w8(z, dict(m=m, n=n, k=k, split=ks, tile=f"{tm_a}x{tn_a}"), prof, rng)
+        ins = inputs(m, n, k, np.random.default_rng(seed(m, n, k)))
+        best = None
+        for cfg, s in candidates(m, ks):
+            c, kern = _ours(gemm_i8, built, cfg)
+            out, res = _launch(gemm_i8, kern, cfg, m, n, k, s, ins, init=0, timing=prof, flops=2.0 * m * n * k)
+            tot = res.timing.us
+            if best is None or tot < best[0]:
+                best = (tot, cfg, s, res.timing, out, c)
+        tot, cfg, ks, rep, out, c = best
+        g = gemm_i8.grid(m, n, cfg[0], cfg[1], ks)
+        ok = tiles_ok(gemm_i8, out, ins, rep.sampled_ids, g, cfg[0], cfg[1], ks)
+        mr, nr, kr = cfg[0] + 17, cfg[1] + 32, 1024
+        insr = inputs(mr, nr, kr, rng)
+        outr, _ = _launch(gemm_i8, built[cfg][1], cfg, mr, nr, kr, ks, insr)
+        full = bool(np.array_equal(_bf16(outr), split_sum(gemm_i8, *insr, ks, range(ks)))) if ks > 1 else \
+            bool(np.array_equal(outr, gemm_i8.reference(*insr)))
+        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, f"{mr}x{nr}x{kr}")
+        name = gemm_i8.kernel_name(*cfg)
+        au = arep[0].us
+        add_row("gemm i8->bf16 per-token (MI308X)", f"{name} ks{ks}",
+                f"{m}x{n}x{k}", tot,
+                (au, f"I8gemm_bf16_perTokenI8_BpreShuffle_{tm_a}x{tn_a} ks{ks} ({aok}; {arep[0].limiter})"), st,
+                rep.limiter, resources(c, name, rep))
+        print(f"{m:>5} {n:>5} {k:>5} {ks:>3} {tot:8.2f} {au:9.2f} {tot / au:6.2f}  {name}; {st[0]}; {rep.limiter}",
+              flush=True)
+        chosen.append(dict(m=m, n=n, k=k, ks=ks, cfg=cfg, us=rep.us, limiter=rep.limiter, aiter_us=au, blob=c.blob))
+    return chosen
+
+
+def write_table(path: Path, chosen: list[dict], prof_name: str = "MI308X") -> None:
+    """The registry table of the chosen configurations: a tuned row per shape (``us`` = the
+    kernel's prediction) and a config row per kernel (split-K up to 8) for other shapes; code
+    objects into ``<stem>_co/``."""
+    import gemm_i8
+    from gcnforge.runtime.registry import Entry, aiter_rates, write_csv
+
+    co_dir = path.parent / f"{path.stem}_co"
+    co_dir.mkdir(parents=True, exist_ok=True)
+    entries, kernels = [], {}
+    for x in chosen:
+        tm, tn, wm, wn, depth = x["cfg"]
+        name = gemm_i8.kernel_name(*x["cfg"])
+        co = co_dir / f"{name}.co"
+        co.write_bytes(x["blob"])
+        common = dict(kernel=name, code_object=co, target="gfx942", dtype="i8", tile_m=tm, tile_n=tn,
+                      tile_k=gemm_i8.TK, bias=True, preshuffle=True, block=64 * wm * wn, op="gemm", out_dtype="bf16",
+                      constraints="N%32;K%64")
+        extra = {"splitk_grid": "x", "waves": f"{wm}x{wn}", "depth": str(depth), "profile": prof_name}
+        tf, bw = aiter_rates(x["m"], x["n"], x["k"], 1, 2, x["us"])
+        entries.append(Entry(**common, splitk=x["ks"], shape=(x["m"], x["n"], x["k"]), us=x["us"],
+                             time_kind="modeled", cu_num=80, tflops=tf, bw=bw,
+                             extra={**extra, "aiter_us": f"{x['aiter_us']:.4f}",
+                                    "limiter": x["limiter"].split(";")[0]}))
+        kernels[name] = Entry(**common, splitk=8, extra=extra)
+    write_csv(path, [*kernels.values(), *entries], comments=(
+        "examples/gemm_i8.py (int8 per-token GEMM, aiter's I8gemm_bf16_perTokenI8_BpreShuffle arguments; registry "
+        "schema: gcnforge.runtime.registry); tuned rows at aiter's asm_a8w8_gemm.csv shapes, us = the timing "
+        f"model's prediction on the {prof_name} profile (launch overhead included), aiter_us = aiter's object "
+        "on the same profile.",
+        "written by: python benchmarks/bench_kernels_i8.py --table examples/configs/gemm_i8.csv (or in parts: "
+        "--part I/N --table part_I.csv, then --join part_*.csv --table examples/configs/gemm_i8.csv)",
+        f"The code objects are build outputs, written to {co_dir.name}/ beside this file."))
+
+
+def join_tables(out: Path, parts: list[Path]) -> None:
+    """One table of the parts' rows (config rows once), code objects moved beside it."""
+    import shutil
+
+    from gcnforge.runtime.registry import Registry, write_csv
+
+    co_dir = out.parent / f"{out.stem}_co"
+    co_dir.mkdir(parents=True, exist_ok=True)
+    configs, tuned, comments = {}, [], []
+    for p in parts:
+        comments = [ln[2:] for ln in p.read_text().splitlines() if ln.startswith("# ")]
+        for e in Registry.from_csv(p).entries:
+            dst = co_dir / e.code_object.name
+            if e.code_object.resolve() != dst.resolve():
+                shutil.copy(e.code_object, dst)
+            e = replace(e, code_object=dst)
+            if e.tuned:
+                tuned.append(e)
+            else:
+                configs.setdefault(e.kernel, e)
+    order = {s: i for i, s in enumerate(shapes(zipfile.ZipFile(btm.fetch_wheel(Path.home() / ".cache" / "gcnforge" / "aiter"))))}
+    tuned.sort(key=lambda e: order.get((*e.shape, e.splitk), len(order)))
+    write_csv(out, [*configs.values(), *tuned], comments=comments)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    import bench_kernels as bk
+
+    ap = argparse.ArgumentParser(description="the int8 family of bench_kernels.py (and its registry table)")
+    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--table", help="write the registry table of the chosen configurations here")
+    ap.add_argument("--part", default="0/1", help="I/N: every N-th shape from the I-th (parallel runs; "
+                    "their --table files joined with --join)")
+    ap.add_argument("--join", nargs="+", help="join these --table files into --table (no run)")
+    a = ap.parse_args(argv)
+    if a.join:
+        join_tables(Path(a.table), [Path(p) for p in a.join])
+        return 0
+    i, n = (int(v) for v in a.part.split("/"))
+    chosen = run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, (i, n))
+    if a.table and chosen:
+        write_table(Path(a.table), chosen)
+    bk.summary()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
