@@ -275,7 +275,7 @@ def large_gemms(quick: bool) -> None:
         ok = gemm_tiles_ok(out, x, dtype, rep.sampled_ids, g, tm, tn)
         if m * n * k <= WHOLE:  # small enough to emulate whole: the same binary, every tile
             xw, outw, _ = run(m, n)
-            full, why = gemm_tiles_ok(outw, xw, dtype, range(g[0] * g[1]), g, tm, tn), "the whole output (untimed run)"
+            full, why = gemm_tiles_ok(outw, xw, dtype, range(g[0] * g[1]), g, tm, tn), f"{m}x{n}x{k} whole (untimed run)"
         else:  # the same binary (M, N, K are arguments) on one work-group's worth, both tails clamped
             mr, nr = tm - 56, tn - 56
             xr, outr, _ = run(mr, nr)
@@ -518,7 +518,7 @@ def norms_bf16(quick: bool) -> None:
                   f"the achievable-HBM floor + launch ({rep.limiter}); {st[0]}")
 
 
-def gfx950(quick: bool) -> None:
+def gfx950(quick: bool, size: int | None = None) -> None:
     """The gfx950 examples on the MI355X profile: examples/gemm_mfma_f16.py built for gfx950
     (one wave per 16x16 tile, ``v_mfma_f32_16x16x32_{f16,bf16}``) and examples/gemm_mxfp.py (MXFP4,
     ``v_mfma_scale_f32_16x16x128_f8f6f4``). References in the same run: each MFMA's peak on the
@@ -532,7 +532,7 @@ def gfx950(quick: bool) -> None:
     from lib.compile import compile_module
 
     prof, mi300x = profiles.get("mi355x"), profiles.get("mi300x")
-    m = n = k = 1024 if quick else 2048
+    m = n = k = size or (1024 if quick else 2048)
     flops = 2.0 * m * n * k
     print(f"\ngfx950 examples on MI355X ({prof.cus} CUs, {prof.clock_hz / 1e9:.1f} GHz), {m}x{n}x{k}; dense MFMA peak: "
           f"f16 {prof.mfma_peak_flops('v_mfma_f32_16x16x32_f16') / 1e12:.0f}, MXFP4 "
@@ -595,7 +595,7 @@ def gfx950(quick: bool) -> None:
     whole = np.full((m, n), np.nan, np.float32)  # the same binary, untimed: every work-group
     kern(a4, sa, b4, sb, whole, grid=g, block=(64, 1, 1), device="emulator")
     st = status(tiles, len(rep.sampled_ids), rep.workgroups, mx_ok(whole, range(g[0] * g[1])),
-                "the whole output (untimed run)")
+                f"{m}x{n}x{k} whole (untimed run)")
     # % of the MXFP4 peak from the FLOPs over the kernel's time (the launch overhead apart); equals the
     # report's matrix-core busy share (FP4: 4 passes)
     pct = 100 * flops / rep.kernel_seconds / prof.mfma_peak_flops("v_mfma_scale_f32_16x16x128_f8f6f4", (4, 4))
