@@ -58,8 +58,8 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
 
-``--quick``: 4096^3 (bf16 and fp8), two aiter rows, two top-k shapes and one norm size only
-(4 minutes on an idle 2-core machine, about 20 under a load of 20; the default run is several times
+``--quick``: 4096^3 (bf16 and fp8) and 1000^3 (run whole), two aiter rows, two top-k shapes and one
+norm size only (4 minutes on an idle 2-core machine before the 1000^3 and MoE rows; 23 under a load of 18; the default run is several times
 that: each 8192-wide GEMM takes minutes to emulate, predict and check); ``--only`` runs one part (gemm, skinny, topk, norms, gfx950, moe, i8). Figures are
 predictions of the model in ``gcnforge.perfmodel`` on the named profile, not measurements: each
 includes the profile's launch overhead and runs at the profile's sustained clock (boost 2.1 GHz
