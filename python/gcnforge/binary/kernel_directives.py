@@ -153,7 +153,7 @@ def build_descriptor(block: KernelBlock, evaluate: Callable[[Node, SourceLoc], i
         if ".amdhsa_accum_offset" not in values:
             raise Diagnostic(".amdhsa_accum_offset directive is required", end_loc)
         acc, ae = values[".amdhsa_accum_offset"]
-        top = _isa_target(target.processor).arch_vgprs  # AGPRs start after at most v0..v255 (isa.target)
+        top = _isa_target().arch_vgprs  # AGPRs start after at most v0..v255: every gfx90a-family target (isa.target)
         if acc < 4 or acc > top or acc & 3:
             raise Diagnostic(f"accum_offset should be in range [4..{top}] in increments of 4", end_loc)
         if acc > (max(1, values[".amdhsa_next_free_vgpr"][0]) + 3) // 4 * 4:
