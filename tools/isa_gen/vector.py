@@ -338,7 +338,8 @@ def finalize(recs: list[dict]) -> list[dict]:
                 # LLVM 22 accepts -x/|x|/sext(x) here but prints none of them back: not modifiers
                 mods = [m for m in mods if not m.startswith(("neg", "abs", "sext"))]
             mods += [m for m in ("dst_sel", "dst_unused") if acc.get("mod:" + m)]
-            mods.append("src0_sel")
+            if r["ops"]:  # (v_nop_sdwa has no operand and no select: every SDWA field 0)
+                mods.append("src0_sel")
             if fam != "VOP1_SDWA":
                 mods.append("src1_sel")
         ops = []
@@ -390,6 +391,8 @@ def generate() -> dict:
         mnem = split_text(r["text"])[0]
         if mnem == "v_nop" and r["family"] == "VOP3":
             mnem = "v_nop_e64"  # LLVM assembles this name but prints the VOP3 form as plain v_nop
+        if mnem == "v_nop" and r["family"] == "VOP1_SDWA":
+            mnem = "v_nop_sdwa"  # likewise (V_NOP_sdwa_gfx9: f9 00 00 7e 00 00 00 00)
         r["mnemonic"] = mnem
         r["base"] = strip_suffix(mnem)
         r["encoding"], r["ops"] = build_operands(r, r["base"])

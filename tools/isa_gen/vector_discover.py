@@ -72,7 +72,10 @@ def _dpp_sdwa_templates(found_e32: dict[tuple[str, int], str]) -> list[tuple[str
             base = 0x7C000000 | op << 17 | 30 << 9
         out.append((fam + "_DPP", op, [_w(base | 0xFA, dpp)]))
         sd = sdwa_c if fam == "VOPC" else (sdwa & ~(7 << 24) if fam == "VOP1" else sdwa)
-        out.append((fam + "_SDWA", op, [_w(base | 0xF9, sd)]))
+        probes = [_w(base | 0xF9, sd)]
+        if fam == "VOP1":  # an operand-less one (v_nop) decodes only with every SDWA field 0
+            probes.append(_w(0x7E000000 | op << 9 | 0xF9, 0))
+        out.append((fam + "_SDWA", op, probes))
     return out
 
 

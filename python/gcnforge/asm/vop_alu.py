@@ -25,8 +25,10 @@ class E32Codec(VopCodec):
     encodings = ("VOP1", "VOP2", "VOPC")
 
     def valid(self, di):
-        # v_nop with operand bits set is refused (v_clrexcp ignores them: probed)
-        if di.inst.base == "v_nop" and (di.fields.get("vdst") or di.fields.get("src0")):
+        # v_nop with vdst bits set is refused; its src0 bits are ignored (llvm-mc 22 decodes
+        # 01 00 00 7e, and f9 00 00 7e whose SDWA dword it refuses, as v_nop); v_clrexcp
+        # ignores both: probed
+        if di.inst.base == "v_nop" and di.fields.get("vdst"):
             return False
         return super().valid(di)
 

@@ -329,7 +329,8 @@ class VopCodec(Codec):
         inst = di.inst
         assert inst is not None
         parts = [self.operand_text(di, op) for op in inst.operands]
-        s = "v_nop" if inst.mnemonic == "v_nop_e64" else inst.mnemonic  # LLVM 22 prints both as v_nop
+        # LLVM 22 prints the VOP3 and the SDWA v_nop as plain v_nop
+        s = "v_nop" if inst.mnemonic in ("v_nop_e64", "v_nop_sdwa") else inst.mnemonic
         if parts:
             s += " " + ", ".join(parts)
         for m in self.modifier_text(di):

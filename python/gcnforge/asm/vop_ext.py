@@ -125,6 +125,12 @@ _SEL = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
 _UNUSED = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
 
 
+# the SDWA fields llvm-mc 22 requires to be 0 in v_nop_sdwa (probed one field at a time; with
+# one set it decodes the first word alone as the VOP1 v_nop)
+_NOP_SDWA_ZERO = ("clamp", "omod", "src0_sel", "src0_sext", "src0_neg", "src0_abs", "src1_sel", "src1_sext",
+                  "src1_neg", "src1_abs", "s1")
+
+
 class SdwaCodec(VopCodec):
     """VOP1/VOP2/VOPC with SDWA (src0 = 0xF9): sub-dword selects, sext, neg/abs, SGPR or
     inline-constant sources (s0/s1 bits), VOPC sdst (sd=0 means vcc)."""
@@ -133,6 +139,8 @@ class SdwaCodec(VopCodec):
     scalar_src_constants = True
 
     def defaults(self, inst):
+        if not inst.operands:  # v_nop_sdwa: every SDWA field 0 (llvm-mc 22: f9 00 00 7e 00 00 00 00)
+            return {}
         d = {"src0_sel": 6}
         if inst.encoding != "VOP1_SDWA":
             d["src1_sel"] = 6
@@ -231,7 +239,8 @@ class SdwaCodec(VopCodec):
         if "dst_unused" in mods:
             du = f.get("dst_unused", 0)
             out.append(f"dst_unused:{_UNUSED[du] if du < 3 else 'UNUSED_PAD'}")  # LLVM prints 3 as PAD
-        out.append(f"src0_sel:{_name(_SEL, f.get('src0_sel', 0))}")
+        if "src0_sel" in mods:
+            out.append(f"src0_sel:{_name(_SEL, f.get('src0_sel', 0))}")
         if "src1_sel" in mods:
             out.append(f"src1_sel:{_name(_SEL, f.get('src1_sel', 0))}")
         return out
@@ -244,6 +253,8 @@ class SdwaCodec(VopCodec):
         if not super().valid(di):
             return False
         mods = di.inst.modifiers
+        if not di.inst.operands:  # v_nop_sdwa: llvm-mc 22 decodes it while these fields are 0 (it
+            return not any(f.get(k) for k in _NOP_SDWA_ZERO)  # ignores src0, dst_sel, dst_unused, s0)
         if (f.get("omod") and "omod" not in mods) or (f.get("clamp") and "clamp" not in mods):
             return False
         if di.inst.encoding == "VOP1_SDWA" and any(f.get(k) for k in ("src1_sel", "src1_sext", "src1_neg",

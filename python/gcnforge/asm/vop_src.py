@@ -139,6 +139,10 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 c = inline_int_code(iv - (1 << 32))
                 if c is not None:
                     return c, None
+            # packed 16-bit integers take the f32 inline patterns as LLVM checks them, 32-bit
+            # (llvm-mc 22: v_pk_add_u16 / v_dot2c_i32_i16 ... 0x3f800000 is the inline 1.0)
+            if optype in ("v2i16", "v2b16") and -(1 << 31) <= iv < (1 << 32) and (iv & 0xFFFFFFFF) in _F32_INLINE:
+                return _F32_INLINE[iv & 0xFFFFFFFF], None
         elif (1 << 31) <= iv < (1 << 32):
             c = inline_int_code(iv - (1 << 32))  # a 32-bit pattern of a small negative integer
             if c is not None:
