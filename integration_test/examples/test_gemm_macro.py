@@ -102,6 +102,7 @@ SPLITK = [  # m, n, k, splitk, depth
     (70, 64, 40, 3, 1),  # fewer tiles (2) than work-groups: one adds zeros
     (64, 130, 5128, 20, 4),  # 161 tiles over 20, four per trip: padded fronts
     (33, 64, 8, 4, 4),
+    (70, 64, 1000, 2, 2),  # s = 2: the multiply-high by 2^31
 ]
 
 
