@@ -107,6 +107,12 @@ def _err(msg: str, tok: Tok, loc: SourceLoc) -> Diagnostic:
     return Diagnostic(msg, tok.loc(loc))
 
 
+def _f32_pattern(iv: int) -> int | None:
+    """The inline code of a 32-bit f32 pattern for a packed 16-bit integer source, which LLVM
+    checks as 32-bit (llvm-mc 22: ``v_pk_add_u16 v3, 0x3f800000, v26`` is the inline 1.0)."""
+    return _F32_INLINE.get(iv & 0xFFFFFFFF) if -(1 << 31) <= iv < (1 << 32) else None
+
+
 def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, literal_ok: bool,
                  what: str) -> tuple[int, int | None] | None:
     """(code, literal) of a numeric source, or None if ``core`` is not a number."""
@@ -139,10 +145,8 @@ def encode_const(core: str, tok: Tok, loc: SourceLoc, optype: str, dwords: int, 
                 c = inline_int_code(iv - (1 << 32))
                 if c is not None:
                     return c, None
-            # packed 16-bit integers take the f32 inline patterns as LLVM checks them, 32-bit
-            # (llvm-mc 22: v_pk_add_u16 / v_dot2c_i32_i16 ... 0x3f800000 is the inline 1.0)
-            if optype in ("v2i16", "v2b16") and -(1 << 31) <= iv < (1 << 32) and (iv & 0xFFFFFFFF) in _F32_INLINE:
-                return _F32_INLINE[iv & 0xFFFFFFFF], None
+            if optype in ("v2i16", "v2b16") and (c := _f32_pattern(iv)) is not None:
+                return c, None
         elif (1 << 31) <= iv < (1 << 32):
             c = inline_int_code(iv - (1 << 32))  # a 32-bit pattern of a small negative integer
             if c is not None:
