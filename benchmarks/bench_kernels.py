@@ -648,6 +648,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950", "moe", "i8"))
     ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
+    ap.add_argument("--moe-shapes", help="a regular expression: only the MoE shapes whose label matches")
     a = ap.parse_args(argv)
     global CACHE
     CACHE = None if a.skip_aiter else a.cache
@@ -664,7 +665,7 @@ def main(argv=None) -> int:
     if a.only in (None, "moe"):
         import bench_moe
 
-        bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb)
+        bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb, a.moe_shapes)
     if a.only in (None, "i8"):
         int8_family(a.quick)
     summary()

@@ -181,8 +181,11 @@ def theirs(p, dim, inter, topk, prof, whl, table):
     return best
 
 
-def run(add_row, status, quick: bool, cache: str | None, max_gb: float = 1.0) -> None:
-    """Adds one row per shape through bench_kernels' ``add_row`` / ``status``."""
+def run(add_row, status, quick: bool, cache: str | None, max_gb: float = 1.0, pattern: str | None = None) -> None:
+    """Adds one row per shape through bench_kernels' ``add_row`` / ``status``; ``pattern``: a
+    regular expression, only the shapes whose label it matches (``re.search``)."""
+    import re
+
     from gcnforge.perfmodel import profiles
     from gcnforge.testing import aiter_wheel
 
@@ -197,6 +200,8 @@ def run(add_row, status, quick: bool, cache: str | None, max_gb: float = 1.0) ->
     print(f"\nfused MoE stage 1 (fp8 per-token / per-channel, g1u1 silu, bf16 out) on MI300X; random inputs")
     for (model, dim, inter, experts, topk), tokens in todo:
         shape = f"{model} {dim}/{inter}/{experts}/top{topk} T={tokens}"
+        if pattern and not re.search(pattern, shape):
+            continue
         picked = min(experts, tokens * topk)  # at most; the routing decides
         if picked * 2 * inter * dim > max_gb * 1e9:
             print(f"  {shape}: skipped (up to {picked} experts x {2 * inter * dim / 1e6:.0f} MB of weights > "
