@@ -125,9 +125,10 @@ def _launch(gemm_i8, kern, cfg, m, n, k, ks, ins, init=0x7FC0, **kw):
     return out, res
 
 
-def run(cache_dir: str | None, quick: bool, add_row, status, resources, part: tuple[int, int] = (0, 1)) -> list[dict]:
+def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=None, on_row=None) -> list[dict]:
     """Adds one bench_kernels row per shape (``add_row``/``status``/``resources`` are
-    bench_kernels'); returns the chosen configurations (for the registry table)."""
+    bench_kernels'); returns the chosen configurations (for the registry table). ``pick``: the
+    indices of ``shapes`` to run (default all); ``on_row(chosen so far)`` after each."""
     import gemm_i8
     from gcnforge.perfmodel import profiles
 
@@ -143,7 +144,8 @@ def run(cache_dir: str | None, quick: bool, add_row, status, resources, part: tu
     print("\nint8 per-token GEMM (bias, bf16 out) at asm_a8w8_gemm.csv's shapes on MI308X; aiter = its "
           "I8gemm object, the launcher's tile")
     print(f"{'M':>5} {'N':>5} {'K':>5} {'ks':>3} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  kernel; check; limiter")
-    for m, n, k, ks in (QUICK_SHAPES if quick else shapes(z))[part[0]::part[1]]:
+    todo = QUICK_SHAPES if quick else shapes(z)
+    for m, n, k, ks in [todo[i] for i in (pick if pick is not None else range(len(todo)))]:
         tm_a, tn_a = btm.i8_tile(m, n, ks)
         arep, aok = btm._run_a8w8(z, dict(m=m, n=n, k=k, split=ks, tile=f"{tm_a}x{tn_a}"), prof, rng)
         ins = inputs(m, n, k, np.random.default_rng(seed(m, n, k)))
@@ -172,6 +174,8 @@ def run(cache_dir: str | None, quick: bool, add_row, status, resources, part: tu
         print(f"{m:>5} {n:>5} {k:>5} {ks:>3} {tot:8.2f} {au:9.2f} {tot / au:6.2f}  {name}; {st[0]}; {rep.limiter}",
               flush=True)
         chosen.append(dict(m=m, n=n, k=k, ks=ks, cfg=cfg, us=rep.us, limiter=rep.limiter, aiter_us=au, blob=c.blob))
+        if on_row:
+            on_row(chosen)
     return chosen
 
 
@@ -206,7 +210,7 @@ def write_table(path: Path, chosen: list[dict], prof_name: str = "MI308X") -> No
         f"model's prediction on the {prof_name} profile (launch overhead included), aiter_us = aiter's object "
         "on the same profile.",
         "written by: python benchmarks/bench_kernels_i8.py --table examples/configs/gemm_i8.csv (or in parts: "
-        "--part I/N --table part_I.csv, then --join part_*.csv --table examples/configs/gemm_i8.csv)",
+        "--shapes I,J,.. --table part_N.csv, then --join part_*.csv --table examples/configs/gemm_i8.csv)",
         f"The code objects are build outputs, written to {co_dir.name}/ beside this file."))
 
 
@@ -220,7 +224,7 @@ def join_tables(out: Path, parts: list[Path]) -> None:
     co_dir.mkdir(parents=True, exist_ok=True)
     configs, tuned, comments = {}, [], []
     for p in parts:
-        comments = [ln[2:] for ln in p.read_text().splitlines() if ln.startswith("# ")]
+        comments = [ln[2:] for ln in p.read_text().splitlines() if ln.startswith("# ") and "_co/" not in ln]
         for e in Registry.from_csv(p).entries:
             dst = co_dir / e.code_object.name
             if e.code_object.resolve() != dst.resolve():
@@ -232,7 +236,8 @@ def join_tables(out: Path, parts: list[Path]) -> None:
                 configs.setdefault(e.kernel, e)
     order = {s: i for i, s in enumerate(shapes(zipfile.ZipFile(btm.fetch_wheel(Path.home() / ".cache" / "gcnforge" / "aiter"))))}
     tuned.sort(key=lambda e: order.get((*e.shape, e.splitk), len(order)))
-    write_csv(out, [*configs.values(), *tuned], comments=comments)
+    write_csv(out, [*configs.values(), *tuned], comments=[
+        *comments, f"The code objects are build outputs, written to {co_dir.name}/ beside this file."])
 
 
 def main(argv=None) -> int:
@@ -244,17 +249,16 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--table", help="write the registry table of the chosen configurations here")
-    ap.add_argument("--part", default="0/1", help="I/N: every N-th shape from the I-th (parallel runs; "
-                    "their --table files joined with --join)")
+    ap.add_argument("--shapes", help="comma-separated indices into the table's shapes (parallel runs; their "
+                    "--table files joined with --join)")
     ap.add_argument("--join", nargs="+", help="join these --table files into --table (no run)")
     a = ap.parse_args(argv)
     if a.join:
         join_tables(Path(a.table), [Path(p) for p in a.join])
         return 0
-    i, n = (int(v) for v in a.part.split("/"))
-    chosen = run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, (i, n))
-    if a.table and chosen:
-        write_table(Path(a.table), chosen)
+    pick = [int(v) for v in a.shapes.split(",")] if a.shapes else None
+    save = (lambda ch: write_table(Path(a.table), ch)) if a.table else None  # after every shape
+    run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save)
     bk.summary()
     return 0
 

@@ -107,3 +107,61 @@ def test_gemm_i8_matches_aiters_object(m, n, k, ks):
     if ks == 1:
         np.testing.assert_array_equal(got, gemm_i8.reference(*ins))
 
+
+
+def test_registry_dispatches_by_shape():
+    """examples/configs/gemm_i8.csv: an exact hit at one of aiter's shapes; another shape goes to
+    the heuristic, whose kernel (rebuilt from the row's parameters) at the chosen split-K and
+    grid matches NumPy."""
+    from pathlib import Path
+
+    from gcnforge.runtime.registry import Registry
+
+    table = Path(gemm_i8.__file__).parent / "configs" / "gemm_i8.csv"
+    reg = Registry.from_csv(table, cu_count=80)
+    r = _table_rows()[0]
+    m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+    hit = reg.select("gfx942", "i8", m, n, k, bias=True, preshuffle=True, out_dtype="bf16")
+    assert hit.how == "tuned" and hit.entry.kernel == r["kernelName"] and hit.splitk == int(r["splitK"])
+    assert hit.grid == gemm_i8.grid(m, n, hit.entry.tile_m, hit.entry.tile_n, hit.splitk)
+    m, n, k = 100, 256, 640
+    ch = reg.select("gfx942", "i8", m, n, k, bias=True, preshuffle=True, out_dtype="bf16")
+    e = ch.entry
+    assert ch.how == "heuristic" and ch.grid == gemm_i8.grid(m, n, e.tile_m, e.tile_n, ch.splitk)
+    cfg = (e.tile_m, e.tile_n, *(int(w) for w in e.extra["waves"].split("x")), int(e.extra["depth"]))
+    c, name = _ours(cfg)
+    assert name == e.kernel
+    ins = _inputs(m, n, k, 5)
+    got = _run(c.load("emulator")[name], m, n, k, ch.splitk, cfg, ins)
+    np.testing.assert_array_equal(_bf16(got), split_reference(*ins, ch.splitk))
+
+
+def _table_rows() -> list[dict]:
+    import csv
+    from pathlib import Path
+
+    table = Path(gemm_i8.__file__).parent / "configs" / "gemm_i8.csv"
+    if not table.exists():
+        return []
+    rows = csv.DictReader([ln for ln in table.read_text().splitlines() if not ln.startswith("#")])
+    return [r for r in rows if r["M"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", _table_rows(), ids=lambda r: f"{r['M']}x{r['N']}x{r['K']}")
+def test_registry_us_is_the_models(r):
+    """Each tuned row's ``us``: the same kernel, launch and seeded inputs predicted again on the
+    row's profile (benchmarks/bench_kernels_i8.py wrote them)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(gemm_i8.__file__).parents[1] / "benchmarks"))
+    import bench_kernels_i8
+    from gcnforge.perfmodel import profiles
+
+    cfg = (int(r["tile_m"]), int(r["tile_n"]), *(int(w) for w in r["waves"].split("x")), int(r["depth"]))
+    c, name = _ours(cfg)
+    assert name == r["kernelName"]
+    _, (_, res) = bench_kernels_i8.predict(gemm_i8, c.load("emulator")[name], cfg, int(r["M"]), int(r["N"]),
+                                           int(r["K"]), int(r["splitK"]), profiles.get(r["profile"].lower()))
+    assert res.timing.us == pytest.approx(float(r["us"]), rel=1e-3)
