@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gcnforge.isa.target import target
 from gcnforge.lib import make_buffer_rsrc
 
 MFMA = "v_mfma_f32_32x32x16_fp8_fp8"
@@ -147,6 +148,21 @@ def main_loop(k, rs_a, na: int, rows_fn, rs_b, b_offs, kb, unroll: int, k0=None,
 
 
 GROUP = 4 * 64 * 4  # LDS bytes of one register group (4 registers, 64 lanes, f32)
+
+
+def tile_shape(m_blk: int, tn: int, unroll: int, wk: int, depth: int, halves: int = 1) -> tuple[int, int, int]:
+    """(waves along the columns, MFMA tiles per wave along rows and columns) of a stage's
+    ``m_blk x tn`` work-group tile with K split over ``wk`` waves; refuses a tile the loop cannot
+    serve or whose K-split reduction (``halves`` accumulator sets: stage 1 keeps gate and up)
+    does not fit the LDS of a work-group (``isa.target``)."""
+    wn = WAVES // wk
+    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1 or depth < 1:
+        raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
+    bm, bn = m_blk // ROWS, tn // (wn * ROWS)
+    need, have = lds_bytes(wk, halves * bm * bn), target("gfx942").lds_bytes
+    if need > have:
+        raise ValueError(f"the K-split reduction needs {need} bytes of LDS (a work-group has {have})")
+    return wn, bm, bn
 
 
 def lds_bytes(wk: int, n_tiles: int) -> int:

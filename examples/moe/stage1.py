@@ -32,7 +32,7 @@ import math
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
-from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or_exit, ids_group, lds_bytes, main_loop,
+from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or_exit, ids_group, tile_shape, main_loop,
                           my_groups, offset_rsrc, reduce_k)
 
 LOG2E = math.log2(math.e)
@@ -48,12 +48,7 @@ def grid(inter: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
 
 def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: int = 2,
           name: str | None = None) -> Module:
-    wn = WAVES // wk
-    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1 or depth < 1:
-        raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
-    bm, bn = m_blk // ROWS, tn // (wn * ROWS)
-    if lds_bytes(wk, 2 * bm * bn) > 65536:
-        raise ValueError(f"the K-split reduction needs {lds_bytes(wk, 2 * bm * bn)} bytes of LDS")
+    wn, bm, bn = tile_shape(m_blk, tn, unroll, wk, depth, halves=2)
     name = name or kernel_name(m_blk, tn, unroll, wk, depth)
     m = Module(name)
     args = [Arg.ptr("out", access="write_only"), Arg.ptr("x", access="read_only"), Arg.ptr("w1", access="read_only"),

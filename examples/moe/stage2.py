@@ -31,7 +31,7 @@ from __future__ import annotations
 from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
-from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_group, lds_bytes, main_loop, my_groups,
+from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, block_or_exit, ids_group, tile_shape, main_loop, my_groups,
                           offset_rsrc, reduce_k)
 
 
@@ -45,12 +45,7 @@ def grid(model_dim: int, n_blocks: int, tn: int) -> tuple[int, int, int]:
 
 def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: int = 2,
           name: str | None = None) -> Module:
-    wn = WAVES // wk
-    if m_blk % ROWS or wk not in (1, 2, 4) or tn % (wn * ROWS) or unroll < 1 or depth < 1:
-        raise ValueError(f"m_blk a multiple of {ROWS}, wk 1, 2 or 4, tn a multiple of {wn * ROWS}")
-    bm, bn = m_blk // ROWS, tn // (wn * ROWS)
-    if lds_bytes(wk, bm * bn) > 65536:
-        raise ValueError(f"the K-split reduction needs {lds_bytes(wk, bm * bn)} bytes of LDS")
+    wn, bm, bn = tile_shape(m_blk, tn, unroll, wk, depth, halves=1)
     name = name or kernel_name(m_blk, tn, unroll, wk, depth)
     m = Module(name)
     args = [Arg.ptr("out"), Arg.ptr("a2", access="read_only"), Arg.ptr("w2", access="read_only"),

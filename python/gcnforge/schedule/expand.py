@@ -260,11 +260,10 @@ def expand_loop(loop: LoopOp, ls: LoopSchedule | None = None) -> None:
     loop.erase()
 
 
-def _emit_kernel(ls: LoopSchedule, top: _Emitter, first_step: int, K: int) -> LoopOp:
-    p = ls.plan
-    L = p.period
-    start = (first_step, -1, -1)
-    body = Block()
+def kernel_emitter(ls: LoopSchedule, top: _Emitter, body: Block, start: tuple) -> tuple[_Emitter, list[Key]]:
+    """An emitter for a steady-state loop body: a value it misses (defined before the kernel,
+    at a point before ``start``) becomes a new block argument, its key appended to the
+    returned live-in list (the loop's initial values, in order)."""
     liveins: list[Key] = []
 
     def kernel_miss(key: Key) -> SSAValue:
@@ -278,6 +277,15 @@ def _emit_kernel(ls: LoopSchedule, top: _Emitter, first_step: int, K: int) -> Lo
         return arg
 
     kern = _Emitter(ls, body, None, kernel_miss)
+    return kern, liveins
+
+
+def _emit_kernel(ls: LoopSchedule, top: _Emitter, first_step: int, K: int) -> LoopOp:
+    p = ls.plan
+    L = p.period
+    start = (first_step, -1, -1)
+    body = Block()
+    kern, liveins = kernel_emitter(ls, top, body, start)
     # The loop's results, canon(arg, count), are needed after the kernel: if their
     # counterpart one kernel-run earlier exists before the kernel, carry it through.
     for a in ls.loop.iter_args:

@@ -36,7 +36,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.dialect.cond_ops import IfOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
 from gcnforge.dialect.types import ReadTokenType, SGPRType, WriteTokenType
-from gcnforge.schedule.expand import Key, LoopSchedule, _Emitter
+from gcnforge.schedule.expand import Key, LoopSchedule, _Emitter, kernel_emitter
 from gcnforge.schedule.expr import Plan
 
 
@@ -123,19 +123,7 @@ def _kernel(ls: LoopSchedule, top: _Emitter, cur: SSAValue, last: SSAValue, step
     S, P, L = p.max_stage, p.nest, p.period
     start = (S, -1, -1)
     body = Block(arg_types=[SGPRType.value(1), cur.type])
-    liveins: list[Key] = []
-
-    def kernel_miss(key: Key) -> SSAValue:
-        at = ls.produced_at(key)
-        if at is not None and at >= start:
-            raise Diagnostic(f"internal: kernel reads {key[1]} at iteration {key[2]} before it is defined",
-                             key[1].op)
-        liveins.append(key)
-        arg = body.insert_arg(top.value(key).type, len(body.args))
-        kern.env[key] = arg
-        return arg
-
-    kern = _Emitter(ls, body, None, kernel_miss)
+    kern, liveins = kernel_emitter(ls, top, body, start)
     kern.iv, kern.iv_first, kern.step = body.args[1], S * P, step
     for a in ls.loop.iter_args:  # the loop's results are read after the kernel: carry them
         seed = ls.canon(a, p.count - K0 * L)
