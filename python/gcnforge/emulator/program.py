@@ -13,16 +13,16 @@ vcc 106-107, ttmp0-15 108-123, m0 124, null 125, exec 126-127.
 
 from __future__ import annotations
 
+from gcnforge.asm.operands import SPECIAL32, SPECIAL64
 from gcnforge.isa import dpp, waitcnt
 from gcnforge.emulator.memory import PRIVATE_BASE, SHARED_BASE
 
-SPECIAL_SREG = {
-    "flat_scratch": (102, 2), "flat_scratch_lo": (102, 1), "flat_scratch_hi": (103, 1),
-    "xnack_mask": (104, 2), "xnack_mask_lo": (104, 1), "xnack_mask_hi": (105, 1),
-    "vcc": (106, 2), "vcc_lo": (106, 1), "vcc_hi": (107, 1),
-    "m0": (124, 1), "null": (125, 1), "exec": (126, 2), "exec_lo": (126, 1), "exec_hi": (127, 1),
-    "tba": (108, 2), "tma": (110, 2),
-}
+# name -> (field number, dwords), from the assembler's one table of special scalar operands
+# (asm.operands: SPECIAL32 one dword, SPECIAL64 the pairs; null is one dword), plus the trap
+# handler's base addresses, which the assembler does not spell
+SPECIAL_SREG = {n: (c, 1) for c, n in SPECIAL32.items()}
+SPECIAL_SREG.update({n: (c, 2) for c, n in SPECIAL64.items() if n != "null"})
+SPECIAL_SREG.update({"tba": (108, 2), "tma": (110, 2)})
 SGPR_FILE = 128
 VCC, M0, NULL, EXEC = 106, 124, 125, 126
 TTMP0 = 108
