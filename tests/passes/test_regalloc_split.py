@@ -110,6 +110,34 @@ def _register_key(v):
     return (t.FILE, t.begin.data) if hasattr(t, "begin") else None
 
 
+def _without_erased_moves(before: dict, erased: set[int], ops: dict[int, object]) -> dict:
+    """The original data flow with the moves the allocator erased taken out: only an
+    identity move (a plain ``v_mov_b32`` whose source and destination got the same register)
+    may go, and a read that saw it sees what the move read instead."""
+    for x in erased:
+        assert ops[x].mnemonic in ("v_mov_b32", "v_mov_b32_e32") and not ops[x].mods, ops[x]
+
+    def seen_through(x: int) -> frozenset:
+        # the non-erased definitions the erased move x passes on (through chains and cycles of
+        # erased moves: a move that reaches itself around a loop adds nothing of its own)
+        out, todo, visited = set(), [x], set()
+        while todo:
+            y = todo.pop()
+            if y in visited:
+                continue
+            visited.add(y)
+            for d in before.get((y, 1), frozenset({"entry"})):
+                if d in erased:
+                    todo.append(d)
+                else:
+                    out.add(d)
+        return frozenset(out)
+
+    sub = {x: seen_through(x) for x in erased}
+    return {key: frozenset().union(*(sub.get(d, {d}) for d in v))
+            for key, v in before.items() if key[0] not in erased}
+
+
 # seeds whose kernel could not be allocated at its limit before splitting (found by
 # scanning seeds 0-299), and a run of ordinary ones
 SEEDS = (120, 155, 213, 278, 299, *range(30))
@@ -144,12 +172,15 @@ def test_kernels_at_the_limit_allocate_and_keep_their_data_flow():
         k = next(o for o in m.walk() if isinstance(o, KernelOp))
         before = reaching(k, _storage_key, set())
         originals = {id(o) for o in k.walk()}
+        originals_by_id = {id(o): o for o in k.walk()}
         res = allocate_region_op(k, {"v": limit, "a": 0, "s": 0}, coalesce=False)
         assert res.allocation.used["v"] <= limit, (seed, shape)
         m.verify()
         moves = {id(o) for o in k.walk() if isinstance(o, InstOp) and id(o) not in originals}
         moved += bool(moves)
         after = reaching(k, _register_key, moves)
+        kept = {id(o) for o in k.walk()}
+        before = _without_erased_moves(before, originals - kept, originals_by_id)
         assert {key: v for key, v in after.items() if key[0] in originals} == before, (seed, shape)
         allocated += 1
     assert fails_without >= 8  # kernels that needed splitting (all of them allocate now)
