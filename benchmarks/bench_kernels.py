@@ -56,7 +56,17 @@ For each kernel: registers (VGPR / AGPR / SGPR), LDS, occupancy and the model's 
 The same kernels and shapes as registry tables (aiter's column spelling, ``us`` = these predictions):
 ``python examples/drivers/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
 
-    python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]
+    python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]...
+                                       [--traces DIR | --no-traces]
+
+Every emulator launch is kept in ``--traces DIR`` (default ``~/.cache/gcnforge/bench_kernels_traces``;
+``trace_cache.LaunchCache``): what it wrote and, when timed, what the emulation recorded for the
+timing model, keyed by the code object, every argument's bytes, the launch options and the
+profile's recorded fields. A launch found there is not emulated: its outputs are written back and
+the current timing model re-predicts it, so the checks against NumPy run on the identical
+binary's outputs; a changed model or profile re-costs the run in minutes, a changed kernel or
+input re-emulates only its launches, and an interrupted run resumes. Each family's inputs come
+from a generator seeded by the family, so ``--only`` runs fill the cache for the default run.
 
 ``--quick``: 4096^3 (bf16 and fp8) and 1000^3 (run whole), two aiter rows, two top-k shapes and one
 norm size only (4 minutes on an idle 2-core machine before the 1000^3 and MoE rows; 23 under a load of 18; the default run is several times
@@ -640,35 +650,65 @@ def summary() -> None:
     print(f"kernels: {x} of {len(wa)} shapes at ratio <= 1.0, {z} unchecked")
 
 
+PARTS = ("gemm", "skinny", "topk", "norms", "gfx950", "moe", "i8")
+
+
+def run_part(part: str, a) -> None:
+    """One family; its inputs come from a generator seeded by the family alone, so a family's
+    launches (and their trace-cache keys) are the same whether it runs alone (``--only``) or not."""
+    global RNG
+    RNG = np.random.default_rng([25, PARTS.index(part)])
+    if part == "gemm":
+        large_gemms(a.quick)
+    elif part == "skinny" and not a.skip_aiter:
+        skinny(Path(a.cache), a.quick)
+    elif part == "topk" and not a.skip_aiter:
+        topk(Path(a.cache), a.aiter_repo, a.quick)
+    elif part == "norms":
+        norms_bf16(a.quick)
+    elif part == "gfx950":
+        gfx950(a.quick)
+    elif part == "moe":
+        import bench_moe
+
+        bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb, a.moe_shapes)
+    elif part == "i8":
+        int8_family(a.quick)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--skip-aiter", action="store_true")
     ap.add_argument("--aiter-repo", help="a clone of ROCm/aiter: copy its top-k softmax code objects into the cache")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=("gemm", "skinny", "topk", "norms", "gfx950", "moe", "i8"))
+    ap.add_argument("--only", choices=PARTS, action="append",
+                    help="run this part (family) only; repeat for several")
     ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
     ap.add_argument("--moe-shapes", help="a regular expression: only the MoE shapes whose label matches")
+    ap.add_argument("--traces", default=str(Path.home() / ".cache" / "gcnforge" / "bench_kernels_traces"),
+                    help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
+                         "a launch recorded there is replayed through the current timing model, not emulated")
+    ap.add_argument("--no-traces", action="store_true", help="emulate every launch; keep nothing")
     a = ap.parse_args(argv)
     global CACHE
     CACHE = None if a.skip_aiter else a.cache
-    if a.only in (None, "gemm"):
-        large_gemms(a.quick)
-    if a.only in (None, "skinny") and not a.skip_aiter:
-        skinny(Path(a.cache), a.quick)
-    if a.only in (None, "topk") and not a.skip_aiter:
-        topk(Path(a.cache), a.aiter_repo, a.quick)
-    if a.only in (None, "norms"):
-        norms_bf16(a.quick)
-    if a.only in (None, "gfx950"):
-        gfx950(a.quick)
-    if a.only in (None, "moe"):
-        import bench_moe
+    t0 = time.perf_counter()
+    import contextlib
 
-        bench_moe.run(add_row, status, a.quick, CACHE, a.moe_max_gb, a.moe_shapes)
-    if a.only in (None, "i8"):
-        int8_family(a.quick)
+    from trace_cache import LaunchCache
+
+    cache = contextlib.nullcontext() if a.no_traces else LaunchCache(a.traces)
+    if not a.no_traces:
+        print(f"emulator launches: recorded in / replayed from {a.traces}")
+    with cache:
+        for part in PARTS:
+            if a.only is None or part in a.only:
+                run_part(part, a)
     summary()
+    if not a.no_traces:
+        print(f"({cache.hits} launches replayed from {a.traces}, {cache.misses} emulated; "
+              f"{time.perf_counter() - t0:.0f} s)")
     return 0
 
 

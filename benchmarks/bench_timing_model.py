@@ -61,6 +61,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from trace_cache import Recorded, repredict  # noqa: E402  (shared with bench_kernels)
 
 
 def micro(name: str) -> str:
@@ -197,43 +200,6 @@ def _run_a8w8(z, x, prof, rng):
     return [go(co).timing], f"row_newbcast patched x{nw}"
 
 
-class _Recorded:
-    """Records what each timed launch hands the timing model (``perfmodel.timing.predict``'s
-    inputs: the kernel's static items, the sampled work-groups' streams, grid size, occupancy,
-    keywords), so a row can be re-predicted under a changed model without emulating it again
-    (the emulation is deterministic: same wheel, same inputs, same streams)."""
-
-    def __init__(self):
-        self.calls: list[tuple] = []
-
-    def __enter__(self):
-        from gcnforge.emulator import timing_mode
-
-        self.mod, self.real = timing_mode, timing_mode.predict
-
-        def rec(static, sample, n_wg, occ, prof, **kw):
-            path_of = kw.pop("path_of", None)
-            q = -(-n_wg // prof.cus)
-            paths = None if path_of is None else {k * prof.cus: path_of(k * prof.cus) for k in range(q)}
-            kw.pop("keep_slices", None)
-            self.calls.append((static, sample, n_wg, occ, paths, kw))
-            return self.real(static, sample, n_wg, occ, prof, path_of=path_of, **kw)
-
-        timing_mode.predict = rec
-        return self
-
-    def __exit__(self, *exc):
-        self.mod.predict = self.real
-
-
-def repredict(calls, prof) -> list:
-    """The reports of recorded launches (``_Recorded.calls``) under ``prof`` and the current model."""
-    from gcnforge.perfmodel.timing import predict
-
-    return [predict(static, sample, n_wg, occ, prof, path_of=None if paths is None else paths.__getitem__, **kw)
-            for static, sample, n_wg, occ, paths, kw in calls]
-
-
 def issue_floor_us(call, prof) -> float:
     """The issue floor of a recorded launch: the busiest CU's work-groups one after another, each
     as long as its longest wave issuing one instruction per issue window (``costs.ISSUE``) with no
@@ -266,7 +232,7 @@ def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[d
             x["ok"], calls = have[key]
             x["reps"] = repredict(calls, prof)
         else:
-            with _Recorded() as r:
+            with Recorded() as r:
                 x["reps"], x["ok"] = (_run_bf16 if x["kind"] == "bf16" else _run_a8w8)(z, x, prof, rng)
             have[key] = (x["ok"], r.calls)
             if traces is not None:  # after every emulated row: an interrupted run keeps what it did

@@ -33,6 +33,9 @@ from gcnforge.perfmodel.occupancy import occupancy
 from gcnforge.perfmodel.timing import TimingReport, predict
 
 MAX_SAMPLE = 16  # work-groups emulated at most (seconds of emulation for typical kernels)
+# the device profile's fields run_timed's emulation and recording read (which work-groups run, the
+# occupancy that bounds the sample, the recorded cache lines); the others act only in the model
+RECORDED_PROFILE_FIELDS = ("target", "cus", "line_bytes")
 
 
 def static_items(image) -> dict[int, Item]:

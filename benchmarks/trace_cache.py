@@ -1,0 +1,220 @@
+"""What the emulator recorded for a launch, kept so a benchmark re-runs only the timing model.
+
+Emulating a large kernel under the timing mode takes minutes; predicting its time from what the
+emulation recorded takes seconds. Two benchmarks keep the recording:
+
+* ``Recorded`` (a context manager) records what each timed launch hands the timing model
+  (``perfmodel.timing.predict``'s inputs: the kernel's static items, the sampled work-groups'
+  streams, grid size, occupancy, keywords); ``repredict`` turns the records into reports under
+  the current model and a profile. ``bench_timing_model.py --traces FILE`` keeps these per row.
+* ``LaunchCache(DIR)`` (a context manager) memoizes every emulator launch made through the
+  runtime's ``Kernel.__call__`` while it is active: one file per launch in DIR, keyed by
+  everything the emulation depends on (see ``LaunchCache.key``): the code object's bytes, the
+  kernel and its argument layout, every argument's contents (arrays and device buffers by a
+  hash of their bytes, scalars by value), grid, block and the other launch options, the device
+  profile's fields the timing mode's emulation reads (``timing_mode.RECORDED_PROFILE_FIELDS``;
+  the others only act in the model), and a fingerprint of the emulator's source. The entry holds
+  what the launch wrote (every argument whose bytes changed, compressed) and, for a timed launch,
+  the recording. A repeated launch writes those bytes back into the caller's arrays and buffers
+  and re-predicts from the recording under the current model, so checks against NumPy still run
+  on the outputs of the identical binary and inputs. Entries are written as each launch ends
+  (an interrupted run resumes where it stopped) with an atomic rename (two processes can share
+  a directory). ``bench_kernels.py --traces DIR`` uses it for all its families.
+
+The emulation is deterministic (same binary, same inputs, same streams); what a replay cannot
+reproduce is the device memory's absolute addresses, so a launch replayed in a run that
+allocated differently keeps the addresses (cache lines) of the run that recorded it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+VERSION = 1  # of the entry format; part of every key
+
+
+class Recorded:
+    """Records what each timed launch hands the timing model (``perfmodel.timing.predict``'s
+    inputs), so a launch can be re-predicted under a changed model without emulating it again.
+    ``calls``: per predict call (static, sample, n_wg, occ, paths, kw); ``reports``: per call the
+    report predict returned and how many notes it had then (the timing mode adds more after)."""
+
+    def __init__(self):
+        self.calls: list[tuple] = []
+        self.reports: list[tuple] = []
+
+    def __enter__(self):
+        from gcnforge.emulator import timing_mode
+
+        self.mod, self.real = timing_mode, timing_mode.predict
+
+        def rec(static, sample, n_wg, occ, prof, **kw):
+            path_of = kw.pop("path_of", None)
+            q = -(-n_wg // prof.cus)
+            paths = None if path_of is None else {k * prof.cus: path_of(k * prof.cus) for k in range(q)}
+            kw.pop("keep_slices", None)
+            self.calls.append((static, sample, n_wg, occ, paths, kw))
+            rep = self.real(static, sample, n_wg, occ, prof, path_of=path_of, **kw)
+            self.reports.append((rep, len(rep.notes)))
+            return rep
+
+        timing_mode.predict = rec
+        return self
+
+    def __exit__(self, *exc):
+        self.mod.predict = self.real
+
+
+def repredict(calls, prof, static: dict | None = None) -> list:
+    """The reports of recorded launches (``Recorded.calls``) under ``prof`` and the current model;
+    ``static``: the kernel's static items re-derived now (``timing_mode.static_items``) instead of
+    the recorded ones (an instruction-classification change then applies too)."""
+    from gcnforge.perfmodel.timing import predict
+
+    return [predict(static if static is not None else st, sample, n_wg, occ, prof,
+                    path_of=None if paths is None else paths.__getitem__, **kw)
+            for st, sample, n_wg, occ, paths, kw in calls]
+
+
+def _emulator_fingerprint() -> str:
+    """A hash of the emulator's source (the sanitizer apart: launches here run unsanitized)."""
+    import gcnforge.emulator as emu
+
+    h = hashlib.blake2b(digest_size=16)
+    for p in sorted(Path(emu.__file__).parent.glob("*.py")):
+        if not p.name.startswith(("sanitizer", "suppressions")):
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def _arg_key(v) -> tuple:
+    from gcnforge.runtime.buffers import DeviceBuffer
+
+    if isinstance(v, np.ndarray):
+        return ("array", v.dtype.str, v.shape, hashlib.blake2b(np.ascontiguousarray(v).data, digest_size=16).digest())
+    if isinstance(v, DeviceBuffer):
+        return ("buffer", v.dtype.str, v.shape, hashlib.blake2b(v.numpy().data, digest_size=16).digest())
+    return (type(v).__name__, repr(v))
+
+
+def _contents(v) -> bytes | None:
+    from gcnforge.runtime.buffers import DeviceBuffer
+
+    if isinstance(v, np.ndarray):
+        return np.ascontiguousarray(v).tobytes()
+    if isinstance(v, DeviceBuffer):
+        return v.numpy().tobytes()
+    return None
+
+
+def _restore(v, data: bytes) -> None:
+    from gcnforge.runtime.buffers import DeviceBuffer
+
+    if isinstance(v, DeviceBuffer):
+        v.write(np.frombuffer(data, v.dtype).reshape(v.shape))
+    elif v.flags.c_contiguous:
+        v.reshape(-1).view(np.uint8)[:] = np.frombuffer(data, np.uint8)
+    else:
+        v[...] = np.frombuffer(data, v.dtype).reshape(v.shape)
+
+
+BYPASS = ("sanitize", "trace", "trace_out", "progress", "sanitize_suppress")  # launches not memoized
+
+
+class LaunchCache:
+    """Memoizes emulator launches in ``directory`` while active (see the module docstring).
+    ``hits`` / ``misses`` count the launches replayed and emulated."""
+
+    def __init__(self, directory: str | Path):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.hits = self.misses = 0
+        self._fp = _emulator_fingerprint()
+
+    def __enter__(self):
+        from gcnforge.runtime import api
+
+        self.cls, self.real = api.Kernel, api.Kernel.__call__
+        cache = self
+
+        def call(kern, *args, grid, block=None, device=None, **kw):
+            if any(kw.get(b) for b in BYPASS):
+                return cache.real(kern, *args, grid=grid, block=block, device=device, **kw)
+            backend = kern.resolve_device(device, [*args, *kw.values()])
+            if backend.name != "emulator":
+                return cache.real(kern, *args, grid=grid, block=block, device=device, **kw)
+            return cache.launch(kern, backend, args, dict(grid=grid, block=block, device=device, **kw))
+
+        api.Kernel.__call__ = call
+        return self
+
+    def __exit__(self, *exc):
+        self.cls.__call__ = self.real
+
+    def key(self, kern, backend, args: tuple, kw: dict) -> str:
+        """The hex key of a launch: everything its emulation depends on."""
+        from gcnforge.emulator import timing_mode
+        from gcnforge.perfmodel import profiles
+
+        named = {k: _arg_key(v) for k, v in kw.items() if k not in ("device", "stream", "timing")}
+        prof = None
+        if kw.get("timing") is not None:
+            p = profiles.resolve(kw["timing"], backend.arch_for(kern.module.target))
+            prof = tuple(getattr(p, f) for f in timing_mode.RECORDED_PROFILE_FIELDS) + (timing_mode.MAX_SAMPLE,)
+        h = hashlib.blake2b(digest_size=20)
+        for part in (VERSION, self._fp, kern.name, repr(kern.layout.fields), prof, [_arg_key(a) for a in args],
+                     sorted(named.items())):
+            h.update(repr(part).encode() + b"\0")
+        h.update(kern.module.code_object.data)
+        return h.hexdigest()
+
+    def launch(self, kern, backend, args: tuple, kw: dict):
+        key = self.key(kern, backend, args, {k: v for k, v in kw.items() if v is not None})
+        path = self.dir / key[:2] / f"{key}.pkl"
+        outs = [a for a in args] + [v for v in kw.values()]
+        if path.exists():
+            entry = pickle.loads(path.read_bytes())
+            self.hits += 1
+            return self._replay(kern, backend, outs, kw, entry)
+        before = [_arg_key(a) if _contents(a) is not None else None for a in outs]
+        with Recorded() as rec:
+            res = self.real(kern, *args, **kw)
+        wrote = {i: zlib.compress(_contents(a), 1) for i, a in enumerate(outs)
+                 if before[i] is not None and _arg_key(a) != before[i]}
+        post = res.timing.notes[rec.reports[-1][1]:] if res.timing is not None and rec.reports else []
+        calls = [(None,) + c[1:] for c in rec.calls]  # static items: re-derived at replay
+        entry = dict(wrote=wrote, calls=calls if res.timing is not None else None, post_notes=list(post),
+                     cycles=res.cycles, notes=tuple(res.notes), partial=res.partial)
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        self.misses += 1
+        return res
+
+    def _replay(self, kern, backend, outs: list, kw: dict, entry: dict):
+        from gcnforge.emulator.launch import kernel_image
+        from gcnforge.emulator.timing_mode import static_items
+        from gcnforge.perfmodel import profiles
+        from gcnforge.runtime.backend import LaunchResult
+
+        for i, data in entry["wrote"].items():
+            _restore(outs[i], zlib.decompress(data))
+        if entry["calls"] is None:
+            return LaunchResult(backend=backend.name, seconds=None, cycles=entry["cycles"], modeled=True,
+                                notes=entry["notes"])
+        prof = profiles.resolve(kw["timing"], backend.arch_for(kern.module.target))
+        static = static_items(kernel_image(kern.module.code_object, kern.name))
+        rep = repredict(entry["calls"], prof, static)[-1]
+        rep.notes.extend(entry["post_notes"])
+        return LaunchResult(backend=backend.name, seconds=rep.seconds, cycles=round(rep.cycles),
+                            clock_hz=rep.clock_hz, modeled=True, timing=rep, notes=entry["notes"],
+                            partial=entry["partial"])
