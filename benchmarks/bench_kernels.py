@@ -57,7 +57,7 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 ``python examples/drivers/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]...
-                                       [--traces DIR | --no-traces]
+                                       [--traces DIR | --no-traces] [--jobs N]
 
 Every emulator launch is kept in ``--traces DIR`` (default ``~/.cache/gcnforge/bench_kernels_traces``;
 ``trace_cache.LaunchCache``): what it wrote and, when timed, what the emulation recorded for the
@@ -67,6 +67,8 @@ the current timing model re-predicts it, so the checks against NumPy run on the 
 binary's outputs; a changed model or profile re-costs the run in minutes, a changed kernel or
 input re-emulates only its launches, and an interrupted run resumes. Each family's inputs come
 from a generator seeded by the family, so ``--only`` runs fill the cache for the default run.
+``--jobs N`` runs the families in a pool of N processes (``gcnforge.runtime.tune_exec``, as
+``gcnforge tune``); each family's output is printed once it and the families before it are done.
 
 ``--quick``: 4096^3 (bf16 and fp8) and 1000^3 (run whole), two aiter rows, two top-k shapes and one
 norm size only (4 minutes on an idle 2-core machine before the 1000^3 and MoE rows; 23 under a load of 18; the default run is several times
@@ -676,7 +678,7 @@ def run_part(part: str, a) -> None:
         int8_family(a.quick)
 
 
-def main(argv=None) -> int:
+def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--skip-aiter", action="store_true")
@@ -690,25 +692,56 @@ def main(argv=None) -> int:
                     help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
                          "a launch recorded there is replayed through the current timing model, not emulated")
     ap.add_argument("--no-traces", action="store_true", help="emulate every launch; keep nothing")
-    a = ap.parse_args(argv)
-    global CACHE
-    CACHE = None if a.skip_aiter else a.cache
-    t0 = time.perf_counter()
+    ap.add_argument("--jobs", type=int, default=1, help="run the families in a pool of this many processes "
+                    "(each family's output is printed when it and the ones before it are done)")
+    return ap.parse_args(argv)
+
+
+def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict], int, int]:
+    """One family: (its printed text when ``pooled``, a worker process's, else printed as it runs;
+    its rows; launches replayed; emulated)."""
     import contextlib
+    import io
 
     from trace_cache import LaunchCache
 
+    a = parse(argv)
+    global CACHE
+    CACHE = None if a.skip_aiter else a.cache
     cache = contextlib.nullcontext() if a.no_traces else LaunchCache(a.traces)
+    buf = io.StringIO()
+    if pooled:
+        ROWS.clear()  # a worker may have run another family before
+    with contextlib.redirect_stdout(buf) if pooled else contextlib.nullcontext(), cache:
+        run_part(part, a)
+    return buf.getvalue(), list(ROWS), getattr(cache, "hits", 0), getattr(cache, "misses", 0)
+
+
+def main(argv=None) -> int:
+    a = parse(argv)
+    global CACHE
+    CACHE = None if a.skip_aiter else a.cache
+    t0 = time.perf_counter()
+    parts = [p for p in PARTS if a.only is None or p in a.only]
     if not a.no_traces:
         print(f"emulator launches: recorded in / replayed from {a.traces}")
-    with cache:
-        for part in PARTS:
-            if a.only is None or part in a.only:
-                run_part(part, a)
+    from gcnforge.runtime.tune_exec import make
+
+    ex = make(a.jobs, None)
+    futs = [ex.submit(part_job, p, sys.argv[1:] if argv is None else list(argv), a.jobs > 1) for p in parts]
+    hits = misses = 0
+    try:
+        for f in futs:  # in the parts' order, as each finishes
+            text, rows, h, m = f.result()
+            print(text, end="", flush=True)
+            if a.jobs > 1:
+                ROWS.extend(rows)
+            hits, misses = hits + h, misses + m
+    finally:
+        ex.close()
     summary()
     if not a.no_traces:
-        print(f"({cache.hits} launches replayed from {a.traces}, {cache.misses} emulated; "
-              f"{time.perf_counter() - t0:.0f} s)")
+        print(f"({hits} launches replayed from {a.traces}, {misses} emulated; {time.perf_counter() - t0:.0f} s)")
     return 0
 
 
