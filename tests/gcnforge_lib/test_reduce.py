@@ -44,13 +44,15 @@ def test_wave_reduce(op, how):
     np.testing.assert_allclose(y, np.full(64, want, x.dtype), rtol=1e-5)
 
 
-@pytest.mark.parametrize("op", ["iadd", "add"])
+@pytest.mark.parametrize("op", ["iadd", "add", "umax"])
 def test_wave_scan(op):
     x = _data(op, 64)
     y = np.zeros_like(x)
     run(_wave_kernel(lambda k, v, o, _t: wave_scan(k, v, o), op), "k", x, y)
     if op == "iadd":
         assert np.array_equal(y, np.cumsum(x, dtype=np.uint32))
+    elif op == "umax":
+        assert np.array_equal(y, np.maximum.accumulate(x))
     else:
         np.testing.assert_allclose(y, np.cumsum(x.astype(np.float64)), rtol=1e-5, atol=1e-5)
 

@@ -237,7 +237,9 @@ def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
     """Apply an atomic at addr (k,64); returns old values (k,64) of dt. Lanes in order."""
     old_raw = x.lane_access(space, addr, n, mask, w, ins)
     old = np.ascontiguousarray(old_raw).view(dt).reshape(len(w), WAVE)
-    flat_addr = addr[mask]
+    # LDS offsets name one location per work-group: the waves of a batch may belong to several
+    key = addr if space != "lds" else addr.astype(np.uint64) + (x.wg_of[w].astype(np.uint64)[:, None] << np.uint64(32))
+    flat_addr = key[mask]
     if len(np.unique(flat_addr)) == len(flat_addr):
         with np.errstate(all="ignore"):
             new = fn(old, src_vals, cmp_vals).astype(dt)
@@ -248,7 +250,7 @@ def _atomic(x, ins, w, space, addr, src_vals, cmp_vals, mask, fn, dt, n):
     olds = old.copy()
     groups: dict[int, list] = {}
     for wi, li in np.argwhere(mask):
-        groups.setdefault(int(addr[wi, li]), []).append((int(wi), int(li)))
+        groups.setdefault(int(key[wi, li]), []).append((int(wi), int(li)))
     for lanes_ in groups.values():
         wi0, li0 = lanes_[0]
         cur = old[wi0, li0:li0 + 1].copy()

@@ -61,9 +61,10 @@ def wave_reduce_swizzle(k, x: Reg, op: str = "add") -> Reg:
 
 
 def wave_scan(k, x: Reg, op: str = "add") -> Reg:
-    """Inclusive scan: lane l gets x[0] + ... + x[l] (``op``: add (f32) or iadd (u32))."""
-    if op not in ("add", "iadd"):
-        raise _fail("wave_scan supports add (f32) and iadd (u32): bound_ctrl supplies 0, their identity")
+    """Inclusive scan: lane l gets x[0] + ... + x[l] (``op``: add (f32) or iadd (u32)), or
+    max(x[0], ..., x[l]) (``umax``, u32)."""
+    if op not in ("add", "iadd", "umax"):
+        raise _fail("wave_scan supports add (f32), iadd and umax (u32): bound_ctrl supplies 0, their identity")
     mn = OPS[op]
     t = x
     for s in (1, 2, 4, 8):
