@@ -65,7 +65,8 @@ timing model, keyed by the code object, every argument's bytes, the launch optio
 profile's recorded fields. A launch found there is not emulated: its outputs are written back and
 the current timing model re-predicts it, so the checks against NumPy run on the identical
 binary's outputs; a changed model or profile re-costs the run in minutes, a changed kernel or
-input re-emulates only its launches, and an interrupted run resumes. Each family's inputs come
+input re-emulates only its launches, and an interrupted run resumes. Launches recorded under another
+emulator source are replayed and counted in the last line (``--traces-strict`` emulates them again). Each family's inputs come
 from a generator seeded by the family, so ``--only`` runs fill the cache for the default run.
 ``--jobs N`` runs the families in a pool of N processes (``gcnforge.runtime.tune_exec``, as
 ``gcnforge tune``); each family's output is printed once it and the families before it are done.
@@ -692,14 +693,17 @@ def parse(argv=None):
                     help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
                          "a launch recorded there is replayed through the current timing model, not emulated")
     ap.add_argument("--no-traces", action="store_true", help="emulate every launch; keep nothing")
+    ap.add_argument("--traces-strict", action="store_true",
+                    help="emulate again the launches recorded under another emulator source (else replayed "
+                         "and counted in the last line)")
     ap.add_argument("--jobs", type=int, default=1, help="run the families in a pool of this many processes "
                     "(each family's output is printed when it and the ones before it are done)")
     return ap.parse_args(argv)
 
 
-def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict], int, int]:
+def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict], dict]:
     """One family: (its printed text when ``pooled``, a worker process's, else printed as it runs;
-    its rows; launches replayed; emulated)."""
+    its rows; the trace cache's counts)."""
     import contextlib
     import io
 
@@ -708,13 +712,13 @@ def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict],
     a = parse(argv)
     global CACHE
     CACHE = None if a.skip_aiter else a.cache
-    cache = contextlib.nullcontext() if a.no_traces else LaunchCache(a.traces)
+    cache = contextlib.nullcontext() if a.no_traces else LaunchCache(a.traces, a.traces_strict)
     buf = io.StringIO()
     if pooled:
         ROWS.clear()  # a worker may have run another family before
     with contextlib.redirect_stdout(buf) if pooled else contextlib.nullcontext(), cache:
         run_part(part, a)
-    return buf.getvalue(), list(ROWS), getattr(cache, "hits", 0), getattr(cache, "misses", 0)
+    return buf.getvalue(), list(ROWS), {} if a.no_traces else cache.counts()
 
 
 def main(argv=None) -> int:
@@ -729,19 +733,23 @@ def main(argv=None) -> int:
 
     ex = make(a.jobs, None)
     futs = [ex.submit(part_job, p, sys.argv[1:] if argv is None else list(argv), a.jobs > 1) for p in parts]
-    hits = misses = 0
+    n: dict[str, int] = {}
     try:
         for f in futs:  # in the parts' order, as each finishes
-            text, rows, h, m = f.result()
+            text, rows, counts = f.result()
             print(text, end="", flush=True)
             if a.jobs > 1:
                 ROWS.extend(rows)
-            hits, misses = hits + h, misses + m
+            n = {k: n.get(k, 0) + v for k, v in counts.items()}
     finally:
         ex.close()
     summary()
     if not a.no_traces:
-        print(f"({hits} launches replayed from {a.traces}, {misses} emulated; {time.perf_counter() - t0:.0f} s)")
+        print(f"({n['hits']} launches replayed from {a.traces}, {n['stale']} of them recorded under another "
+              f"emulator source; {n['misses']} emulated, {n['failed']} of them because their entry could not be "
+              f"replayed; {time.perf_counter() - t0:.0f} s)")
+    else:
+        print(f"({time.perf_counter() - t0:.0f} s)")
     return 0
 
 

@@ -11,11 +11,13 @@ emulation recorded takes seconds. Two benchmarks keep the recording:
   runtime's ``Kernel.__call__`` while it is active: one file per launch in DIR, keyed by
   everything the emulation depends on (see ``LaunchCache.key``): the code object's bytes, the
   kernel and its argument layout, every argument's contents (arrays and device buffers by a
-  hash of their bytes, scalars by value), grid, block and the other launch options, the device
+  hash of their bytes, scalars by value), grid, block and the other launch options, and the device
   profile's fields the timing mode's emulation reads (``timing_mode.RECORDED_PROFILE_FIELDS``;
-  the others only act in the model), and a fingerprint of the emulator's source. The entry holds
-  what the launch wrote (every argument whose bytes changed, compressed) and, for a timed launch,
-  the recording. A repeated launch writes those bytes back into the caller's arrays and buffers
+  the others only act in the model). The entry holds what the launch wrote (every argument whose
+  bytes changed, compressed), for a timed launch the recording, and a fingerprint of the
+  emulator's source it ran on: a replay under another emulator source is counted (``stale``) and
+  reported, or, with ``strict``, emulated again (the emulator changes often; most changes do not
+  touch a given kernel, and re-emulating a whole benchmark after each takes hours). A repeated launch writes those bytes back into the caller's arrays and buffers
   and re-predicts from the recording under the current model, so checks against NumPy still run
   on the outputs of the identical binary and inputs. Entries are written as each launch ends
   (an interrupted run resumes where it stopped) with an atomic rename (two processes can share
@@ -130,13 +132,16 @@ BYPASS = ("sanitize", "trace", "trace_out", "progress", "sanitize_suppress")  # 
 
 class LaunchCache:
     """Memoizes emulator launches in ``directory`` while active (see the module docstring).
-    ``hits`` / ``misses`` count the launches replayed and emulated."""
+    ``hits`` / ``misses`` count the launches replayed and emulated, ``stale`` the replays recorded
+    under another emulator source (``strict``: those are emulated again), ``failed`` the entries
+    that could not be replayed (unreadable, or the model refused the recording): emulated again."""
 
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, strict: bool = False):
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.hits = self.misses = 0
-        self._fp = _emulator_fingerprint()
+        self.strict = strict
+        self.hits = self.misses = self.stale = self.failed = 0
+        self.fingerprint = _emulator_fingerprint()
 
     def __enter__(self):
         from gcnforge.runtime import api
@@ -169,20 +174,23 @@ class LaunchCache:
             p = profiles.resolve(kw["timing"], backend.arch_for(kern.module.target))
             prof = tuple(getattr(p, f) for f in timing_mode.RECORDED_PROFILE_FIELDS) + (timing_mode.MAX_SAMPLE,)
         h = hashlib.blake2b(digest_size=20)
-        for part in (VERSION, self._fp, kern.name, repr(kern.layout.fields), prof, [_arg_key(a) for a in args],
+        for part in (VERSION, kern.name, repr(kern.layout.fields), prof, [_arg_key(a) for a in args],
                      sorted(named.items())):
             h.update(repr(part).encode() + b"\0")
         h.update(kern.module.code_object.data)
         return h.hexdigest()
+
+    def counts(self) -> dict[str, int]:
+        return dict(hits=self.hits, misses=self.misses, stale=self.stale, failed=self.failed)
 
     def launch(self, kern, backend, args: tuple, kw: dict):
         key = self.key(kern, backend, args, {k: v for k, v in kw.items() if v is not None})
         path = self.dir / key[:2] / f"{key}.pkl"
         outs = [a for a in args] + [v for v in kw.values()]
         if path.exists():
-            entry = pickle.loads(path.read_bytes())
-            self.hits += 1
-            return self._replay(kern, backend, outs, kw, entry)
+            res = self._lookup(path, kern, backend, outs, kw)
+            if res is not None:
+                return res
         before = [_arg_key(a) if _contents(a) is not None else None for a in outs]
         with Recorded() as rec:
             res = self.real(kern, *args, **kw)
@@ -190,8 +198,8 @@ class LaunchCache:
                  if before[i] is not None and _arg_key(a) != before[i]}
         post = res.timing.notes[rec.reports[-1][1]:] if res.timing is not None and rec.reports else []
         calls = [(None,) + c[1:] for c in rec.calls]  # static items: re-derived at replay
-        entry = dict(wrote=wrote, calls=calls if res.timing is not None else None, post_notes=list(post),
-                     cycles=res.cycles, notes=tuple(res.notes), partial=res.partial)
+        entry = dict(emulator=self.fingerprint, wrote=wrote, calls=calls if res.timing is not None else None,
+                     post_notes=list(post), cycles=res.cycles, notes=tuple(res.notes), partial=res.partial)
         path.parent.mkdir(exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
@@ -200,21 +208,44 @@ class LaunchCache:
         self.misses += 1
         return res
 
+    def _lookup(self, path: Path, kern, backend, outs: list, kw: dict):
+        """The replayed LaunchResult, or None when the entry is to be emulated again."""
+        import warnings
+
+        try:
+            entry = pickle.loads(path.read_bytes())
+            stale = entry["emulator"] != self.fingerprint
+            if stale and self.strict:
+                return None
+            res = self._replay(kern, backend, outs, kw, entry)
+        except Exception as e:  # noqa: BLE001 -- a damaged entry or a model that changed its inputs
+            warnings.warn(f"trace cache: {path.name} not replayed ({type(e).__name__}: {e}); emulating")
+            self.failed += 1
+            return None
+        self.hits += 1
+        self.stale += stale
+        return res
+
     def _replay(self, kern, backend, outs: list, kw: dict, entry: dict):
+        """Re-predicts a timed launch from its recording, then (nothing failed) writes back what the
+        launch wrote."""
         from gcnforge.emulator.launch import kernel_image
         from gcnforge.emulator.timing_mode import static_items
         from gcnforge.perfmodel import profiles
         from gcnforge.runtime.backend import LaunchResult
 
-        for i, data in entry["wrote"].items():
-            _restore(outs[i], zlib.decompress(data))
         if entry["calls"] is None:
-            return LaunchResult(backend=backend.name, seconds=None, cycles=entry["cycles"], modeled=True,
-                                notes=entry["notes"])
-        prof = profiles.resolve(kw["timing"], backend.arch_for(kern.module.target))
-        static = static_items(kernel_image(kern.module.code_object, kern.name))
-        rep = repredict(entry["calls"], prof, static)[-1]
-        rep.notes.extend(entry["post_notes"])
-        return LaunchResult(backend=backend.name, seconds=rep.seconds, cycles=round(rep.cycles),
-                            clock_hz=rep.clock_hz, modeled=True, timing=rep, notes=entry["notes"],
-                            partial=entry["partial"])
+            res = LaunchResult(backend=backend.name, seconds=None, cycles=entry["cycles"], modeled=True,
+                               notes=entry["notes"])
+        else:
+            prof = profiles.resolve(kw["timing"], backend.arch_for(kern.module.target))
+            static = static_items(kernel_image(kern.module.code_object, kern.name))
+            rep = repredict(entry["calls"], prof, static)[-1]
+            rep.notes.extend(entry["post_notes"])
+            res = LaunchResult(backend=backend.name, seconds=rep.seconds, cycles=round(rep.cycles),
+                               clock_hz=rep.clock_hz, modeled=True, timing=rep, notes=entry["notes"],
+                               partial=entry["partial"])
+        data = {i: zlib.decompress(d) for i, d in entry["wrote"].items()}
+        for i, d in data.items():
+            _restore(outs[i], d)
+        return res

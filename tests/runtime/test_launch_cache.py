@@ -98,3 +98,24 @@ def test_untimed_resumes_in_a_new_cache_object(tmp_path, copy_kernel, no_emulati
     with trace_cache.LaunchCache(tmp_path) as c:
         out, res = _run(copy_kernel, inp)
     assert c.hits == 1 and np.array_equal(out, inp) and res.seconds is None
+
+
+def test_stale_strict_and_damaged_entries(tmp_path, copy_kernel):
+    """An entry recorded under another emulator source is replayed and counted, or emulated again
+    with ``strict``; an entry that cannot be read is emulated again (and rewritten)."""
+    inp = np.arange(NWG * 1024, dtype=np.uint32)
+    with trace_cache.LaunchCache(tmp_path) as c:
+        c.fingerprint = "another emulator"
+        _run(copy_kernel, inp, timing="mi300x")
+    with trace_cache.LaunchCache(tmp_path) as c:
+        out, _ = _run(copy_kernel, inp, timing="mi300x")
+    assert c.counts() == dict(hits=1, misses=0, stale=1, failed=0)
+    with trace_cache.LaunchCache(tmp_path, strict=True) as c:
+        _run(copy_kernel, inp, timing="mi300x")
+    assert c.counts() == dict(hits=0, misses=1, stale=0, failed=0)
+    (entry,) = tmp_path.rglob("*.pkl")
+    entry.write_bytes(b"not a pickle")
+    with pytest.warns(UserWarning, match="not replayed"), trace_cache.LaunchCache(tmp_path) as c:
+        out2, _ = _run(copy_kernel, inp, timing="mi300x")
+    assert c.counts() == dict(hits=0, misses=1, stale=0, failed=1)
+    assert np.array_equal(out2, out)
