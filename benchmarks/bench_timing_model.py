@@ -8,16 +8,23 @@
      the device times of the kernels one call launches (``aiter/test_common.py``); with split-K
      the launcher first zeroes the output (``out.zero_()``): a fill kernel
      (``benchmarks/kernels/fill.s``, same bytes) plus the GEMM, two launches;
-   * ``aiter/configs/asm_a8w8_gemm.csv`` (int8 per-token GEMM, bf16 out): the objects
-     ``hsa/gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_{128x128,192x128}.co``, launcher
+   * ``aiter/configs/asm_a8w8_gemm.csv`` (int8 per-token GEMM, bf16 out; the output is
+     torch.empty: one launch). Its times come from two code generations (aiter's git history,
+     ``A8W8_2024``): most were measured with commit b277344435's objects
+     ``hsa/gemm_a8w8_m128_{splitK,noSplitK}.co`` (128x128 tiles, deleted since: fetched by their
+     commit and SHA-256, ``a8w8_2024_objects``) and launcher (grid N/128 x (M // 128) << splitK:
+     splitK is log2 of the split count), and kept when commit 715b1be925 replaced objects,
+     launcher and the splitK column; such a row runs that launch ("2024 objects"). The rows whose
+     time that commit wrote run the shipped objects ``hsa/gfx942/i8gemm/
+     I8gemm_bf16_perTokenI8_BpreShuffle_{128x128,192x128}.co`` with its launcher
      ``csrc/py_itfs_cu/asm_gemm_a8w8.cu`` (slots16: C, A, B, A-scale, B-scale, bias, then m, n,
      k, lda, ldb, ldc in bytes, ks; grid N/128*ks x ceil(M/tileM); the tile by the launcher's
      round heuristic on 80 CUs, ties going to the config its unordered_map visits last, 128x128
-     with libstdc++; the output is torch.empty: one launch). Left out, as the issue says:
-     every row whose ``us`` repeats another row's value (placeholders: the three 13.90 rows,
-     of which 192x1280x8192 would be faster than 256x1280x8192's identical launch at 25.54;
-     both 12.70 rows; the 1483.54 of 16384x1280x8192 and of every 1536x5120 row), and
-     128x1280x8192 splitK 0 (13.85 us: faster than that launch's MFMA floor on 80 CUs).
+     with libstdc++). Left out: every row whose ``us`` repeats another row's value and is not
+     the row the 2024 table measured it for (placeholders: 192x1280x1024 and 192x1536x1024 at
+     13.90, 192x5120x1280 at 12.70, every 1536x5120 row at 1483.54), and any row measured below
+     its launch's MFMA floor (``mfma_floor_us``; none is: the issue's 128x1280x8192 "splitK 0"
+     row was measured with 8 splits, 2024's splitK 3).
    Every row runs once through gcnforge's public load/launch API under the timing mode (the
    MI308X profile); the profile's fitted parameters (``DeviceProfile.fitted``: launch overhead,
    throttle time constant, MI308X sustained MFMA clock) act after the simulation
@@ -123,21 +130,75 @@ def _patch_newbcast(co: bytes) -> tuple[bytes, int]:
     return bytes(b), n
 
 
+# asm_a8w8_gemm.csv's provenance (aiter's git history, github.com/ROCm/aiter): commit b277344435
+# (PR #28, 20 Dec 2024) created the table with these times, measured with the code objects
+# hsa/gemm_a8w8_m128_{splitK,noSplitK}.co of that commit (128x128 tiles) and its launcher
+# csrc/py_itfs_cu/asm_gemm_a8w8.cpp: grid (N/128, (M/128) << splitK) -- splitK is log2 of the
+# split count, M/128 rounded down -- and ks = splitK in the arguments; the noSplitK object when
+# splitK is 0. Commit 715b1be925 (PR #1161, 23 Oct 2025) replaced the objects and the launcher
+# (I8gemm_..._{128x128,192x128}.co, splitK a count) and changed the splitK column (K = 1024: 0 -> 4,
+# 128x1280x8192: 3 -> 0) but kept these times; the rows it added repeat them (placeholders), but
+# 192x128x5120 (18.90) and 128x8192x1024 (12.6, was 12.67) carry times of its own.
+A8W8_2024_COMMIT = "b277344435e96d6f473aaefd697352afb731c51c"
+A8W8_2024_SHA256 = {"splitK": "7a672c4e36fd04dfad892b6843ca45560dc5eded3b3a848d467826b651b4fb06",
+                    "noSplitK": "d6254ce4f67f09744e23f78631442903f3eb8536a4607920cd419fd782566085"}
+A8W8_2024 = {**{(m, 1280, 8192): (3, us) for m, us in (
+    (128, 13.85), (192, 13.90), (256, 25.54), (320, 25.56), (512, 48.06), (1024, 94.45), (2048, 186.90),
+    (4096, 371.85), (8192, 742.90), (16384, 1483.54))},
+    **{(m, 8192, 1024): (0, us) for m, us in (
+        (128, 12.67), (192, 12.70), (256, 23.80), (320, 23.82), (512, 44.61), (1024, 76.33), (2048, 140.05),
+        (4096, 277.80), (8192, 552.69), (16384, 1095.12))}}
+
+
+def a8w8_2024_objects(cache: Path | None = None) -> dict[str, bytes] | str:
+    """The two code objects of aiter commit ``A8W8_2024_COMMIT`` (``gemm_a8w8_m128_{splitK,
+    noSplitK}.co``, deleted since; not in any wheel): read from ``<cache>/b277344435/``, fetched
+    from GitHub the first time; checked against their SHA-256. Or the reason they cannot be had."""
+    import hashlib
+    import urllib.request
+
+    from gcnforge.testing import AITER_CACHE
+
+    d = Path(cache or AITER_CACHE) / A8W8_2024_COMMIT[:10]
+    out = {}
+    for kind, sha in A8W8_2024_SHA256.items():
+        f = d / f"gemm_a8w8_m128_{kind}.co"
+        if not f.exists():
+            url = f"https://raw.githubusercontent.com/ROCm/aiter/{A8W8_2024_COMMIT}/hsa/{f.name}"
+            try:
+                blob = urllib.request.urlopen(url, timeout=30).read()
+            except OSError as e:
+                return f"cannot fetch {url}: {e}"
+            d.mkdir(parents=True, exist_ok=True)
+            f.write_bytes(blob)
+        blob = f.read_bytes()
+        if hashlib.sha256(blob).hexdigest() != sha:
+            return f"{f}: SHA-256 differs from aiter commit {A8W8_2024_COMMIT[:10]}'s object"
+        out[kind] = blob
+    return out
+
+
 def calibration_rows(z: zipfile.ZipFile) -> list[dict]:
-    """The rows fitted (see the module docstring for which are left out and why)."""
+    """The rows fitted (see the module docstring for which are left out and why). An a8w8 row
+    whose time is the one commit ``A8W8_2024_COMMIT`` measured for its shape runs that commit's
+    launch (``src`` "2024": its split-K, log2); the others the wheel's objects and launcher."""
     bf = [r for r in csv.DictReader(io.StringIO(z.read("aiter/configs/bf16_tuned_gemm.csv").decode()))
           if r["cu_num"] == "80" and r["libtype"] == "asm" and "bf16gemm" in r["kernelName"]]
     rows = [dict(kind="bf16", m=int(r["M"]), n=int(r["N"]), k=int(r["K"]), split=int(r["splitK"]),
-                 tile=r["kernelName"].split("_tn_")[1].split("x")[0], us=float(r["us"])) for r in bf]
+                 tile=r["kernelName"].split("_tn_")[1].split("x")[0], us=float(r["us"]), src="wheel") for r in bf]
     a8 = list(csv.DictReader(io.StringIO(z.read("aiter/configs/asm_a8w8_gemm.csv").decode())))
     times = [float(r["us"]) for r in a8]
     for r in a8:
         m, n, k, sk, us = int(r["M"]), int(r["N"]), int(r["K"]), int(r["splitK"]), float(r["us"])
-        if times.count(us) > 1 or (m, n, k, sk) == (128, 1280, 8192, 0):
+        orig = A8W8_2024.get((m, n, k))
+        if orig is not None and orig[1] == us:
+            rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=orig[0], tile="128x128", us=us, src="2024"))
+            continue
+        if times.count(us) > 1:  # a copy of another row's time (a placeholder)
             continue
         ks = sk or 1
         tm, tn = i8_tile(m, n, ks)
-        rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=ks, tile=f"{tm}x{tn}", us=us))
+        rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=ks, tile=f"{tm}x{tn}", us=us, src="wheel"))
     return rows
 
 
@@ -200,6 +261,23 @@ def _run_a8w8(z, x, prof, rng):
     return [go(co).timing], f"row_newbcast patched x{nw}"
 
 
+def _run_a8w8_2024(objs, x, prof, rng):
+    """A row of commit ``A8W8_2024_COMMIT``'s launch (see ``A8W8_2024``): its objects, grid
+    (N/128, (M // 128) << splitK), ks = splitK."""
+    import gcnforge.runtime as rt
+    from gcnforge.runtime.kernargs import ArgLayout
+
+    m, n, k, ks = x["m"], x["n"], x["k"], x["split"]
+    kern = rt.load(objs["splitK" if ks else "noSplitK"]).kernel("gemm_kernel_func",
+                                                               layout=ArgLayout.slots16(I8_SLOTS))
+    a = rng.integers(-8, 8, (m, k), dtype=np.int8).view(np.uint8)
+    b = rng.integers(-8, 8, (n, k), dtype=np.int8).view(np.uint8)
+    res = kern(np.zeros((m, n), np.uint16), a, b, np.ones(m, np.float32), np.ones(n, np.float32),
+               np.zeros(n, np.float32), m, n, k, k, k, n * 2, ks, grid=(n // 128, (m // 128) << ks, 1), block=(256,),
+               device="emulator", timing=prof, flops=2.0 * (m // 128 * 128) * n * k)
+    return [res.timing], "2024 objects"
+
+
 def issue_floor_us(call, prof) -> float:
     """The issue floor of a recorded launch: the busiest CU's work-groups one after another, each
     as long as its longest wave issuing one instruction per issue window (``costs.ISSUE``) with no
@@ -212,10 +290,24 @@ def issue_floor_us(call, prof) -> float:
     return longest * ISSUE * -(-n_wg // prof.cus) / prof.clock_hz * 1e6
 
 
+def mfma_floor_us(call, prof) -> float:
+    """The matrix-core floor of a recorded launch: the MFMA cycles of its work-groups (the
+    sampled ones' mean) on the busiest CU, spread over its SIMDs' matrix cores with no gap, at
+    the boost clock. No run of that launch can be faster."""
+    from gcnforge.isa.target import target
+    from gcnforge.perfmodel.costs import mfma_cycles
+
+    static, sample, n_wg, _occ, _paths, _kw = call
+    cyc = sum(mfma_cycles(static[pc].base, prof.target, static[pc].formats) for streams in sample.values()
+              for st in streams for pc, _m in st if static[pc].sem == "mfma") / max(1, len(sample))
+    return cyc * -(-n_wg // prof.cus) / target(prof.target).simds_per_cu / prof.clock_hz * 1e6
+
+
 def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[dict]:
     """Each calibration row emulated under the timing mode (MI308X profile); ``traces``: a
     pickle of the launches' recorded model inputs, read when it exists (no emulation: the
-    model alone re-runs), else written."""
+    model alone re-runs), else written. Rows measured faster than their launch's MFMA floor
+    (``mfma_floor_us``) are left out (returned with ``below_floor`` set)."""
     import pickle
 
     from gcnforge.perfmodel import profiles
@@ -225,22 +317,33 @@ def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[d
     rows = calibration_rows(z)[:limit]
     have = pickle.loads(traces.read_bytes()) if traces is not None and traces.exists() else {}
     rng = np.random.default_rng(0)
+    objs = None
     for x in rows:
-        key = (x["kind"], x["m"], x["n"], x["k"], x["split"], x["tile"])
+        key = (x["kind"], x["m"], x["n"], x["k"], x["split"], x["tile"]) + (("2024",) if x["src"] == "2024" else ())
         t0 = time.perf_counter()
         if key in have:
             x["ok"], calls = have[key]
             x["reps"] = repredict(calls, prof)
         else:
             with Recorded() as r:
-                x["reps"], x["ok"] = (_run_bf16 if x["kind"] == "bf16" else _run_a8w8)(z, x, prof, rng)
+                if x["src"] == "2024":
+                    objs = objs or a8w8_2024_objects()
+                    if isinstance(objs, str):  # as for the wheel: a hard error in CI, else the rows go
+                        if os.environ.get("CI") == "true":
+                            raise SystemExit(f"error: {objs}")
+                        print(f"skipping {x['m']}x{x['n']}x{x['k']} (2024 objects): {objs}")
+                        continue
+                    x["reps"], x["ok"] = _run_a8w8_2024(objs, x, prof, rng)
+                else:
+                    x["reps"], x["ok"] = (_run_bf16 if x["kind"] == "bf16" else _run_a8w8)(z, x, prof, rng)
             have[key] = (x["ok"], r.calls)
             if traces is not None:  # after every emulated row: an interrupted run keeps what it did
                 traces.write_bytes(pickle.dumps(have))
         x["floor"] = issue_floor_us(have[key][1][0], prof)
+        x["mfma_floor"] = mfma_floor_us(have[key][1][0], prof)
         x["wall"] = time.perf_counter() - t0
         x["regime"] = x["reps"][0].regime
-    return rows
+    return [x for x in rows if "reps" in x]
 
 
 def aiter_rows(whl: Path, limit: int | None) -> list[dict]:
@@ -295,6 +398,11 @@ def report(rows, folds: int = 5) -> None:
 
     from gcnforge.perfmodel import profiles
 
+    low = [x for x in rows if x["us"] < x["mfma_floor"]]
+    for x in low:
+        print(f"left out: {x['kind']} {x['m']}x{x['n']}x{x['k']} split {x['split']} ({x['src']}): measured "
+              f"{x['us']:.2f} us < its launch's MFMA floor {x['mfma_floor']:.2f} us")
+    rows = [x for x in rows if x not in low]
     base = profiles.get("mi308x")
     held = np.zeros(len(rows))
     for f in range(folds):
@@ -305,12 +413,13 @@ def report(rows, folds: int = 5) -> None:
     meas = np.array([x["us"] for x in rows])
     err = held / meas - 1
     print(f"\ncalibration rows (MI308X, 80 CUs), held-out predictions ({folds}-fold cross-validation):")
-    print("(floor: the kernel's issue floor, issue_floor_us, without launch overhead)")
+    print("(floor: the kernel's issue floor, issue_floor_us; mfma: its MFMA floor, mfma_floor_us; both without "
+          "launch overhead; sK: split count, log2 for the 2024 launches)")
     print(f"{'table':>5} {'M':>6} {'N':>5} {'K':>5} {'sK':>3} {'tile':>7} {'pred us':>9} {'meas us':>9} {'err':>6} "
-          f"{'floor':>8}  regime: limiter (run)")
+          f"{'floor':>8} {'mfma':>7}  regime: limiter (run)")
     for x, h, e in zip(rows, held, err):
         print(f"{x['kind']:>5} {x['m']:>6} {x['n']:>5} {x['k']:>5} {x['split']:>3} {x['tile']:>7} {h:9.2f} "
-              f"{x['us']:9.2f} {100 * e:+5.0f}% {x['floor']:8.2f}  {x['regime']}: {x['reps'][0].limiter} ({x['ok']})")
+              f"{x['us']:9.2f} {100 * e:+5.0f}% {x['floor']:8.2f} {x['mfma_floor']:7.2f}  {x['regime']}: {x['reps'][0].limiter} ({x['ok']})")
     print("per regime (by limiter), held-out: mean signed error, band of measured/predicted - 1:")
     bands = []
     for reg in sorted({x["regime"] for x in rows}):

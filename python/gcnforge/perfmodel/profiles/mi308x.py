@@ -11,19 +11,15 @@ measured times the timing model is calibrated on.
 [FIT]   Fitted by ``benchmarks/bench_timing_model.py`` on the calibration rows (aiter
         bf16_tuned_gemm.csv cu_num 80, asm_a8w8_gemm.csv; k-fold cross-validated there):
         ``clock_mfma_hz`` absorbs the MI308X's unpublished sustained clock under matrix-core
-        load (725 MHz). Why the data need a clock this low, and why it is not the CU model's
-        doing: aiter's int8 GEMM (512 VGPRs, 64 KiB LDS: one work-group per CU, one wave per
-        SIMD, on the hardware as in the model) runs its sparse K = 1024 split-K rows (matrix
-        cores ~26% busy) at their issue floor at the 2.1 GHz boost clock (one instruction per
-        wave per 4-cycle window, no stall: bench_timing_model.py's ``floor`` column), so the CU
-        is not slow in general; its dense K = 8192 rows (2048..8192 x 1280, ~75% busy) take
-        2.3-2.9x their matrix-core floor at 2.1 GHz while moving ~1.5 TB/s through L2 / the
-        Infinity Cache (not a memory limit). Only a matrix-core throughput that falls with
-        matrix-core load fits both; the power-cap form (``DeviceProfile.sustained_clock``)
-        with this value does. No MI308X data sheet or MAF states it (an export-compliance cap
-        is a possible cause; not verified). ``launch_overhead_s`` and ``throttle_tau_s`` as in
-        mi300x.py (the MI300X uses these values). ``bands``: the held-out relative residuals
-        per regime from the same run.
+        load (725 MHz with every matrix core busy; the power-cap form of
+        ``DeviceProfile.sustained_clock`` scales it by 1 / density, so aiter's 2024 int8 GEMM,
+        matrix cores 44-57% busy and LDS-bound in the model, runs at 1.27-1.64 GHz and the bf16 rows,
+        under 25% busy, at boost). Every fold of the cross-validation picks 700-725 MHz. For
+        comparison: AMD's MAF part 2 gives the MI300X's BF16 MAF GEMM a median 1207 MHz; no
+        MI308X data sheet or MAF states its figure (a lower power or clock cap is a possible
+        cause; not verified). ``launch_overhead_s`` and ``throttle_tau_s`` as in mi300x.py (the
+        MI300X uses these values). ``bands``: the held-out relative residuals per regime from the
+        same run.
 """
 
 from dataclasses import replace
