@@ -5,18 +5,20 @@
 
 aiter: launched as ``bench_timing_model._run_a8w8`` does (imported): the table's split-K, the
 tile its launcher's heuristic picks on 80 CUs. Both zero C themselves under split-K: one
-launch each. Ours: each candidate of ``candidates`` (a tile by M, the table's split-K; each
-launch takes a minute or more to predict here, so no wider search), the fastest kept (the
-registry table ``examples/configs/gemm_i8.csv`` holds these choices). Inputs are random int8,
-scales and bias random (never zeros). Checked: every work-group the timing mode emulated, its
-tile against NumPy (exact int32 products, f32 scales and bias, bf16; a split-K tile against the
-sequential bf16 sum of the splits that ran, C starting at zero since a sampled launch may skip
-the split that zeroes it), and the same binary's whole output at a reduced shape (``tm + 17``
-x ``tn + 32`` x 1024, same split-K) with C starting as NaN (every element must be written, or
-zeroed and added to) against the same reference.
+launch each. Ours: the variant (tile, waves, prefetch depth, split-K) that ``gcnforge tune``
+chose for the shape with ``examples/drivers/gemm_i8_tune.py`` (read from a registry table:
+``--choices``, by default the committed ``examples/configs/gemm_i8.csv``; a shape it lacks runs
+the 64x128 / 128x128 tile by M at the table's split-K). Inputs are random int8, scales and bias
+random (never zeros), seeded by the shape as in the tuning family. Checked (the family's
+checks): every work-group the timing mode emulated, its tile against NumPy (exact int32
+products, f32 scales and bias, bf16; a split-K tile against the sequential bf16 sum of the
+splits that ran, C starting at zero since a sampled launch may skip the split that zeroes it),
+and the same binary's whole output at a reduced shape (``tm + 17`` x ``tn + 32`` x 1024, same
+split-K) with C starting as NaN (every element must be written, or zeroed and added to)
+against the same reference.
 
     python benchmarks/bench_kernels.py --only i8 [--quick]
-    python benchmarks/bench_kernels_i8.py [--quick] [--table examples/configs/gemm_i8.csv]
+    python benchmarks/bench_kernels_i8.py [--quick] [--choices TUNED.csv] [--table examples/configs/gemm_i8.csv]
 """
 
 from __future__ import annotations
@@ -32,17 +34,37 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "examples" / "drivers"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_timing_model as btm  # noqa: E402
+import gemm_i8_tune as tune  # noqa: E402
 
-SMALL, LARGE = (64, 128, 1, 4, 3), (128, 128, 1, 4, 3)  # tm, tn, wm, wn, depth
-LARGE_M = 1024  # from this M on the larger tile (fewer bytes per MFMA; enough work-groups)
+SMALL, LARGE = (64, 128, 1, 4, 3), (128, 128, 1, 4, 3)  # tm, tn, wm, wn, depth: a shape no table holds
+LARGE_M = 1024  # from this M on the larger tile
+TABLE = ROOT / "examples" / "configs" / "gemm_i8.csv"
 
 
-def candidates(m: int, ks: int) -> list[tuple[tuple[int, int, int, int, int], int]]:
-    """(configuration, split-K) tried at a shape: one tile by M, the table's split-K."""
-    return [(LARGE if m >= LARGE_M else SMALL, ks)]
+def choices(path: Path | None) -> dict[tuple[int, int, int], tuple[tuple[int, int, int, int, int], int]]:
+    """(M, N, K) -> (configuration, split-K) of a registry table's tuned rows (``gcnforge tune``'s
+    output or the committed table)."""
+    from gcnforge.runtime.registry import Registry
+
+    if path is None or not path.exists():
+        return {}
+    out = {}
+    for e in Registry.from_csv(path).entries:
+        if e.tuned:
+            cfg = (e.tile_m, e.tile_n, *(int(w) for w in e.extra["waves"].split("x")), int(e.extra["depth"]))
+            out[tuple(e.shape)] = (cfg, e.splitk)
+    return out
+
+
+def candidates(m: int, n: int, k: int, ks: int, table: dict) -> tuple[tuple[int, int, int, int, int], int]:
+    """(configuration, split-K) run at a shape: the table's, else a tile by M at aiter's split-K."""
+    return table.get((m, n, k)) or (LARGE if m >= LARGE_M else SMALL, ks)
+
+
 QUICK_SHAPES = [(192, 1280, 8192, 3), (1024, 8192, 1024, 4)]
 
 
@@ -56,55 +78,11 @@ def shapes(z: zipfile.ZipFile) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def seed(m: int, n: int, k: int) -> int:
-    return m * 131 + n * 7 + k
-
-
 def predict(gemm_i8, kern, cfg, m, n, k, ks, prof):
-    """(C, LaunchResult) of one timed launch on the shape's seeded random inputs (the registry
-    table's ``us`` is this prediction: integration_test/examples/test_registry_us.py)."""
-    ins = inputs(m, n, k, np.random.default_rng(seed(m, n, k)))
-    return ins, _launch(gemm_i8, kern, cfg, m, n, k, ks, ins, init=0, timing=prof, flops=2.0 * m * n * k)
-
-
-def inputs(m, n, k, rng):
-    a, b = rng.integers(-128, 128, (m, k), dtype=np.int8), rng.integers(-128, 128, (n, k), dtype=np.int8)
-    return (a, b, (rng.uniform(0.5, 1.5, m) * 1e-3).astype(np.float32), rng.uniform(0.5, 1.5, n).astype(np.float32),
-            rng.uniform(-1, 1, n).astype(np.float32))
-
-
-def _bf16(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
-def split_sum(gemm_i8, a, b, sa, sb, bias, ks, splits):
-    """The bf16 sum, in order, of the listed splits' bf16 partials (bias in split 0 only)."""
-    k = a.shape[1]
-    kps = gemm_i8.k_per_split(k, ks)
-    acc = np.zeros((a.shape[0], b.shape[0]), np.float32)
-    for z in splits:
-        sl = slice(z * kps, min(k, (z + 1) * kps))
-        part = gemm_i8.reference(a[:, sl], b[:, sl], sa, sb, bias if z == 0 else np.zeros_like(bias))
-        u = (acc + _bf16(part)).view(np.uint32).astype(np.uint64)
-        acc = _bf16(((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16))
-    return acc
-
-
-def tiles_ok(gemm_i8, out, ins, ids, grid, tm, tn, ks) -> bool:
-    """The tiles of the emulated work-groups (x = N tile * ks + split): exact for one split,
-    within one bf16 rounding per extra split otherwise (the atomics' order may differ)."""
-    a, b, sa, sb, bias = ins
-    tiles: dict[tuple[int, int], list[int]] = {}
-    for wid in ids:
-        gx, gy = wid % grid[0], wid // grid[0]
-        tiles.setdefault((gy, gx // ks), []).append(gx % ks)
-    for (ty, tx), splits in tiles.items():
-        r, c = slice(ty * tm, (ty + 1) * tm), slice(tx * tn, (tx + 1) * tn)
-        want = split_sum(gemm_i8, a[r], b[c], sa[r], sb[c], bias[c], ks, sorted(splits))
-        got = _bf16(out[r, c])
-        if not np.all(np.abs(got - want) <= (len(splits) - 1) * 2.0 ** -7 * np.abs(want)):
-            return False
-    return True
+    """(inputs, (C, LaunchResult)) of one timed launch on the shape's seeded random inputs (the
+    registry table's ``us`` is this prediction: integration_test/examples/test_gemm_i8.py)."""
+    ins = tune.inputs(m, n, k, np.random.default_rng(tune.seed(m, n, k)))
+    return ins, tune.launch(kern, cfg, m, n, k, ks, ins, init=0, timing=prof, flops=2.0 * m * n * k)
 
 
 def _ours(gemm_i8, cache, cfg):
@@ -116,19 +94,12 @@ def _ours(gemm_i8, cache, cfg):
     return cache[cfg]
 
 
-def _launch(gemm_i8, kern, cfg, m, n, k, ks, ins, init=0x7FC0, **kw):
-    """``init``: C's bits before the launch (default NaN: every element must be written)."""
-    a, b, sa, sb, bias = ins
-    out = np.full((m, n), init, np.uint16)
-    res = kern(out, a, gemm_i8.preshuffle(b), sa, sb, bias, m, n, k, k, k, 2 * n, ks,
-               grid=gemm_i8.grid(m, n, cfg[0], cfg[1], ks), block=(64 * cfg[2] * cfg[3],), device="emulator", **kw)
-    return out, res
-
-
-def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=None, on_row=None) -> list[dict]:
+def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=None, on_row=None,
+        table: Path | None = TABLE) -> list[dict]:
     """Adds one bench_kernels row per shape (``add_row``/``status``/``resources`` are
     bench_kernels'); returns the chosen configurations (for the registry table). ``pick``: the
-    indices of ``shapes`` to run (default all); ``on_row(chosen so far)`` after each."""
+    indices of ``shapes`` to run (default all); ``on_row(chosen so far)`` after each; ``table``:
+    the registry table whose tuned rows say which variant runs at a shape."""
     import gemm_i8
     from gcnforge.perfmodel import profiles
 
@@ -138,41 +109,32 @@ def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=Non
         return []
     z = zipfile.ZipFile(whl)
     prof = profiles.get("mi308x")
-    rng = np.random.default_rng(8)
     built: dict = {}
     chosen = []
+    tuned = choices(table)
     print("\nint8 per-token GEMM (bias, bf16 out) at asm_a8w8_gemm.csv's shapes on MI308X; aiter = its "
-          "I8gemm object, the launcher's tile")
+          f"I8gemm object, the launcher's tile; ours: the variant of {table.name if table else 'no table'}")
     print(f"{'M':>5} {'N':>5} {'K':>5} {'ks':>3} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  kernel; check; limiter")
     todo = QUICK_SHAPES if quick else shapes(z)
-    for m, n, k, ks in [todo[i] for i in (pick if pick is not None else range(len(todo)))]:
-        tm_a, tn_a = btm.i8_tile(m, n, ks)
-        arep, aok = btm._run_a8w8(z, dict(m=m, n=n, k=k, split=ks, tile=f"{tm_a}x{tn_a}"), prof, rng)
-        ins = inputs(m, n, k, np.random.default_rng(seed(m, n, k)))
-        best = None
-        for cfg, s in candidates(m, ks):
-            c, kern = _ours(gemm_i8, built, cfg)
-            out, res = _launch(gemm_i8, kern, cfg, m, n, k, s, ins, init=0, timing=prof, flops=2.0 * m * n * k)
-            tot = res.timing.us
-            if best is None or tot < best[0]:
-                best = (tot, cfg, s, res.timing, out, c)
-        tot, cfg, ks, rep, out, c = best
+    for m, n, k, ks_a in [todo[i] for i in (pick if pick is not None else range(len(todo)))]:
+        tm_a, tn_a = btm.i8_tile(m, n, ks_a)
+        arep, aok = btm._run_a8w8(z, dict(m=m, n=n, k=k, split=ks_a, tile=f"{tm_a}x{tn_a}"), prof,
+                                  np.random.default_rng(tune.seed(m, n, k)))
+        cfg, ks = candidates(m, n, k, ks_a, tuned)
+        c, kern = _ours(gemm_i8, built, cfg)
+        ins, (out, res) = predict(gemm_i8, kern, cfg, m, n, k, ks, prof)
+        rep = res.timing
         g = gemm_i8.grid(m, n, cfg[0], cfg[1], ks)
-        ok = tiles_ok(gemm_i8, out, ins, rep.sampled_ids, g, cfg[0], cfg[1], ks)
-        mr, nr, kr = cfg[0] + 17, cfg[1] + 32, 1024
-        insr = inputs(mr, nr, kr, rng)
-        outr, _ = _launch(gemm_i8, built[cfg][1], cfg, mr, nr, kr, ks, insr)
-        full = bool(np.array_equal(_bf16(outr), split_sum(gemm_i8, *insr, ks, range(ks)))) if ks > 1 else \
-            bool(np.array_equal(outr, gemm_i8.reference(*insr)))
-        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, f"{mr}x{nr}x{kr}")
+        ok = tune.tile_errors(out, ins, rep.sampled_ids, g, cfg[0], cfg[1], ks) == 0
+        full = tune.reduced_errors_once(kern, cfg, ks) == 0  # the tuning trial's launch (its trace replays)
+        st = status(ok, len(rep.sampled_ids), rep.workgroups, full, f"{cfg[0] + 17}x{cfg[1] + 32}x{tune.REDUCED_K}")
         name = gemm_i8.kernel_name(*cfg)
-        au = arep[0].us
-        add_row("gemm i8->bf16 per-token (MI308X)", f"{name} ks{ks}",
-                f"{m}x{n}x{k}", tot,
-                (au, f"I8gemm_bf16_perTokenI8_BpreShuffle_{tm_a}x{tn_a} ks{ks} ({aok}; {arep[0].limiter})"), st,
+        au, tot = arep[0].us, rep.us
+        add_row("gemm i8->bf16 per-token (MI308X)", f"{name} ks{ks}", f"{m}x{n}x{k}", tot,
+                (au, f"I8gemm_bf16_perTokenI8_BpreShuffle_{tm_a}x{tn_a} ks{ks_a} ({aok}; {arep[0].limiter})"), st,
                 rep.limiter, resources(c, name, rep))
-        print(f"{m:>5} {n:>5} {k:>5} {ks:>3} {tot:8.2f} {au:9.2f} {tot / au:6.2f}  {name}; {st[0]}; {rep.limiter}",
-              flush=True)
+        print(f"{m:>5} {n:>5} {k:>5} {ks_a:>3} {tot:8.2f} {au:9.2f} {tot / au:6.2f}  {name} ks{ks}; {st[0]}; "
+              f"{rep.limiter}", flush=True)
         chosen.append(dict(m=m, n=n, k=k, ks=ks, cfg=cfg, us=rep.us, limiter=rep.limiter, aiter_us=au, blob=c.blob))
         if on_row:
             on_row(chosen)
@@ -249,6 +211,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--table", help="write the registry table of the chosen configurations here")
+    ap.add_argument("--choices", default=str(TABLE), help="registry table of the variant per shape (gcnforge tune's "
+                    "output with examples/drivers/gemm_i8_tune.py; default: the committed table)")
     ap.add_argument("--shapes", help="comma-separated indices into the table's shapes (parallel runs; their "
                     "--table files joined with --join)")
     ap.add_argument("--join", nargs="+", help="join these --table files into --table (no run)")
@@ -258,7 +222,7 @@ def main(argv=None) -> int:
         return 0
     pick = [int(v) for v in a.shapes.split(",")] if a.shapes else None
     save = (lambda ch: write_table(Path(a.table), ch)) if a.table else None  # after every shape
-    run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save)
+    run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save, Path(a.choices))
     bk.summary()
     return 0
 

@@ -165,3 +165,37 @@ def test_registry_us_is_the_models(r):
     _, (_, res) = bench_kernels_i8.predict(gemm_i8, c.load("emulator")[name], cfg, int(r["M"]), int(r["N"]),
                                            int(r["K"]), int(r["splitK"]), profiles.get(r["profile"].lower()))
     assert res.timing.us == pytest.approx(float(r["us"]), rel=1e-3)
+
+
+@pytest.mark.slow
+def test_tune_family_checks_its_trials(monkeypatch):
+    """examples/drivers/gemm_i8_tune.py: a trial of a split-K variant passes its checks (the
+    emulated work-groups' tiles and the reduced whole grid against NumPy); the same trial with B
+    launched unshuffled (the kernel then reads the wrong bytes of K) is a mismatch."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(gemm_i8.__file__).parent / "drivers"))
+    import gemm_i8_tune as tune
+    from gcnforge.perfmodel import profiles
+    from gcnforge.runtime.devices import get_device
+    from gcnforge.runtime.tune_types import run_trial
+
+    monkeypatch.delenv("GEMM_I8_TRACES", raising=False)
+    fam = tune.I8Gemm([(64, 128, 1, 4)], [1], [2])
+    v = next(iter(fam.variants()))
+    shape = (70, 256, 640)
+    assert fam.supports(v, shape) and not fam.supports(v, (70, 256, 600))
+    kern = rt.load(fam.build(v)).kernel(v.kernel)
+
+    def trial():
+        ins = fam.make_inputs(shape, np.random.default_rng(0))
+        return run_trial(fam, kern, v, shape, ins, fam.reference(shape, ins), get_device("emulator", fam.target),
+                         False, 1, timing=profiles.get("mi308x"))
+
+    t = trial()
+    assert t.status == "ok" and t.seconds > 0, t.message
+    monkeypatch.setattr(tune, "_reduced", {})
+    monkeypatch.setattr(gemm_i8, "preshuffle", lambda b: np.ascontiguousarray(b))
+    bad = trial()
+    assert bad.status == "mismatch" and bad.max_error > 0, bad.message

@@ -105,6 +105,12 @@ class TimedKernel:
         self.results.append(r)
         return r
 
+    @property
+    def untimed(self) -> Kernel:
+        """The kernel itself: its launches are neither timed nor recorded (a family's own checks
+        beside the timed launch, e.g. a whole grid at a reduced shape)."""
+        return self._k
+
     def track(self, kernel: Kernel) -> TimedKernel:
         """Another kernel (e.g. ``self.module[name]``, a sibling in the same code object) whose
         launches are timed and recorded here too: an operation of several kernels (a fused MoE
