@@ -306,8 +306,8 @@ def mfma_floor_us(call, prof) -> float:
 def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[dict]:
     """Each calibration row emulated under the timing mode (MI308X profile); ``traces``: a
     pickle of the launches' recorded model inputs, read when it exists (no emulation: the
-    model alone re-runs), else written. Rows measured faster than their launch's MFMA floor
-    (``mfma_floor_us``) are left out (returned with ``below_floor`` set)."""
+    model alone re-runs), else written. Each row gets its launch's issue and MFMA floors
+    (``floor``, ``mfma_floor``); ``report`` leaves out a row measured below its MFMA floor."""
     import pickle
 
     from gcnforge.perfmodel import profiles

@@ -82,6 +82,48 @@ def test_aiter_bf16_rows_within_the_regime_band(m, split, tile, measured):
     assert reps[0].launch_seconds == pytest.approx(profiles.get("mi308x").launch_overhead_s)
 
 
+
+def _bench():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import bench_timing_model
+
+    return bench_timing_model
+
+
+@pytest.mark.skipif(_wheel() is None, reason="aiter wheel not cached (benchmarks/bench_timing_model.py fetches it)")
+def test_a8w8_rows_run_the_launch_that_measured_them():
+    # aiter commit b277344435 wrote asm_a8w8_gemm.csv: 2048x1280x8192 splitK 3 (log2: 8 splits) 186.90 us,
+    # 2048x8192x1024 splitK 0 140.05 us, 128x8192x1024 splitK 0 12.67 us; 715b1be925 rewrote the splitK
+    # column (3 stays 3 as a count; 0 -> 4), set 128x8192x1024 to 12.6 and added rows copying these times
+    b = _bench()
+    rows = b.calibration_rows(zipfile.ZipFile(_wheel()))
+    a8 = {(x["m"], x["n"], x["k"]): x for x in rows if x["kind"] == "a8w8"}
+    assert (a8[2048, 1280, 8192]["src"], a8[2048, 1280, 8192]["split"]) == ("2024", 3)
+    assert (a8[2048, 8192, 1024]["src"], a8[2048, 8192, 1024]["split"]) == ("2024", 0)
+    assert (a8[128, 8192, 1024]["src"], a8[128, 8192, 1024]["split"]) == ("wheel", 4)
+    assert (a8[192, 1280, 8192]["src"], a8[192, 1280, 8192]["us"]) == ("2024", 13.90)  # the original
+    assert (192, 1280, 1024) not in a8 and (192, 5120, 1280) not in a8 and (512, 1536, 5120) not in a8  # copies
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_wheel() is None, reason="aiter wheel not cached (benchmarks/bench_timing_model.py fetches it)")
+def test_a8w8_2024_row_within_the_regime_band():
+    # the 2024 noSplitK object at 2048x8192x1024: grid 64 x 16, measured 140.05 us (aiter b277344435)
+    b = _bench()
+    objs = b.a8w8_2024_objects()
+    if isinstance(objs, str):
+        pytest.skip(objs)
+    x = dict(kind="a8w8", m=2048, n=8192, k=1024, split=0, tile="128x128", us=140.05, src="2024")
+    reps, ok = b._run_a8w8_2024(objs, x, profiles.get("mi308x"), np.random.default_rng(0))
+    rep = reps[0]
+    assert rep.workgroups == 64 * 16 and rep.band is not None
+    lo, hi = rep.band
+    assert rep.us * (1 + lo) <= 140.05 <= rep.us * (1 + hi)
+    assert abs(rep.us / 140.05 - 1) <= 0.15
+
+
 EARLY_EXIT = """.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 .text
 .globl mm
