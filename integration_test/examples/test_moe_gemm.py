@@ -3,9 +3,8 @@ against the NumPy reference of the path (examples/moe/reference.py), and stage 1
 aiter's own ``fmoe_stage1_bf16_pertokenFp8_g1u1_32x128_3tg_pf3`` object on the same sorted
 inputs (the strongest check that the data format is aiter's: the object reads the same
 sorted ids, expert ids, valid count, pre-shuffled weights and scales, and writes the same
-output layout). (Its pf2 twin, ``..._32x128_3tg_pf2``, differs from NumPy on the emulator in
-rows 16-31 x columns 64-91 of blocks holding more than 16 slots, with the sanitizer reporting
-LDS races in it: not examined; the pf3 object matches at every shape tried.)
+output layout). (Its pf2 twin, ``..._32x128_3tg_pf2``, matches too since the emulator lands LDS
+DMA data as the hardware does: ``test_aiter_stage1_lds_dma.py``.)
 
 Random inputs (``reference.random_problem``); shapes with one token, five tokens, a token
 count that is not a multiple of the block, and experts no token picked (no block).

@@ -176,6 +176,73 @@ KERNEL lds_dma
   global_store_dword v20, v2, s[4:5] offset:256
   s_endpgm
 
+// LDS DMA lands when vmcnt retires it: LDS holds 1000+l twice; two DMAs refill both halves
+// (src[l], then src[64+l]); reads before s_waitcnt vmcnt, between vmcnt(1) and vmcnt(0), after
+KERNEL lds_dma_return
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32_e32 v20, 2, v0
+  v_add_u32_e32 v21, 0x100, v20
+  v_add_u32_e32 v1, 0x3e8, v0
+  ds_write_b32 v20, v1
+  ds_write_b32 v20, v1 offset:256
+  s_mov_b32 m0, 0
+  s_waitcnt lgkmcnt(0)
+  global_load_lds_dword v20, s[6:7]
+  s_mov_b32 m0, 0x100
+  s_nop 0
+  global_load_lds_dword v21, s[6:7]
+  ds_read_b32 v2, v20
+  s_waitcnt vmcnt(1)
+  ds_read_b32 v3, v20
+  ds_read_b32 v4, v20 offset:256
+  s_waitcnt vmcnt(0)
+  ds_read_b32 v5, v20 offset:256
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v20, v2, s[4:5]
+  global_store_dword v20, v3, s[4:5] offset:256
+  global_store_dword v20, v4, s[4:5] offset:512
+  global_store_dword v20, v5, s[4:5] offset:768
+  s_endpgm
+
+// two waves: wave 1 DMAs src[l] into LDS[4l] and goes to the barrier without waiting; wave 0
+// spins s10 (kernarg dword 4) times, then writes 7 there; after the barrier both spin 400 times
+// and read it back
+KERNEL lds_dma_order
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_load_dword s10, s[0:1], 0x10
+  v_and_b32_e32 v20, 63, v0
+  v_lshlrev_b32_e32 v20, 2, v20
+  v_lshrrev_b32_e32 v1, 6, v0
+  v_readfirstlane_b32 s8, v1
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s8, 0
+  s_cbranch_scc0 .Lorder_dma
+.Lorder_spin:
+  s_cmp_eq_u32 s10, 0
+  s_cbranch_scc1 .Lorder_write
+  s_sub_u32 s10, s10, 1
+  s_branch .Lorder_spin
+.Lorder_write:
+  v_mov_b32_e32 v2, 7
+  ds_write_b32 v20, v2
+  s_waitcnt lgkmcnt(0)
+  s_branch .Lorder_join
+.Lorder_dma:
+  s_mov_b32 m0, 0
+  global_load_lds_dword v20, s[6:7]
+.Lorder_join:
+  s_barrier
+  s_movk_i32 s11, 0x190
+.Lorder_late:
+  s_sub_u32 s11, s11, 1
+  s_cmp_eq_u32 s11, 0
+  s_cbranch_scc0 .Lorder_late
+  ds_read_b32 v3, v20
+  v_lshlrev_b32_e32 v21, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v21, v3, s[4:5]
+  s_endpgm
+
 // the out pointer arrives preloaded in s[2:3] (gfx942 kernarg preloading), no s_load
 KERNEL preload
   v_lshlrev_b32_e32 v20, 2, v0
@@ -322,6 +389,8 @@ KD ds_ops, 2048
 KD buffer_idxen
 KD sdwa_ops
 KD lds_dma, 1024
+KD lds_dma_return, 512
+KD lds_dma_order, 256
 .amdhsa_kernel preload
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_user_sgpr_kernarg_preload_length 2

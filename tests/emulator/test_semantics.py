@@ -99,6 +99,43 @@ def test_lds_dma_through_m0(code):
     np.testing.assert_array_equal(o[1], 3 * L)
 
 
+def test_lds_dma_lands_when_vmcnt_retires_it(code):
+    """An LDS DMA writes LDS when its load returns, which the wave sees only through vmcnt
+    (LLVM D124626: "LDS DMA operations need a wait on vmcnt before LDS written can be
+    accessed"; outstanding.py): a read before the wait sees the old contents (a global load's
+    latency is hundreds of cycles, the read a few), ``vmcnt(1)`` retires the older of two DMAs
+    only (vmcnt counts in order), ``vmcnt(0)`` both. The sanitizer, on the same model, reports
+    exactly the two reads that see old contents."""
+    dev = Device()
+    src = dev.memory.alloc(512)
+    dev.memory.write(src, (np.arange(128, dtype=np.uint32) * 3 + 1).tobytes())
+    out = dev.memory.alloc(1024)
+    st = dev.run(code, "lds_dma_return", struct.pack("<QQ", out, src), (1, 1, 1), (64, 1, 1), sanitize=True,
+                 sanitize_mode="continue")
+    o = np.frombuffer(dev.memory.read(out, 1024), np.uint32).reshape(4, 64)
+    np.testing.assert_array_equal(o, [1000 + L, 3 * L + 1, 1000 + L, 3 * (64 + L) + 1])
+    early = sorted(r.loc.text for r in st.reports if r.kind == "unwaited")
+    assert early == ["ds_read_b32 v2, v20", "ds_read_b32 v4, v20 offset:256"], [str(r) for r in st.reports]
+
+
+@pytest.mark.parametrize("spin,want", [(0, "dma"), (400, "write")])
+def test_unwaited_lds_dma_lands_after_the_memory_latency(code, spin, want):
+    """A DMA no wait retires lands once the memory latency (the profile's ``lat_hbm``) has passed
+    on the work-group's clock, and the emulator, which runs waves out of clock order, orders it
+    with other writes by those clocks: wave 1's DMA and wave 0's write of the same LDS race (the
+    sanitizer reports it); a write right away (spin 0) is overwritten by the DMA, one after
+    1200 cycles of spinning is not (the reads come 1200 cycles after both; 3 issue cycles a turn)."""
+    dev = Device()
+    src = dev.memory.alloc(256)
+    dev.memory.write(src, (np.arange(64, dtype=np.uint32) + 100).tobytes())
+    out = dev.memory.alloc(512)
+    st = dev.run(code, "lds_dma_order", struct.pack("<QQI", out, src, spin), (1, 1, 1), (128, 1, 1), sanitize=True,
+                 sanitize_mode="continue")
+    o = np.frombuffer(dev.memory.read(out, 512), np.uint32).reshape(2, 64)
+    np.testing.assert_array_equal(o, np.broadcast_to(L + 100 if want == "dma" else 7, (2, 64)))
+    assert any(r.kind == "lds-race" for r in st.reports), [str(r) for r in st.reports]
+
+
 def test_kernarg_preload(code):
     o, _ = run(code, "preload", 1)
     np.testing.assert_array_equal(o[0], L + 7)

@@ -127,6 +127,12 @@ def test_cli_run_timing(tmp_path):
     assert bad.returncode != 0 and "unknown device profile" in bad.stderr and "Traceback" not in bad.stderr
     bad = subprocess.run(base + ["--trace-out", str(tmp_path / "x.json")], capture_output=True, text=True)
     assert bad.returncode != 0 and "--timing" in bad.stderr
+    # --timing-sample 1 of the 4 work-groups: work-group 0 and the far corner run, outputs partial
+    r = subprocess.run(base + ["--timing", "mi300x", "--timing-sample", "1"], capture_output=True, text=True)
+    assert r.returncode == 0 and "2 of 4 work-groups" in r.stdout and "partial" in r.stdout, r.stdout + r.stderr
+    for bad_args in (["--timing", "mi300x", "--timing-sample", "0"], ["--timing-sample", "1"]):
+        bad = subprocess.run(base + bad_args, capture_output=True, text=True)
+        assert bad.returncode != 0 and "timing" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
 
 
 def test_tune_ranks_by_the_timing_model(tmp_path):
@@ -199,3 +205,75 @@ def test_sampled_launch_says_outputs_are_partial_or_completes_them():
     assert any("outputs complete" in n for n in r2.timing.notes)
     with pytest.raises(Diagnostic, match="pass timing= too"):
         k(o2, a, grid=(nwg,), block=(256,), device="emulator", timing_complete=True)
+
+
+ACC = """.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+.globl acc
+.p2align 8
+.type acc,@function
+acc:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_mov_b32_e32 v2, 1
+  s_waitcnt lgkmcnt(0)
+  global_atomic_add v1, v2, s[4:5]
+  s_endpgm
+.rodata
+.p2align 6
+.amdhsa_kernel acc
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_kernarg_size 16
+  .amdhsa_next_free_vgpr 4
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 4
+.end_amdhsa_kernel
+"""
+
+
+def test_timing_sample_sets_how_many_work_groups_run():
+    """``timing_sample=N``: at most N work-groups of the CU-0 round (then the far corner); a grid
+    of at most N runs whole. Oracle: the output blocks the copy wrote (NumPy)."""
+    k = _kernel(COPY, "copy", ["out:u32*", "inp:u32*"])
+    nwg = 3 * 304 + 5  # four work-groups on CU 0 (0, 304, 608, 912), the far corner 916
+    a = np.arange(nwg * 1024, dtype=np.uint32) + 1
+
+    def written(**kw):
+        o = np.zeros_like(a)
+        r = k(o, a, grid=(nwg,), block=(256,), device="emulator", timing="mi300x", **kw)
+        return r, [int(i) for i in np.flatnonzero((o.reshape(nwg, -1) == a.reshape(nwg, -1)).all(1))]
+
+    r, ids = written(timing_sample=2)
+    assert r.partial and ids == [0, 304, nwg - 1] == list(r.timing.sampled_ids)
+    r, ids = written()  # the default sample holds all of CU 0's round
+    assert r.partial and ids == [0, 304, 608, 912, nwg - 1]
+    r, ids = written(timing_sample=nwg)
+    assert not r.partial and ids == list(range(nwg))
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(Diagnostic, match="timing_sample"):
+            written(timing_sample=bad)
+    with pytest.raises(Diagnostic, match="pass timing= too"):
+        k(np.zeros_like(a), a, grid=(nwg,), block=(256,), device="emulator", timing_sample=2)
+
+
+def test_timing_restore_leaves_atomic_outputs_as_they_were():
+    """Every work-item adds 1 to out[lane] with a global atomic. A sampled timed launch leaves the
+    sampled work-groups' sums (``partial``): launched again whole, the total counts them twice.
+    With ``timing_restore=True`` the buffer is as it was, and the whole launch after it gives
+    exactly one count per work-group (NumPy: nwg)."""
+    k = _kernel(ACC, "acc", ["out:u32*"])
+    nwg = 400
+    out = np.zeros(64, np.uint32)
+    r = k(out, grid=(nwg,), block=(64,), device="emulator", timing="mi300x")
+    assert r.partial and (out == r.timing.sampled).all() and r.timing.sampled < nwg
+    k(out, grid=(nwg,), block=(64,), device="emulator")
+    assert (out == nwg + r.timing.sampled).all()  # the double count timing_restore avoids
+    out[:] = 0
+    r = k(out, grid=(nwg,), block=(64,), device="emulator", timing="mi300x", timing_restore=True)
+    assert not r.partial and (out == 0).all() and any("RESTORED" in n for n in r.notes)
+    k(out, grid=(nwg,), block=(64,), device="emulator")
+    assert (out == nwg).all()
+    with pytest.raises(Diagnostic, match="contradict"):
+        k(out, grid=(nwg,), block=(64,), device="emulator", timing="mi300x", timing_restore=True,
+          timing_complete=True)

@@ -64,6 +64,9 @@ def register(subparsers) -> None:
     p.add_argument("--timing-complete", action="store_true",
                    help="with --timing on a sampled grid: run the other work-groups afterwards, untimed, so every "
                         "output is written")
+    p.add_argument("--timing-sample", type=int, default=None, metavar="N",
+                   help="with --timing: emulate at most N work-groups of the CU-0 round (default 16; a grid of at "
+                        "most N runs whole)")
     p.add_argument("--flops", type=float, default=None, help="with --timing: the launch's FLOP count (for TFLOP/s)")
     p.add_argument("--dynamic-lds", type=int, default=0, help="extra dynamic LDS bytes")
     p.add_argument("--save", action="append", default=[], metavar="NAME=FILE.npy|DIR",
@@ -199,8 +202,9 @@ def _launch_options(args) -> tuple[dict[str, object], object]:
         from gcnforge.emulator.suppressions import Suppressions
 
         extra["sanitize_suppress"] = Suppressions.load(args.suppress)  # a bad file fails before the run
-    if (args.trace_out or args.flops is not None or args.timing_complete or args.roofline) and not args.timing:
-        raise Diagnostic("--trace-out, --flops, --roofline and --timing-complete need --timing DEVICE")
+    if (args.trace_out or args.flops is not None or args.timing_complete or args.roofline
+            or args.timing_sample is not None) and not args.timing:
+        raise Diagnostic("--trace-out, --flops, --roofline, --timing-complete and --timing-sample need --timing DEVICE")
     if args.timing:
         if args.trace:
             raise Diagnostic("--trace and --timing cannot be combined")
@@ -211,6 +215,8 @@ def _launch_options(args) -> tuple[dict[str, object], object]:
         extra.update(timing=timing, flops=args.flops, trace_out=args.trace_out)
         if args.timing_complete:
             extra["timing_complete"] = True
+        if args.timing_sample is not None:
+            extra["timing_sample"] = args.timing_sample  # checked by the launch (a located Diagnostic)
         args.device = args.device or "emulator"
     device: object = args.device
     if args.max_instructions is not None:

@@ -26,6 +26,7 @@ from gcnforge.diagnostics import Diagnostic
 from gcnforge.emulator import livelock
 from gcnforge.emulator.core import LANE, WAVE, Machine, WaveFault, rows
 from gcnforge.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
+from gcnforge.emulator.outstanding import LdsDma, WaitCounters, dma_latency, is_lds_dma
 from gcnforge.emulator.program import EXEC, M0
 from gcnforge.isa.semantics import VSKIPPED
 from gcnforge.isa.target import USER_SGPRS
@@ -105,6 +106,10 @@ class Executor(Machine):
         self.executed = 0
         self.issued = 0
         self.mem_writes = 0  # stores/atomics so far (the livelock check's memory-changed test)
+        self.waits = WaitCounters(nw)  # vmcnt/lgkmcnt issue and retirement (outstanding.py)
+        self.lds_dma = LdsDma(dma_latency(image), nw)  # LDS DMA data until it lands
+        # per LDS dword the clock of its last write, when the kernel has LDS DMA (lds_access)
+        self.lds_clock = np.zeros(self.lds.size >> 2, np.int64) if any(map(is_lds_dma, prog.values())) else None
         self.livelock = livelock.Livelock()
         self.clock0 = clock0
         self.realtime_divider = 21  # s_memrealtime: 100 MHz against a 2.1 GHz shader clock
@@ -189,6 +194,7 @@ class Executor(Machine):
         self._release(np.unique(self.wg_of[w]))
 
     def end_waves(self, w):
+        self.lds_dma.land(self, w, force=True)  # a wave's outstanding LDS DMAs still land
         self.done[w] = True
         self.at_barrier[w] = False
         self._runnable = None
@@ -280,6 +286,7 @@ class Executor(Machine):
                     self._gpr_indexed(ins, w)
                 else:
                     ins.handler(self, ins, w)
+                self.waits.issue(ins, w)
                 if self.sanitizer is not None:
                     self.sanitizer.after(ins, w)
             except WaveFault as f:
@@ -414,18 +421,11 @@ class Executor(Machine):
         if space == "lds":
             off = addrs.view(np.int64) if addrs.dtype == np.uint64 else addrs.astype(np.int64)  # offsets < 2**32
             m = mask & (off >= 0) & (off <= self.lds_bytes - n)  # out of range: reads 0, writes dropped (ISA guide "LDS")
-            if n % 4 == 0 and not (off & 3).any():
-                return self._lds_words(off, n, m, w, data)
-            g = self.wg_of[w][:, None, None]
-            idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
-            if data is None:
-                r = self.lds[g, idx]
-                r[~m] = 0
-                return r
-            sel = np.nonzero(m)
-            if len(sel[0]):
-                self.lds[self.wg_of[w][sel[0]][:, None], idx[sel]] = data[sel]
-            return None
+            if data is not None and is_lds_dma(ins):  # lands later (outstanding.py)
+                self.lds_dma.hold(self, w, off, n, m, data)
+                return None
+            self.lds_dma.arrive(self, w)
+            return self.lds_access(off, n, m, w, data)
         if space == "scratch":
             off = addrs.astype(np.int64)
             inb = (off >= 0) & (off + n <= self.priv_bytes)
@@ -446,3 +446,40 @@ class Executor(Machine):
                 self.scratch[w[sel[0]][:, None], sel[1][:, None], idx[sel]] = data[sel]
             return None
         raise WaveFault(f"unknown address space {space}")
+
+    def lds_access(self, off, n, m, w, data=None, at=None):
+        """Read (``data`` None: (k,64,n) bytes) or write ``n`` bytes per lane at LDS offsets
+        ``off`` (k,64) of the waves ``w``' work-groups, in the lanes of ``m`` (in range); ``at``
+        (k,): the clock at which held LDS DMA data lands (``outstanding.LdsDma``)."""
+        if data is not None and self.lds_clock is not None:
+            m = self._lds_stamp(off, n, m, w, at)
+        if n % 4 == 0 and not (off & 3).any():
+            return self._lds_words(off, n, m, w, data)
+        g = self.wg_of[w][:, None, None]
+        idx = np.where(m, off, 0)[:, :, None] + np.arange(n)
+        if data is None:
+            r = self.lds[g, idx]
+            r[~m] = 0
+            return r
+        sel = np.nonzero(m)
+        if len(sel[0]):
+            self.lds[self.wg_of[w][sel[0]][:, None], idx[sel]] = data[sel]
+        return None
+
+    def _lds_stamp(self, off, n, m, w, at):
+        """Per LDS dword the clock of its last write (kernels with LDS DMA only): the waves run out
+        of clock order, so DMA data landing at ``at`` skips the lanes whose dwords a write of a
+        later clock already reached (that write came after it). -> the lanes to write."""
+        o = np.where(m, off, 0)
+        first = (o >> 2) + (self.wg_of[w] * (self.lds.shape[1] >> 2))[:, None]
+        if n % 4 == 0 and not (o & 3).any():
+            idx = first[:, :, None] + np.arange(n // 4)  # the dwords of each lane
+        else:
+            idx = np.minimum(first[:, :, None] + np.arange((n + 6) // 4), (first + ((o & 3) + n - 1 >> 2))[:, :, None])
+        clock = self.lds_clock
+        when = self.cycles[w] if at is None else at
+        if at is not None:
+            m = m & (clock[idx].max(axis=2) <= at[:, None])
+        sel = np.nonzero(m)
+        clock[idx[sel]] = when[sel[0]][:, None]
+        return m

@@ -459,8 +459,9 @@ def s_barrier(x, ins, w):
 
 @op("s_waitcnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt", "s_waitcnt_vscnt")
 def s_waitcnt(x, ins, w):
-    if x.sanitizer is not None:
-        x.sanitizer.waitcnt(ins, w)
+    x.waits.wait(ins, w)
+    if "vmcnt" in ins.mods:
+        x.lds_dma.land(x, w)  # the LDS DMAs vmcnt retired are complete now
 
 
 @op("s_trap")

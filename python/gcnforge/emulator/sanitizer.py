@@ -16,7 +16,8 @@ a ``kind``:
 * ``unwaited`` — a register read while a load that writes it is still outstanding, or an
   ``s_barrier`` reached while an LDS write is outstanding (other waves would not see it), or
   LDS accessed while an LDS DMA of the same wave that writes it is outstanding (vmcnt).
-  Counters follow the one counter model, ``gcnforge.isa.counters``: ``counter(N)`` retires
+  Counters follow the one counter model, ``gcnforge.isa.counters``, as the executor counts them
+  (``outstanding.py``): ``counter(N)`` retires
   all but the newest N operations only while the counter retires in order (one kind of
   event pending; no SMEM, no FLAT), otherwise only a count of 0 does;
 * ``uninit`` — a register read (in an active lane) that nothing in this wave wrote;
@@ -51,12 +52,11 @@ from gcnforge.emulator.sanitizer_defined import DefinednessMixin
 from gcnforge.emulator.sanitizer_lds_dma import LdsDmaMixin
 from gcnforge.emulator.sanitizer_hazards import MFMA_NEED, HazardMixin, partial_write as _partial_write, store_data
 from gcnforge.emulator.sanitizer_regs import NS, _name, _reg_slots, operand_roles  # noqa: F401
-from gcnforge.isa import counters, table
+from gcnforge.isa import counters
 from gcnforge.isa import hazards as hz
 from gcnforge.isa import mfma as isa_mfma
 
 U64 = np.uint64
-_CTR = {"vmcnt": 0, "lgkmcnt": 1}  # expcnt: no exports on gfx942 compute
 
 
 def _writes_lds(base: str) -> bool:
@@ -76,7 +76,6 @@ class Sanitizer(DefinednessMixin, HazardMixin, LdsDmaMixin):
         self.image, self.prog, self.stats, self.mode = image, prog, stats, mode
         self.suppress = suppress  # a suppressions.Suppressions, or None
         self._roles = {}
-        self._ctr = {}
         self._mneeds = {}
 
     def attach(self, ex):
@@ -97,13 +96,11 @@ class Sanitizer(DefinednessMixin, HazardMixin, LdsDmaMixin):
         self.vdef = np.zeros((W, NV, WAVE), bool)
         self.vdef[:, 0, :] = True  # work-item ids
         # outstanding memory operations, per counter (0 vmcnt, 1 lgkmcnt): per-register sequence
-        # number of the newest pending write, per-wave issue/completion counts, and per event
-        # kind the sequence number of its newest operation (to tell whether the counter is in order)
+        # number of the newest pending write
         self.pend = np.zeros((2, W, R), np.int64)
         self.pend_pc = np.zeros((W, R), np.int64)
-        self.issued = np.zeros((2, W), np.int64)
-        self.done = np.zeros((2, W), np.int64)
-        self.last_ev = {c: {} for c in range(2)}  # counter -> event -> int64[W]
+        # per-wave issue/retirement counts: the executor's model (outstanding.WaitCounters), read here
+        self.issued, self.done = ex.waits.issued, ex.waits.done
         self.lds_write = np.zeros(W, np.int64)  # lgkmcnt sequence number of the newest LDS write
         self.lds_write_pc = np.zeros(W, np.int64)
         # hazards: wait-state clock and the clock of the last relevant writes
@@ -207,17 +204,12 @@ class Sanitizer(DefinednessMixin, HazardMixin, LdsDmaMixin):
         ex = self.ex
         sem = ins.sem
         self._propagate(ins, w, defs, uses)
-        # outstanding results of memory instructions
-        ctr = self._counters(ins)
-        ev = counters.event(sem)
-        for c in ctr:
-            self.issued[c, w] += 1
-            last = self.last_ev[c].setdefault(ev, np.zeros(len(self.done[c]), np.int64))
-            last[w] = self.issued[c, w]
+        # outstanding results of memory instructions (the executor counted this one: ex.waits)
+        for c in ex.waits.rows(ins):
             for r in defs:
                 self.pend[c, w, r] = self.issued[c, w]
                 self.pend_pc[w, r] = ins.pc
-        if ev == "lds" and _writes_lds(ins.base):
+        if counters.event(sem) == "lds" and _writes_lds(ins.base):
             self.lds_write[w] = self.issued[1, w]
             self.lds_write_pc[w] = ins.pc
         # hazard bookkeeping
@@ -267,34 +259,12 @@ class Sanitizer(DefinednessMixin, HazardMixin, LdsDmaMixin):
             if data:
                 self.store_w[np.ix_(w, data)] = self.ws[w][:, None]
 
-    def _counters(self, ins):
-        ctr = self._ctr.get(ins.mnemonic)
-        if ctr is None:
-            inst = table.by_mnemonic(ins.mnemonic)
-            ctr = self._ctr[ins.mnemonic] = tuple(_CTR[c] for c in counters.raised(inst) if c in _CTR) \
-                if inst is not None else ()
-        return ctr
-
     def _mfma_needs(self, mnemonic, formats=None):
         # (gfx950 f8f6f4 MFMAs: the pass count depends on the formats, gcnforge.isa.mfma.passes)
         n = self._mneeds.get((mnemonic, formats))
         if n is None:
             n = self._mneeds[(mnemonic, formats)] = tuple(hz.need(k, mnemonic, formats=formats) for k in MFMA_NEED)
         return n
-
-    def waitcnt(self, ins, w):
-        m = ins.mods
-        for c, name in enumerate(("vmcnt", "lgkmcnt")):
-            if name not in m:
-                continue
-            n = m[name]
-            for i, wave in enumerate(w):
-                if n == 0:
-                    self.done[c, wave] = self.issued[c, wave]
-                    continue
-                pending = [e for e, last in self.last_ev[c].items() if last[wave] > self.done[c, wave]]
-                if counters.in_order(name, pending):
-                    self.done[c, wave] = max(self.done[c, wave], self.issued[c, wave] - n)
 
     def _check_barrier(self, ins, w):
         bad = self.lds_write[w] > self.done[1, w]

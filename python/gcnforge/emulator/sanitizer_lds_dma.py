@@ -5,9 +5,10 @@ An LDS DMA writes LDS asynchronously; like any vector-memory load it is done onl
 issuing wave's ``vmcnt`` retires it ("MUBUF and FLAT LDS DMA operations need a wait on vmcnt
 before LDS written can be accessed", LLVM D124626, which makes SIInsertWaitcnts track them on
 vmcnt; LLVM's AMDGPUDMAOperations: the GFX9 DMA instructions are asynchronous and their
-completion must be tracked). The emulator writes the bytes when the instruction executes, so
-the sanitizer keeps, per LDS dword, the DMA that wrote it last (wave, vmcnt sequence number,
-pc) and checks each later LDS access:
+completion must be tracked). The executor lands the bytes at the ``s_waitcnt`` that retires the
+DMA (``outstanding.py``: one model of that completion, its sequence numbers); the sanitizer
+keeps, per LDS dword, the DMA that writes it last (wave, vmcnt sequence number, pc) and checks
+each later LDS access, whose result would depend on when the data lands:
 
 * by the same wave, before an ``s_waitcnt vmcnt`` retired the DMA: ``unwaited`` (the data may
   land after the access: a read sees the old bytes, a write is overwritten);
@@ -22,10 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def is_lds_dma(ins) -> bool:
-    """An instruction that reaches LDS without being a DS instruction: an LDS DMA load."""
-    return not ins.base.startswith("ds_")
+from gcnforge.emulator.outstanding import VM, is_lds_dma
 
 
 class LdsDmaMixin:
@@ -38,7 +36,7 @@ class LdsDmaMixin:
 
     def _dma_barrier(self, g: int) -> None:
         wpg = self.ex.waves_per_wg
-        self.vm_done_at_barrier[g * wpg:(g + 1) * wpg] = self.done[0, g * wpg:(g + 1) * wpg]
+        self.vm_done_at_barrier[g * wpg:(g + 1) * wpg] = self.done[VM, g * wpg:(g + 1) * wpg]
 
     def _dma_access(self, g: int, wave: int, ds: np.ndarray, ins, write: bool) -> None:
         """Check one wave's access to LDS dwords ``ds`` against the DMAs that wrote them, then
@@ -48,9 +46,9 @@ class LdsDmaMixin:
         if live.any():
             seq, wv = self.dma_seq[g, ds], np.where(live, writer, 0)
             dma = is_lds_dma(ins)  # (one wave's DMAs land in order: vmcnt retires them in order)
-            own = live & (writer == wave) & (seq > self.done[0, wave]) & (not dma)
+            own = live & (writer == wave) & ~self.ex.waits.retired(VM, wave, seq) & (not dma)
             late = live & (writer != wave) & (self.dma_epoch[g, ds] < self.epoch[g]) & \
-                (seq > self.vm_done_at_barrier[wv])
+                (seq > self.vm_done_at_barrier[wv])  # not retired at that barrier
             what = "written" if write else "read"
             if own.any():
                 i = int(np.argmax(own))
@@ -67,7 +65,7 @@ class LdsDmaMixin:
             return
         if is_lds_dma(ins):
             self.dma_wave[g, ds] = wave
-            self.dma_seq[g, ds] = self.issued[0, wave] + 1  # (counted after the instruction executes)
+            self.dma_seq[g, ds] = self.ex.waits.next_seq(VM, wave)
             self.dma_pc[g, ds] = ins.pc
             self.dma_epoch[g, ds] = self.epoch[g]
         else:

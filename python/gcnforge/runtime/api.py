@@ -35,7 +35,7 @@ import numpy as np
 from gcnforge.diagnostics import Diagnostic, SourceLoc
 from gcnforge.isa.target import MAX_KERNARG_BYTES
 from gcnforge.runtime.backend import Backend, LaunchResult, hidden_pointer
-from gcnforge.runtime.binding import bind, check_dims, name_args, normalize_dims
+from gcnforge.runtime.binding import bind, check_dims, may_write, name_args, normalize_dims
 from gcnforge.runtime.buffers import DeviceBuffer
 from gcnforge.runtime.devices import get_device
 from gcnforge.runtime.kernargs import HIDDEN_POINTERS, ArgLayout, LaunchDims, meta_dims, meta_int
@@ -151,6 +151,23 @@ def _caller_place() -> SourceLoc | None:
     return SourceLoc(f.f_code.co_filename, f.f_lineno, pos[2] + 1 if pos and pos[2] is not None else 1)
 
 
+def _timing_options(complete: bool, sample: int | None, restore: bool, layout: ArgLayout, bound) -> dict:
+    """The emulator backend's options for a timing-mode launch (``Kernel.__call__``)."""
+    out: dict[str, Any] = {"timing_complete": True} if complete else {}
+    if sample is not None:
+        if isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1:
+            raise Diagnostic(f"timing_sample={sample!r}: the number of work-groups to emulate must be a positive int")
+        out["timing_sample"] = int(sample)
+    if restore:
+        if complete:
+            raise Diagnostic("timing_restore=True and timing_complete=True contradict each other: restore the "
+                             "buffers or complete them")
+        # every buffer the kernel may write through a pointer argument (the metadata says which)
+        out["timing_restore"] = tuple(int(bound.values[f.name]) for f in layout.explicit
+                                      if f.kind == "ptr" and may_write(f) and bound.values.get(f.name))
+    return out
+
+
 class Kernel:
     """One kernel of a module plus the argument layout used to call it."""
 
@@ -233,7 +250,8 @@ class Kernel:
                  stream: Any = None, sanitize: bool = False, dynamic_lds: int = 0, trace: Any = None,
                  sanitize_mode: str = "stop", timing: Any = None, flops: float | None = None,
                  trace_out: Any = None, timing_complete: bool = False, sanitize_suppress: Any = None,
-                 progress: Any = None, **kwargs: object) -> LaunchResult:
+                 progress: Any = None, timing_sample: int | None = None, timing_restore: bool = False,
+                 **kwargs: object) -> LaunchResult:
         """Launch. ``trace`` and ``sanitize_mode`` are emulator options (``Device.run``):
         ``trace(event)`` before each executed instruction; ``sanitize_mode='continue'`` collects
         sanitizer reports in ``result.stats.reports`` (each site once; occurrences per site in
@@ -242,9 +260,13 @@ class Kernel:
         ``timing='mi300x'`` (a ``perfmodel.profiles`` name or a DeviceProfile) runs the
         emulator's timing mode: ``result.timing`` is the predicted ``TimingReport`` (``flops``:
         the caller's FLOP count for TFLOP/s; ``trace_out``: write a Perfetto trace there). A large
-        grid is predicted from a sample of work-groups, and only those run: ``result.partial``
-        is then True and the other outputs are unwritten, unless ``timing_complete=True``
-        runs them afterwards, untimed."""
+        grid is predicted from a sample of work-groups (``timing_sample``: at most that many of
+        the CU-0 round, default ``emulator.timing_mode.MAX_SAMPLE``; a grid of at most that many
+        runs whole), and only those run: ``result.partial`` is then True and the buffers hold
+        only the sampled work-groups' results (a launch run again whole would add its atomics on
+        top of them), unless ``timing_complete=True`` runs the others afterwards, untimed, or
+        ``timing_restore=True`` puts every buffer the kernel may write back as it was before
+        the launch (``result.partial`` False, a note says so)."""
         if block is None:
             block = meta_dims(self.metadata, ".reqd_workgroup_size", f"kernel '{self.name}' metadata")
             if block is None:
@@ -283,10 +305,10 @@ class Kernel:
                     raise Diagnostic(f"timing={timing!r} is the emulator's timing mode; this launch runs on "
                                      f"{backend.name} (pass device='emulator')")
                 extra.update(timing=timing, flops=flops, trace_out=trace_out)
-                if timing_complete:
-                    extra["timing_complete"] = True
-            elif timing_complete:
-                raise Diagnostic("timing_complete=True completes a timing-mode launch: pass timing= too")
+                extra.update(_timing_options(timing_complete, timing_sample, timing_restore, self.layout, bound))
+            elif timing_complete or timing_sample is not None or timing_restore:
+                raise Diagnostic("timing_complete, timing_sample and timing_restore shape a timing-mode launch: "
+                                 "pass timing= too")
             result = backend.launch(self.module.code_object, self.name, data, grid3, block3,
                                     dynamic_lds=lds, sanitize=sanitize, **extra)
             ok = True

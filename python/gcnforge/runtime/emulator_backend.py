@@ -103,13 +103,17 @@ class EmulatorBackend:
                block: tuple[int, int, int], dynamic_lds: int = 0, sanitize: bool = False,
                stream: Any = None, trace: Any = None, sanitize_mode: str = "stop", timing: Any = None,
                flops: float | None = None, trace_out: Any = None, timing_complete: bool = False,
-               sanitize_suppress: Any = None, progress: Any = None) -> LaunchResult:
+               sanitize_suppress: Any = None, progress: Any = None, timing_sample: int | None = None,
+               timing_restore: tuple[int, ...] = ()) -> LaunchResult:
         """Run to completion (the emulator is synchronous; ``stream`` is accepted and ignored
         so code written for the HIP backend runs unchanged). ``trace(event)`` is called before
         every executed instruction and ``sanitize_mode`` is 'stop' (raise the first report) or
         'continue' (collect them in ``result.stats.reports``, counts per site in
         ``result.stats.report_counts``); ``sanitize_suppress`` (a suppression file's path or a
-        ``Suppressions``) silences what its rules match: see ``Device.run``."""
+        ``Suppressions``) silences what its rules match: see ``Device.run``. Under ``timing``:
+        ``timing_sample`` caps the work-groups emulated (``timing_mode.run_timed``'s
+        ``max_sample``), ``timing_restore`` lists addresses whose allocations are put back as
+        they were once a sampled launch is done (its outputs would be partial)."""
         if sanitize_mode not in ("stop", "continue"):
             raise Diagnostic(f"sanitize_mode must be 'stop' or 'continue', got {sanitize_mode!r}")
         dev = self._dev()
@@ -139,7 +143,7 @@ class EmulatorBackend:
         padded = bytes(kernarg).ljust(max(64, -(-len(kernarg) // 64) * 64), b"\0")
         if timing is not None:
             return self._launch_timed(dev, code_object, kernel_name, padded, grid, block, timing, flops,
-                                      trace_out, kw, timing_complete)
+                                      trace_out, kw, timing_complete, timing_sample, timing_restore)
         try:
             stats = dev.run(code_object, kernel_name, padded, tuple(grid), tuple(block), **kw)
         except ImportError as e:  # a part of the emulator (e.g. the sanitizer) not present
@@ -150,24 +154,43 @@ class EmulatorBackend:
                                    "device's modeled time)",))
 
     def _launch_timed(self, dev, code_object, kernel_name, kernarg, grid, block, timing, flops, trace_out, kw,
-                      complete=False):
-        from gcnforge.emulator.timing_mode import run_timed
+                      complete=False, sample=None, restore=()):
+        from gcnforge.emulator.timing_mode import MAX_SAMPLE, run_timed
 
         if "trace" in kw:
             raise Diagnostic("trace= and timing= cannot be combined (the timing mode uses the trace hook)")
+        saved = _snapshot(dev.memory, restore)
         stats, rep = run_timed(dev, code_object, kernel_name, kernarg, grid, block, timing, flops=flops,
-                               keep_slices=trace_out is not None, complete=complete, **kw)
+                               keep_slices=trace_out is not None, complete=complete,
+                               max_sample=MAX_SAMPLE if sample is None else sample, **kw)
         if trace_out is not None:
             from gcnforge.perfmodel.trace_json import write_trace
 
             write_trace(rep, trace_out)
-        partial = rep.sampled < rep.workgroups and not complete
+        sampled = rep.sampled < rep.workgroups and not complete
         notes = (f"modeled: {rep.device} timing model (perfmodel.timing)",)
-        if partial:
+        if sampled and saved:
+            for addr, data in saved:
+                dev.memory.write(addr, data)
+            notes += (f"outputs RESTORED: {rep.sampled} of {rep.workgroups} work-groups ran; every buffer the "
+                      "kernel may write is back as it was before the launch",)
+        elif sampled:
             notes += (f"outputs PARTIAL: only {rep.sampled} of {rep.workgroups} work-groups ran "
-                      f"(timing_complete=True runs the rest untimed)",)
+                      f"(timing_complete=True runs the rest untimed; timing_restore=True leaves the buffers as "
+                      "they were)",)
         return LaunchResult(backend=self.name, seconds=rep.seconds, cycles=round(rep.cycles), clock_hz=rep.clock_hz,
-                            modeled=True, stats=stats, timing=rep, notes=notes, partial=partial)
+                            modeled=True, stats=stats, timing=rep, notes=notes, partial=sampled and not saved)
 
     def __repr__(self) -> str:
         return f"EmulatorBackend({', '.join(EMULATED_TARGETS)})"
+
+
+def _snapshot(memory, addrs) -> list[tuple[int, bytes]]:
+    """The contents of the allocations holding ``addrs`` (each once)."""
+    out, seen = [], set()
+    for a in addrs:
+        al = memory.find(a)
+        if al is not None and al.addr not in seen:
+            seen.add(al.addr)
+            out.append((al.addr, bytes(memory.read(al.addr, al.size))))
+    return out
