@@ -106,9 +106,12 @@ class MacroGemm(KernelFamily):
         return c[:CHECK, :CHECK]
 
 
-# skinny: split-K fills the CUs, loads four K tiles ahead (the loop is short)
+# skinny: split-K fills the CUs, loads four K tiles ahead (the loop is short); or two ahead (fewer VGPRs:
+# the MI308X model puts those 7-12% below depth 4 at aiter's bf16_tuned_gemm.csv rows), and a 96-row tile
+# of 3 x 2 waves for M = 80 (one row of tiles instead of 64's two, less padding than 128's)
 SKINNY = ([(64, 64, 2, 2, s, 4) for s in (10, 20, 40)] + [(128, 64, 2, 2, s, 4) for s in (10, 20)]
-          + [(64, 128, 2, 2, 20, 4), (128, 128, 2, 2, 20, 4)])
+          + [(64, 128, 2, 2, 20, 4), (128, 128, 2, 2, 20, 4)]
+          + [(64, 64, 2, 2, s, 2) for s in (10, 20)] + [(96, 64, 3, 2, 20, 2)])
 LARGE = [(256, 256, 2, 2, 1, 1), (192, 256, 2, 2, 1, 1), (256, 160, 4, 1, 1, 1), (256, 128, 2, 2, 1, 1)]
 
 family = skinny = MacroGemm("gemm_macro_skinny", 256, 5120, SKINNY)  # aiter's bf16_tuned_gemm.csv rows
