@@ -84,8 +84,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -110,10 +112,21 @@ QUICK = [LARGE[0], ("fp8", "bf16", 4096, 4096, 4096, 256, 256, 2, 2), LARGE[4]]
 AITER_BF16_TILES = (32, 48, 64, 96)  # the M tiles of aiter's bf16gemm objects in the wheel (x 64)
 WHOLE = 1 << 30  # multiply-adds up to which a large-GEMM shape is also emulated whole
 CACHE: str | None = None  # the aiter wheel's cache (--cache); None: --skip-aiter
+ROWS_RE = None  # --rows: a compiled regular expression, or None (every row)
 ROWS: list[dict] = []  # one per family and shape: see add_row
 
 EPS = float(np.finfo(np.float32).eps)
 RNG = np.random.default_rng(25)
+
+
+def row(part: str, label: str) -> bool:
+    """Whether the row ``label`` of family ``part`` runs (``--rows``); if so, its inputs come from a
+    generator seeded by the row alone, so a subset of the rows draws the inputs of the whole run."""
+    global RNG
+    if ROWS_RE is not None and not ROWS_RE.search(f"{part} {label}"):
+        return False
+    RNG = np.random.default_rng([25, PARTS.index(part), zlib.crc32(label.encode())])
+    return True
 
 
 def bf16_bits(x: np.ndarray) -> np.ndarray:
@@ -268,6 +281,8 @@ def large_gemms(quick: bool) -> None:
           f"{prof.mfma_peak_flops(gemm_macro.MFMA['fp8']) / 1e12:.0f} TFLOP/s; random inputs")
     for dtype, o, m, n, k, tm, tn, wm, wn, *anyk in QUICK if quick else LARGE:
         anyk = bool(anyk and anyk[0])
+        if not row("gemm", f"{dtype} {m}x{n}x{k}" + (" anyk" if anyk else "")):
+            continue
         c = compile_module(gemm_macro.build(dtype, o, tm, tn, wm, wn, anyk=anyk), schedule=True)
         name = gemm_macro.kernel_name(dtype, o, tm, tn, wm, wn, anyk=anyk)
         kern = c.load("emulator")[name]
@@ -342,6 +357,8 @@ def skinny(cache: Path, quick: bool) -> None:
           f"{'/meas':>6} {'/model':>7}  limiter")
     for x in ref:
         m, n, k = x["m"], x["n"], x["k"]
+        if not row("skinny", f"{m}x{n}x{k}"):
+            continue
         inp = gemm_inputs("bf16", m, n, k)
         best = None
         for name, (v, c, kern) in built.items():
@@ -689,6 +706,8 @@ def parse(argv=None):
                     help="run this part (family) only; repeat for several")
     ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
     ap.add_argument("--moe-shapes", help="a regular expression: only the MoE shapes whose label matches")
+    ap.add_argument("--rows", help="a regular expression: only the large-GEMM and skinny rows whose label "
+                    "(family and shape, e.g. 'gemm bf16 8192x1280x8192', 'skinny 80x256x5120') matches")
     ap.add_argument("--traces", default=str(Path.home() / ".cache" / "gcnforge" / "bench_kernels_traces"),
                     help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
                          "a launch recorded there is replayed through the current timing model, not emulated")
@@ -710,8 +729,9 @@ def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict],
     from trace_cache import LaunchCache
 
     a = parse(argv)
-    global CACHE
+    global CACHE, ROWS_RE
     CACHE = None if a.skip_aiter else a.cache
+    ROWS_RE = re.compile(a.rows) if a.rows else None
     cache = contextlib.nullcontext() if a.no_traces else LaunchCache(a.traces, a.traces_strict)
     buf = io.StringIO()
     if pooled:
