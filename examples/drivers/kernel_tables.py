@@ -173,7 +173,7 @@ def write_table(path: Path, rows: Iterable[Row], profile: str = "mi300x", comman
     write_csv(path, entries, comments=(
         f"Rows of {', '.join(sorted({r.op for r in rows}))} (registry schema: gcnforge.runtime.registry, aiter's "
         f"column spelling first); us = the timing model's prediction on the {prof.name} profile ({prof.cus} CUs, "
-        f"its sustained clock under load, {prof.launch_overhead_s * 1e6:.1f} us launch overhead included).",
+        f"its sustained clock under load, {prof.launch_overhead_s * 1e6:.2f} us launch overhead included).",
         f"written by: {command}",
         f"The code objects are build outputs, written to {co_dir.name}/ beside this file.", *maf_notes))
     return entries
