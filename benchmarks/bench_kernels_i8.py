@@ -18,7 +18,8 @@ split-K) with C starting as NaN (every element must be written, or zeroed and ad
 against the same reference.
 
     python benchmarks/bench_kernels.py --only i8 [--quick]
-    python benchmarks/bench_kernels_i8.py [--quick] [--choices TUNED.csv] [--table examples/configs/gemm_i8.csv]
+    python benchmarks/bench_kernels_i8.py [--quick] [--choices TUNED.csv ...] [--table examples/configs/gemm_i8.csv]
+        [--shapes I,J,..] [--traces DIR]
 """
 
 from __future__ import annotations
@@ -45,18 +46,20 @@ LARGE_M = 1024  # from this M on the larger tile
 TABLE = ROOT / "examples" / "configs" / "gemm_i8.csv"
 
 
-def choices(path: Path | None) -> dict[tuple[int, int, int], tuple[tuple[int, int, int, int, int], int]]:
-    """(M, N, K) -> (configuration, split-K) of a registry table's tuned rows (``gcnforge tune``'s
-    output or the committed table)."""
+def choices(paths) -> dict[tuple[int, int, int], tuple[tuple[int, int, int, int, int], int]]:
+    """(M, N, K) -> (configuration, split-K) of the tuned row at the shape in the last of the
+    registry tables ``paths`` that holds one (the committed table, then ``gcnforge tune``'s outputs
+    over it: a later sweep's winners replace an earlier one's)."""
     from gcnforge.runtime.registry import Registry
 
-    if path is None or not path.exists():
-        return {}
-    out = {}
-    for e in Registry.from_csv(path).entries:
-        if e.tuned:
-            cfg = (e.tile_m, e.tile_n, *(int(w) for w in e.extra["waves"].split("x")), int(e.extra["depth"]))
-            out[tuple(e.shape)] = (cfg, e.splitk)
+    out: dict = {}
+    for path in paths:
+        if not Path(path).exists():
+            continue
+        for e in Registry.from_csv(path).entries:
+            if e.tuned:
+                cfg = (e.tile_m, e.tile_n, *(int(w) for w in e.extra["waves"].split("x")), int(e.extra["depth"]))
+                out[tuple(e.shape)] = (cfg, e.splitk)
     return out
 
 
@@ -95,11 +98,11 @@ def _ours(gemm_i8, cache, cfg):
 
 
 def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=None, on_row=None,
-        table: Path | None = TABLE) -> list[dict]:
+        tables=(TABLE,)) -> list[dict]:
     """Adds one bench_kernels row per shape (``add_row``/``status``/``resources`` are
     bench_kernels'); returns the chosen configurations (for the registry table). ``pick``: the
-    indices of ``shapes`` to run (default all); ``on_row(chosen so far)`` after each; ``table``:
-    the registry table whose tuned rows say which variant runs at a shape."""
+    indices of ``shapes`` to run (default all); ``on_row(chosen so far)`` after each; ``tables``:
+    the registry tables whose tuned rows say which variant runs at a shape (``choices``)."""
     import gemm_i8
     from gcnforge.perfmodel import profiles
 
@@ -111,9 +114,9 @@ def run(cache_dir: str | None, quick: bool, add_row, status, resources, pick=Non
     prof = profiles.get("mi308x")
     built: dict = {}
     chosen = []
-    tuned = choices(table)
+    tuned = choices(tables)
     print("\nint8 per-token GEMM (bias, bf16 out) at asm_a8w8_gemm.csv's shapes on MI308X; aiter = its "
-          f"I8gemm object, the launcher's tile; ours: the variant of {table.name if table else 'no table'}")
+          f"I8gemm object, the launcher's tile; ours: the tuned variant of {', '.join(Path(t).name for t in tables)}")
     print(f"{'M':>5} {'N':>5} {'K':>5} {'ks':>3} {'ours us':>8} {'aiter us':>9} {'ratio':>6}  kernel; check; limiter")
     todo = QUICK_SHAPES if quick else shapes(z)
     for m, n, k, ks_a in [todo[i] for i in (pick if pick is not None else range(len(todo)))]:
@@ -177,14 +180,15 @@ def write_table(path: Path, chosen: list[dict], prof_name: str = "MI308X") -> No
 
 
 def join_tables(out: Path, parts: list[Path]) -> None:
-    """One table of the parts' rows (config rows once), code objects moved beside it."""
+    """One table of the parts' rows (config rows once; a shape in several parts: the last part's
+    row), code objects moved beside it."""
     import shutil
 
     from gcnforge.runtime.registry import Registry, write_csv
 
     co_dir = out.parent / f"{out.stem}_co"
     co_dir.mkdir(parents=True, exist_ok=True)
-    configs, tuned, comments = {}, [], []
+    configs, tuned, comments = {}, {}, []
     for p in parts:
         comments = [ln[2:] for ln in p.read_text().splitlines() if ln.startswith("# ") and "_co/" not in ln]
         for e in Registry.from_csv(p).entries:
@@ -193,12 +197,12 @@ def join_tables(out: Path, parts: list[Path]) -> None:
                 shutil.copy(e.code_object, dst)
             e = replace(e, code_object=dst)
             if e.tuned:
-                tuned.append(e)
+                tuned[tuple(e.shape)] = e
             else:
                 configs.setdefault(e.kernel, e)
-    order = {s: i for i, s in enumerate(shapes(zipfile.ZipFile(btm.fetch_wheel(Path.home() / ".cache" / "gcnforge" / "aiter"))))}
-    tuned.sort(key=lambda e: order.get((*e.shape, e.splitk), len(order)))
-    write_csv(out, [*configs.values(), *tuned], comments=[
+    order = {s[:3]: i for i, s in enumerate(shapes(zipfile.ZipFile(btm.fetch_wheel(Path.home() / ".cache" / "gcnforge" / "aiter"))))}
+    rows = sorted(tuned.values(), key=lambda e: order.get(tuple(e.shape), len(order)))
+    write_csv(out, [*configs.values(), *rows], comments=[
         *comments, f"The code objects are build outputs, written to {co_dir.name}/ beside this file."])
 
 
@@ -211,18 +215,27 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=str(Path.home() / ".cache" / "gcnforge" / "aiter"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--table", help="write the registry table of the chosen configurations here")
-    ap.add_argument("--choices", default=str(TABLE), help="registry table of the variant per shape (gcnforge tune's "
-                    "output with examples/drivers/gemm_i8_tune.py; default: the committed table)")
+    ap.add_argument("--choices", nargs="+", default=[str(TABLE)], help="registry tables of the variant per shape "
+                    "(the committed table, gcnforge tune's outputs with examples/drivers/gemm_i8_tune.py: a shape "
+                    "runs the row of the last table that has it; default: the committed table)")
     ap.add_argument("--shapes", help="comma-separated indices into the table's shapes (parallel runs; their "
                     "--table files joined with --join)")
     ap.add_argument("--join", nargs="+", help="join these --table files into --table (no run)")
+    ap.add_argument("--traces", default=str(Path.home() / ".cache" / "gcnforge" / "bench_kernels_traces"),
+                    help="emulator launches recorded in / replayed from this directory (trace_cache.LaunchCache, "
+                    "as bench_kernels.py --traces); '' emulates every launch")
     a = ap.parse_args(argv)
     if a.join:
         join_tables(Path(a.table), [Path(p) for p in a.join])
         return 0
     pick = [int(v) for v in a.shapes.split(",")] if a.shapes else None
     save = (lambda ch: write_table(Path(a.table), ch)) if a.table else None  # after every shape
-    run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save, Path(a.choices))
+    import contextlib
+
+    from trace_cache import LaunchCache
+
+    with LaunchCache(a.traces) if a.traces else contextlib.nullcontext():
+        run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save, a.choices)
     bk.summary()
     return 0
 

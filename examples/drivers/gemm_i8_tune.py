@@ -4,14 +4,17 @@ A variant is a code object (tile ``tm x tn`` of ``wm x wn`` waves, loads ``depth
 ahead) and a split-K count ``ks`` (a run-time argument: the variants of one code object share
 its build). Each is ranked by the timing model on the shapes of aiter's ``asm_a8w8_gemm.csv``::
 
-    gcnforge tune examples/drivers/gemm_i8_tune.py --timing mi308x --device emulator \\
+    gcnforge tune examples/drivers/gemm_i8_tune.py --timing mi308x --device emulator --jobs 2 \\
         --shapes 192x1280x1024 80x1536x5120 -o /tmp/i8_tuned.csv --db /tmp/i8_tune.db
-    python benchmarks/bench_kernels_i8.py --choices /tmp/i8_tuned.csv --table examples/configs/gemm_i8.csv
+    gcnforge tune examples/drivers/gemm_i8_tune.py --family depth ...      # the other prefetch depths
+    python benchmarks/bench_kernels_i8.py --choices examples/configs/gemm_i8.csv /tmp/i8_tuned.csv \\
+        --table examples/configs/gemm_i8.csv
 
-(the second command runs aiter's object and the chosen variant at each shape, checks the
-variant again and writes the registry table). The inputs are the bench's: random int8, random
-scales and bias (never zeros), seeded by the shape (``seed``), not by ``--seed``, so the table's
-``us`` is what ``bench_kernels_i8.predict`` (and the registry test) predicts again.
+(the last runs aiter's object and the chosen variant at each shape, a shape's variant from the
+last table naming it, checks the variant again and writes the registry table). The inputs are
+the bench's: random int8, random scales and bias (never zeros), seeded by the shape (``seed``),
+not by ``--seed``, so the table's ``us`` is what ``bench_kernels_i8.predict`` (and the registry
+test) predicts again.
 
 The check: a timing-mode launch emulates only a sample of work-groups, and which ones is known
 only after the launch, so ``call`` applies the NumPy oracle itself and returns the number of
@@ -223,4 +226,7 @@ class I8Gemm(KernelFamily):
 TILES = [(32, 128, 1, 4), (64, 128, 1, 4), (96, 128, 1, 4), (128, 128, 1, 4), (192, 128, 1, 4), (256, 128, 1, 4),
          (64, 256, 1, 4), (128, 256, 1, 4), (64, 128, 2, 2), (128, 128, 2, 2), (64, 64, 1, 2), (128, 64, 2, 2)]
 family = I8Gemm(TILES, [3], [1, 2, 3, 4, 6, 8])  # tiles x split-K at the prefetch depth of before
-depth = I8Gemm(TILES, [1, 2, 4], [1, 2, 3, 4, 6, 8])  # the other depths (run on the shapes tiles leave close)
+# the other prefetch depths, on the tiles that win at M <= 256 (run on the shapes ``family`` leaves above aiter)
+depth = I8Gemm([(32, 128, 1, 4), (64, 128, 1, 4), (96, 128, 1, 4)], [2, 4], [1, 2])
+# split-K around the 1280 x 8192 rows' choice, at the two tiles by M (the rows within a few % of aiter)
+near = I8Gemm([(64, 128, 1, 4), (128, 128, 1, 4)], [3], [2, 3, 4, 6])
