@@ -638,9 +638,16 @@ def gfx950(quick: bool, size: int | None = None) -> None:
 
 def int8_family(quick: bool) -> None:
     """The int8 per-token GEMM in aiter's layout (bench_kernels_i8.py: its shapes, candidates, checks)."""
+    import zipfile
+
     import bench_kernels_i8
 
-    bench_kernels_i8.run(CACHE, quick, add_row, status, _resources)
+    pick = None
+    whl = btm.fetch_wheel(Path(CACHE)) if CACHE and ROWS_RE is not None else None
+    if whl is not None and not isinstance(whl, str):
+        todo = bench_kernels_i8.QUICK_SHAPES if quick else bench_kernels_i8.shapes(zipfile.ZipFile(whl))
+        pick = [i for i, (m, n, k, ks) in enumerate(todo) if row("i8", f"{m}x{n}x{k} ks{ks}")]
+    bench_kernels_i8.run(CACHE, quick, add_row, status, _resources, pick=pick)
 
 
 def summary() -> None:
@@ -706,8 +713,9 @@ def parse(argv=None):
                     help="run this part (family) only; repeat for several")
     ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
     ap.add_argument("--moe-shapes", help="a regular expression: only the MoE shapes whose label matches")
-    ap.add_argument("--rows", help="a regular expression: only the large-GEMM and skinny rows whose label "
-                    "(family and shape, e.g. 'gemm bf16 8192x1280x8192', 'skinny 80x256x5120') matches")
+    ap.add_argument("--rows", help="a regular expression: only the large-GEMM, skinny and int8 rows whose label "
+                    "(family and shape, e.g. 'gemm bf16 8192x1280x8192', 'skinny 80x256x5120', "
+                    "'i8 192x1280x1024 ks4') matches")
     ap.add_argument("--traces", default=str(Path.home() / ".cache" / "gcnforge" / "bench_kernels_traces"),
                     help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
                          "a launch recorded there is replayed through the current timing model, not emulated")
