@@ -16,12 +16,15 @@ known on the host after sorting): aiter's launcher launches the allocation's bou
 blocks exit at once on a GPU, but the timing mode's work-group sampling would take an exiting
 block as the pattern of the blocks it did not run and mispredict both kernels.
 
-Ours: of the tile candidates below, the two the rule of aiter's launcher ranks first (fewest
-rounds of work-groups over the CUs, then fewest idle CUs) are timed; the faster is the row (the
+Ours: of the tile candidates below, the three the rule of aiter's launcher ranks first (fewest
+rounds of work-groups over the CUs, then fewest idle CUs) are timed; the fastest is the row (the
 same binaries run any shape).
 Checked: every work-group the timing mode emulated, its tile against NumPy (``moe/reference``
 formulas), plus the whole output of the same binary at a reduced shape (5 tokens, model dim 512,
 inter 2 tn, 8 experts, the shape's top-k; run-time sizes: the same code).
+
+``python benchmarks/bench_moe.py --sorting [--tokens T ...]``: the sorting kernel's predicted
+times at the same models' routings (``sorting_times``), each output checked whole.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ SHAPES = [  # name, model dim, inter, experts, top-k
 TOKENS = (1, 16, 128, 1024)
 QUICK = [(SHAPES[0], 1), (SHAPES[2], 16)]
 CANDIDATES = [  # stage1.build's (m_blk, tn, unroll, wk, depth)
-    (32, 32, 2, 4, 2), (32, 64, 2, 2, 2), (32, 128, 2, 1, 2), (32, 256, 2, 1, 2), (32, 512, 2, 1, 2), (64, 128, 2, 1, 2),
-    (64, 256, 2, 1, 2),
+    (32, 32, 2, 4, 2), (32, 64, 2, 2, 2), (32, 128, 2, 1, 2), (32, 256, 2, 1, 2), (32, 512, 2, 1, 2),
+    (64, 128, 2, 1, 2), (64, 256, 2, 1, 2),
+    (128, 128, 2, 1, 2), (128, 256, 2, 1, 2),  # 128 rows: a block of Mixtral's T=1024 reads its weights half as often
 ]
-EVALUATED = 2  # candidates timed per shape: the first by the rounds rule (see ``ranked``)
+EVALUATED = 3  # candidates timed per shape: the first by the rounds rule (see ``ranked``); 3 since the 128-row
+# tiles, which the rule puts first at shapes of few rows per expert (DeepSeek T=1024), came in
 FAMILY = "moe stage1 fp8 g1u1 (MI300X)"
 
 
@@ -220,3 +225,57 @@ def run(add_row, status, quick: bool, cache: str | None, max_gb: float = 1.0, pa
                 f"{dim}/{inter}/{p['experts']} of {experts} experts/top{topk}; {rep.limiter}")
         print(f"    -> ours {us:.2f} us" + (f", aiter {ref_[0]:.2f} us, ratio {us / ref_[0]:.2f}" if ref_ else "")
               + f"; {st[0]} ({time.perf_counter() - t0:.0f} s)")
+
+
+def sorting_times(tokens=TOKENS, block_m: int = 32) -> list[tuple]:
+    """The sorting kernel (``moe/sorting.py``) at each model's routing (experts, top-k) and token
+    count on random logits: (model, tokens, predicted us on MI300X, the launch overhead in it, the
+    whole output equal to ``reference.sort_tokens``'s). The floor is the launch overhead: a launch
+    of nothing takes it. Every work-group is emulated (``timing_complete``) so the check is whole."""
+    from gcnforge.perfmodel import profiles
+    from lib.compile import compile_module
+
+    from moe import reference as ref, sorting
+
+    prof = profiles.get("mi300x")
+    rows = []
+    for model, experts, topk in dict.fromkeys((m, e, k) for m, _, _, e, k in SHAPES):
+        kern = compile_module(sorting.build(experts, topk, block_m)).load("emulator")[
+            sorting.kernel_name(experts, topk, block_m)]
+        for t in tokens:
+            rng = np.random.default_rng([25, experts, topk, t])
+            w, ids = ref.route(rng.standard_normal((t, experts)).astype(np.float32), topk)
+            p = ref.max_padded(t, topk, experts, block_m)
+            got = ref.Sorted(np.full(p, -7, np.int32), np.full(p, np.nan, np.float32),
+                             np.full(ref.max_blocks(t, topk, experts, block_m), -7, np.int32), np.zeros(2, np.int32),
+                             block_m)
+            rep = kern(ids, w, got.sorted_ids, got.sorted_weights, got.sorted_expert_ids, got.num_valid_ids,
+                       np.int32(t), grid=sorting.grid(t, experts, topk, block_m), block=sorting.BLOCK, timing=prof,
+                       timing_complete=True).timing
+            want = ref.sort_tokens(ids, w, experts, block_m)
+            n = want.valid
+            ok = (got.num_valid_ids.tolist() == want.num_valid_ids.tolist()
+                  and np.array_equal(got.sorted_ids[:n], want.sorted_ids[:n])
+                  and np.array_equal(got.sorted_weights[:n], want.sorted_weights[:n])
+                  and np.array_equal(got.sorted_expert_ids[:want.blocks], want.sorted_expert_ids[:want.blocks]))
+            rows.append((model, t, rep.us, rep.launch_seconds * 1e6, ok))
+            print(f"  {model} {experts} experts top{topk} T={t}: {rep.us:.2f} us ({rep.launch_seconds * 1e6:.2f} us "
+                  f"launch, {rep.us / (rep.launch_seconds * 1e6):.2f}x it; {rep.workgroups} WGs); "
+                  f"{'ok' if ok else 'MISMATCH'}", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(description="the fused-MoE sorting kernel's predicted times (the stage-1 family "
+                                 "runs from bench_kernels.py --only moe)")
+    ap.add_argument("--sorting", action="store_true", required=True)
+    ap.add_argument("--tokens", type=int, nargs="+", default=list(TOKENS))
+    a = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    print("fused MoE sorting (moe/sorting.py, block_m 32) on MI300X; random routing")
+    rows = sorting_times(a.tokens)
+    sys.exit(0 if all(r[-1] for r in rows) else 1)

@@ -148,7 +148,7 @@ class FusedMoE:
         s = ref.Sorted(np.zeros(p, np.int32), np.zeros(p, np.float32),
                        np.zeros(ref.max_blocks(t, k, e, m), np.int32), np.zeros(2, np.int32), m)
         launch(self.kernel("sort"), ids, w, s.sorted_ids, s.sorted_weights, s.sorted_expert_ids, s.num_valid_ids,
-               np.int32(t), grid=(1, 1, 1), block=(WAVE, 1, 1))
+               np.int32(t), grid=sorting.grid(t, e, k, m), block=sorting.BLOCK)
         return s
 
     def quantize(self, bits, launch):

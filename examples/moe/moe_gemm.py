@@ -180,17 +180,18 @@ def my_groups(k, wk: int, kw) -> list:
     return [q0] + [k.s_add_u32(q0, qq) for qq in range(1, per)]
 
 
-def reduce_k(k, accs, wk: int, kw, wn_i, qs: list):
+def reduce_k(k, accs, wk: int, kw, wn_i, qs: list, lazy: bool = False):
     """The wave's share of the finished tiles: ``{(i, f): [(q, r, f32 VGPR)]}``, register
     ``4 q + r`` (row ``8 q + 4 h + r``; ``q`` an int or an SGPR). With ``wk`` waves along K, wave
     ``kw`` of the ``wk`` waves with column index ``wn_i`` finishes register groups
     ``qs`` (``my_groups``) by summing the ``wk`` partial tiles through LDS (every wave writes
     all its registers, one barrier, each reads its groups of the others); ``wk`` = 1: every
-    register, read from the AGPRs."""
+    register, read from the AGPRs (``lazy``: the AGPRs themselves, read at their use by
+    ``value``, so a tile of many registers is not all live in VGPRs at once)."""
     flat = [(i, f) for i in range(len(accs)) for f in range(len(accs[0]))]
     if wk == 1:
-        return {(i, f): [(j // 4, j % 4, k.v_accvgpr_read_b32(v)) for j, v in enumerate(accs[i][f].split())]
-                for i, f in flat}
+        return {(i, f): [(j // 4, j % 4, v if lazy else k.v_accvgpr_read_b32(v))
+                         for j, v in enumerate(accs[i][f].split())] for i, f in flat}
     nt = len(flat)
     wave_bytes = nt * 4 * GROUP
     lds = k.lds(lds_bytes(wk, nt))
@@ -218,6 +219,11 @@ def reduce_k(k, accs, wk: int, kw, wn_i, qs: list):
                 sums = [k.v_add_f32(x, y) for x, y in zip(sums, parts[w][0].split())]
             out[(i, f)] += [(q, r, sums[r]) for r in range(4)]
     return out
+
+
+def value(k, x):
+    """A ``reduce_k`` result as a VALU operand: an AGPR (``lazy``) is read into a VGPR here."""
+    return k.v_accvgpr_read_b32(x) if x.file == "a" else x
 
 
 def ids_group(k, rs, ln: Lane, i: int, q):

@@ -33,9 +33,10 @@ from gcnforge.builder import Arg, Module
 from gcnforge.lib import make_buffer_rsrc
 
 from moe.moe_gemm import (ROWS, WAVES, Lane, b_lane_offset, bf16_round, block_or_exit, ids_group, tile_shape, main_loop,
-                          my_groups, offset_rsrc, reduce_k)
+                          my_groups, offset_rsrc, reduce_k, value)
 
 LOG2E = math.log2(math.e)
+EARLY_GROUPS = 8  # most (row block, register group) pairs whose epilogue data is loaded before the main loop
 
 
 def kernel_name(m_blk: int, tn: int, unroll: int, wk: int = 1, depth: int = 2) -> str:
@@ -83,12 +84,18 @@ def build(m_blk: int = 32, tn: int = 128, unroll: int = 2, wk: int = 1, depth: i
         cols = cols + [k.s_add_u32(inter, c) for c in cols]
         b_offs = [k.v_add_u32(k.s_mul_i32(c, dim), bl) for c in cols]
         # the epilogue's row data (sorted ids, token scales) and column scales, loaded now: their
-        # latency passes under the main loop
+        # latency passes under the main loop; a tile of more than 8 row groups (3 VGPRs per row
+        # each) would not leave the loop its registers: it loads them after the loop instead
         qs = my_groups(k, wk, kw)
-        pre = prefetch(k, ln, bm, qs, cols, dict(sx=sx, sw1=sw1, e=e, two_i=two_i, tokens=tokens, rs_ids=rs_ids))
+        early = bm * len(qs) <= EARLY_GROUPS
+        pre_args = dict(sx=sx, sw1=sw1, e=e, two_i=two_i, tokens=tokens, rs_ids=rs_ids)
+        pre = prefetch(k, ln, bm, qs, cols, pre_args) if early else None
         accs = main_loop(k, rs_x, bm, a_rows, rs_w, b_offs, klen, unroll, k.s_mul_i32(kw, klen) if wk > 1 else None,
-                         depth, pre["scales"])
-        parts = reduce_k(k, accs, wk, kw, wn_i, qs)
+                         depth, pre["scales"] if early else None)
+        if not early:
+            pre = prefetch(k, ln, bm, qs, cols, pre_args)
+            pre["scales"]()
+        parts = reduce_k(k, accs, wk, kw, wn_i, qs, lazy=not early)
         epilogue(k, ln, parts, pre, bm, bn, cols, dict(out=out, inter=inter, tokens=tokens, topk=topk))
         k.s_endpgm()
     m.verify()
@@ -137,8 +144,8 @@ def epilogue(k, ln, parts, pre, bm, bn, cols, a):
             col_b = k.v_add_u32(k.s_lshl_b32(cols[f], 1), c2)
             for r in range(4):
                 sc = sxs[r][0]
-                g_ = k.v_mul_f32(k.v_mul_f32(parts[(i, f)][4 * g + r][2], sc), sw[f])
-                u = k.v_mul_f32(k.v_mul_f32(parts[(i, bn + f)][4 * g + r][2], sc), sw[bn + f])
+                g_ = k.v_mul_f32(k.v_mul_f32(value(k, parts[(i, f)][4 * g + r][2]), sc), sw[f])
+                u = k.v_mul_f32(k.v_mul_f32(value(k, parts[(i, bn + f)][4 * g + r][2]), sc), sw[bn + f])
                 den = k.v_add_f32(1.0, k.v_exp_f32(k.v_mul_f32(neg_log2e, g_)))
                 y = k.v_mul_f32(k.v_mul_f32(g_, k.v_rcp_f32(den)), u)
                 k.buffer_store_short_d16_hi(bf16_round(k, y), k.v_add_u32(offs[r], col_b), rs_o, 0, offen=True)

@@ -86,3 +86,40 @@ def test_shapes_the_stages_cannot_take_are_refused():
     prob = ref.random_problem(2, 192, 128, 8, seed=1)  # model dim 192: not a multiple of stage 2's tn=128
     with pytest.raises(ValueError, match="stage2: model dim 192 is not a multiple of tn=128"):
         _op(8, 2)(ref.bf16_bits(prob[0]), prob[1], _op(8, 2).pack_weights(*prob[2:]))
+
+
+def _model_problem(tokens, dim, inter, experts, topk, seed):
+    """Random inputs at a model's dimensions: the experts the routing picks get Gaussian weights
+    quantized per channel as ``reference.random_problem``'s; the others (never read by a right
+    kernel) random fp8 codes (no NaN) and scales, cheaply: a kernel reading a wrong expert sees
+    other numbers."""
+    rng = np.random.default_rng(seed)
+    hidden = ref.to_bf16(rng.standard_normal((tokens, dim), dtype=np.float32))
+    logits = rng.standard_normal((tokens, experts), dtype=np.float32)
+    w1_q = rng.integers(1, 0x100, (experts, 2 * inter, dim), np.uint8)  # 0x80 (NaN) mapped to 0 below
+    w2_q = rng.integers(1, 0x100, (experts, dim, inter), np.uint8)
+    w1_q[w1_q == 0x80] = 0
+    w2_q[w2_q == 0x80] = 0
+    w1_s = rng.uniform(1e-4, 1e-3, (experts, 2 * inter)).astype(np.float32)
+    w2_s = rng.uniform(1e-4, 1e-3, (experts, dim)).astype(np.float32)
+    for e in np.unique(ref.route(logits, topk)[1]):
+        w1_q[e], w1_s[e] = ref.quant_per_token(rng.standard_normal((2 * inter, dim), dtype=np.float32) / np.sqrt(dim))
+        w2_q[e], w2_s[e] = ref.quant_per_token(rng.standard_normal((dim, inter), dtype=np.float32) / np.sqrt(inter))
+    return hidden, logits, w1_q, w1_s, w2_q, w2_s
+
+
+@pytest.mark.slow
+def test_whole_path_at_qwen_moe_dims():
+    """Qwen-MoE-like dimensions (model dim 4096, inter 384, 128 experts, top-8), 3 tokens: the
+    whole path, routing included, against the reference (a few minutes of emulation)."""
+    tokens, experts, topk = 3, 128, 8
+    prob = _model_problem(tokens, 4096, 384, experts, topk, seed=25)
+    op = fm.FusedMoE(experts, topk, fm.Config())
+    got = op(ref.bf16_bits(prob[0]), prob[1], op.pack_weights(*prob[2:]), trace=True)
+    want = ref.moe_reference(*prob, topk=topk, trace=True)
+    _check_front(got, want, experts)
+    np.testing.assert_allclose(got["a2"], want.a2, rtol=2 ** -7, atol=1e-3)  # one bf16 ulp
+    assert (got["a2_q"] == want.a2_q).mean() > 0.99
+    scale = np.abs(want.out).max()
+    np.testing.assert_allclose(got["out"], want.out, rtol=2e-2, atol=2e-2 * scale)
+    assert np.linalg.norm(got["out"] - want.out) < 1e-2 * np.linalg.norm(want.out)
