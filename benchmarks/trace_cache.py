@@ -9,7 +9,8 @@ emulation recorded takes seconds. Two benchmarks keep the recording:
   the current model and a profile. ``bench_timing_model.py --traces FILE`` keeps these per row.
 * ``LaunchCache(DIR)`` (a context manager) memoizes every emulator launch made through the
   runtime's ``Kernel.__call__`` while it is active: one file per launch in DIR, keyed by
-  everything the emulation depends on (see ``LaunchCache.key``): the code object's bytes, the
+  everything the emulation depends on (see ``LaunchCache.key``): the code object's loaded sections
+  (``code_key``: not its debug line tables, which name the checkout's directory), the
   kernel and its argument layout, every argument's contents (arrays and device buffers by a
   hash of their bytes, scalars by value), grid, block and the other launch options, and the device
   profile's fields the timing mode's emulation reads (``timing_mode.RECORDED_PROFILE_FIELDS``;
@@ -33,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import shutil
 import tempfile
 import zlib
 from pathlib import Path
@@ -94,6 +96,19 @@ def _emulator_fingerprint() -> str:
         if not p.name.startswith(("sanitizer", "suppressions")):
             h.update(p.name.encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
+
+
+def code_key(co) -> bytes:
+    """What of a code object the emulator loads: the bytes of every section with an address (code,
+    descriptors, dynamic symbols, metadata) and the relocations; not the debug sections, whose
+    line tables name the source's absolute directory (the same kernel built in another checkout
+    is the same launch)."""
+    h = hashlib.blake2b(digest_size=20)
+    for name, (addr, off, size) in sorted(co.sections.items()):
+        if addr:
+            h.update(f"{name}@{addr:x}\0".encode() + co.data[off:off + size])
+    h.update(repr(co.relocations).encode())
+    return h.digest()
 
 
 def _arg_key(v) -> tuple:
@@ -163,8 +178,9 @@ class LaunchCache:
     def __exit__(self, *exc):
         self.cls.__call__ = self.real
 
-    def key(self, kern, backend, args: tuple, kw: dict) -> str:
-        """The hex key of a launch: everything its emulation depends on."""
+    def key(self, kern, backend, args: tuple, kw: dict, legacy: bool = False) -> str:
+        """The hex key of a launch: everything its emulation depends on (``legacy``: the first
+        format's, which hashed the whole code object, debug sections included)."""
         from gcnforge.emulator import timing_mode
         from gcnforge.perfmodel import profiles
 
@@ -177,16 +193,26 @@ class LaunchCache:
         for part in (VERSION, kern.name, repr(kern.layout.fields), prof, [_arg_key(a) for a in args],
                      sorted(named.items())):
             h.update(repr(part).encode() + b"\0")
-        h.update(kern.module.code_object.data)
+        h.update(kern.module.code_object.data if legacy else b"loaded\0" + code_key(kern.module.code_object))
         return h.hexdigest()
 
     def counts(self) -> dict[str, int]:
         return dict(hits=self.hits, misses=self.misses, stale=self.stale, failed=self.failed)
 
     def launch(self, kern, backend, args: tuple, kw: dict):
-        key = self.key(kern, backend, args, {k: v for k, v in kw.items() if v is not None})
+        given = {k: v for k, v in kw.items() if v is not None}
+        key = self.key(kern, backend, args, given)
         path = self.dir / key[:2] / f"{key}.pkl"
         outs = [a for a in args] + [v for v in kw.values()]
+        if not path.exists():  # an entry of the first key format: filed under this key from now on
+            old = self.key(kern, backend, args, given, legacy=True)
+            old_path = self.dir / old[:2] / f"{old}.pkl"
+            if old_path.exists():
+                path.parent.mkdir(exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+                os.close(fd)
+                shutil.copyfile(old_path, tmp)
+                os.replace(tmp, path)
         if path.exists():
             res = self._lookup(path, kern, backend, outs, kw)
             if res is not None:

@@ -119,3 +119,48 @@ def test_stale_strict_and_damaged_entries(tmp_path, copy_kernel):
         out2, _ = _run(copy_kernel, inp, timing="mi300x")
     assert c.counts() == dict(hits=0, misses=1, stale=0, failed=1)
     assert np.array_equal(out2, out)
+
+
+def test_key_ignores_the_source_directory(tmp_path):
+    """The same builder kernel compiled from two checkouts differs only in its debug line table's
+    directory: one launch key (``code_key``); another kernel has another key."""
+    import hashlib
+    import importlib.util
+    import shutil
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    from lib.compile import compile_module
+
+    from gcnforge.binary import read_code_object
+
+    blobs = []
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        shutil.copy(ROOT / "examples" / "topk_softmax.py", tmp_path / d / "topk_softmax.py")
+        spec = importlib.util.spec_from_file_location(f"topk_{d}", tmp_path / d / "topk_softmax.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        blobs.append(compile_module(mod.build(128, 4, False)).blob)
+    other = compile_module(mod.build(128, 6, False)).blob
+    assert hashlib.sha1(blobs[0]).digest() != hashlib.sha1(blobs[1]).digest()  # the directories differ
+    a, b, c = (trace_cache.code_key(read_code_object(x)) for x in (*blobs, other))
+    assert a == b and a != c
+
+
+def test_entry_of_the_first_key_format_replayed(tmp_path, copy_kernel, no_emulation):
+    """An entry filed under the first format's key (the whole code object hashed) is found, and
+    filed under the current key from then on."""
+    inp = np.arange(NWG * 1024, dtype=np.uint32)
+    with trace_cache.LaunchCache(tmp_path) as c:
+        out, _ = _run(copy_kernel, inp, timing="mi300x")
+    (entry,) = tmp_path.rglob("*.pkl")
+    backend = copy_kernel.resolve_device("emulator", [])
+    kw = dict(grid=(NWG,), block=(256,), device="emulator", timing="mi300x")
+    old = c.key(copy_kernel, backend, (np.full(inp.size, 0xFFFFFFFF, np.uint32), inp), kw, legacy=True)
+    assert old != entry.stem
+    (tmp_path / old[:2]).mkdir(exist_ok=True)
+    entry.rename(tmp_path / old[:2] / f"{old}.pkl")
+    no_emulation()
+    with trace_cache.LaunchCache(tmp_path) as c:
+        out2, _ = _run(copy_kernel, inp, timing="mi300x")
+    assert c.counts()["hits"] == 1 and np.array_equal(out2, out) and entry.exists()
