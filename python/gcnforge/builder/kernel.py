@@ -65,6 +65,7 @@ from gcnforge.dialect.attrs import FloatModeAttr
 from gcnforge.dialect.constant import ConstantOp
 from gcnforge.dialect.cond_ops import IfOp
 from gcnforge.dialect.loop_ops import LoopOp, YieldOp
+from gcnforge.dialect.scc_order import check_scc_order
 from gcnforge.dialect.structure_ops import (
     AllocaOp,
     BlockIdOp,
@@ -577,6 +578,7 @@ class Module:
         last = kb.block.last_op
         if last is None or not isinstance(last, EndOp | BranchOp):
             kb.insert(EndOp())
+        check_scc_order(k)  # at the end of the kernel, as written (dialect/scc_order.py)
 
     @contextlib.contextmanager
     def func(self, name: str, inputs: Sequence[Attribute | str], outputs: Sequence[Attribute | str]
@@ -597,6 +599,7 @@ class Module:
         from gcnforge.dialect.dominance import check_dominance
 
         check_dominance(self.top)  # a value used outside the loop body or if branch defining it
+        check_scc_order(self.top)  # an s_cselect reading the SCC of SALU arithmetic, not of its s_cmp
 
     def _failing_op(self, message: str) -> Operation | None:
         """The op the error is about, so it is reported at the author's line of that op: the
