@@ -174,7 +174,8 @@ def write_table(path: Path, chosen: list[dict], prof_name: str = "MI308X") -> No
         "schema: gcnforge.runtime.registry); tuned rows at aiter's asm_a8w8_gemm.csv shapes, us = the timing "
         f"model's prediction on the {prof_name} profile (launch overhead included), aiter_us = aiter's object "
         "on the same profile.",
-        "written by: python benchmarks/bench_kernels_i8.py --table examples/configs/gemm_i8.csv (or in parts: "
+        "written by: python benchmarks/bench_kernels_i8.py --choices examples/configs/gemm_i8.csv TUNED.csv ... --table "
+        "examples/configs/gemm_i8.csv (TUNED: gcnforge tune examples/drivers/gemm_i8_tune.py sweeps; or in parts: "
         "--shapes I,J,.. --table part_N.csv, then --join part_*.csv --table examples/configs/gemm_i8.csv)",
         f"The code objects are build outputs, written to {co_dir.name}/ beside this file."))
 

@@ -230,3 +230,5 @@ family = I8Gemm(TILES, [3], [1, 2, 3, 4, 6, 8])  # tiles x split-K at the prefet
 depth = I8Gemm([(32, 128, 1, 4), (64, 128, 1, 4), (96, 128, 1, 4)], [2, 4], [1, 2])
 # split-K around the 1280 x 8192 rows' choice, at the two tiles by M (the rows within a few % of aiter)
 near = I8Gemm([(64, 128, 1, 4), (128, 128, 1, 4)], [3], [2, 3, 4, 6])
+# the 1536 x 5120 rows (M 128-512): the tiles that win below M = 256 and split-K 2-8
+mid = I8Gemm([(32, 128, 1, 4), (64, 128, 1, 4), (96, 128, 1, 4)], [3], [2, 3, 4, 6, 8])
