@@ -90,14 +90,9 @@ def test_kernel_arguments_are_aiters():
     assert [off for _, off in theirs] == [ours[n] for n in ("c", "a", "b", "sa", "sb", "bias", *gemm_i8.VALUES)]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("m,n,k,ks", [(100, 128, 512, 1), (128, 256, 384, 1), (64, 256, 1024, 2), (96, 128, 1024, 3)])
-def test_gemm_i8_matches_aiters_object(m, n, k, ks):
+def _against_aiters_object(m, n, k, ks):
     """The same kernel-argument bytes into aiter's object (grid N/128 ks x ceil(M/128), as its
-    launcher): the same bf16 bits. K per split > 256: with a row pitch (K, ks 1) below 260 bytes
-    aiter's object steps its per-row buffer offsets by K - 260 < 0, so rows 1-7 of a wave start
-    below offset 0 and reach their rows only if VGPR offset + instruction offset wraps at 32 bits;
-    the emulator's buffer range check does not wrap (ops_mem._buffer_addr), so it reads zeros there."""
+    launcher): the same bf16 bits, and with ks = 1 NumPy's."""
     cfg = (128, 128, 2, 2, 1)
     c, name = _ours(cfg)
     ours = c.load("emulator")[name]
@@ -105,10 +100,26 @@ def test_gemm_i8_matches_aiters_object(m, n, k, ks):
     theirs = lib.kernel(next(iter(lib.kernels)), layout=ours.layout)
     ins = _inputs(m, n, k, 7 * m + n + k)
     got, want = _run(ours, m, n, k, ks, cfg, ins), _run(theirs, m, n, k, ks, cfg, ins)
-    np.testing.assert_array_equal(got, want)
     if ks == 1:
-        np.testing.assert_array_equal(got, gemm_i8.reference(*ins))
+        np.testing.assert_array_equal(want, gemm_i8.reference(*ins))
+    np.testing.assert_array_equal(got, want)
 
+
+@pytest.mark.parametrize("m,n,k", [(100, 128, 256), (200, 128, 256), (64, 128, 128)])
+def test_aiters_object_at_short_k(m, n, k):
+    """K <= 256, ks 1: with a row pitch K below 260 bytes aiter's object steps its per-row VGPR
+    buffer offsets by K - 260 < 0 and adds the rows back with the instruction offset, so rows 1-7
+    of each wave reach their data only because the MUBUF offset sum wraps at 32 bits (before the
+    range check and the base add: ops_mem._buffer_addr and its sources). Without the wrap those
+    rows read zeros (7 rows of each 128-row tile wrong); with it the object matches NumPy."""
+    _against_aiters_object(m, n, k, 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m,n,k,ks", [(100, 128, 512, 1), (128, 256, 384, 1), (64, 256, 1024, 2), (96, 128, 1024, 3)])
+def test_gemm_i8_matches_aiters_object(m, n, k, ks):
+    """K per split > 256 (offsets that never wrap), split-K included."""
+    _against_aiters_object(m, n, k, ks)
 
 
 def test_registry_dispatches_by_shape():

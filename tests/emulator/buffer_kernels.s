@@ -44,6 +44,10 @@ KERNEL ld_offen
   buffer_load_dword v4, v2, s[8:11], s12 offen offset:4
   STORE1
 
+KERNEL ld_offen_hi
+  buffer_load_dword v4, v2, s[8:11], s12 offen offset:260
+  STORE1
+
 KERNEL ld_idxen
   buffer_load_dword v4, v2, s[8:11], s12 idxen offset:4
   STORE1
@@ -135,6 +139,7 @@ KERNEL tbuf_st_32_32_uint
 .endm
 KD ld_off
 KD ld_offen
+KD ld_offen_hi
 KD ld_idxen
 KD ld_idxen_offen
 KD ld_ubyte_offen

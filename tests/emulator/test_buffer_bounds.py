@@ -7,6 +7,10 @@ Each expected value is worked out here from the AMD Instinct MI300 (CDNA3) ISA g
   structured (IDXEN=1): out of range if index >= num_records (records);
   private (ADD_TID_EN=1, IDXEN=0): no range check;
   dword x2/x4 accesses are checked per dword, atomics and format accesses all or nothing;
+  the offset is a 32-bit sum that wraps (Table 46 makes SGPR_offset and VGPR_offset unsigned
+    32-bit; triton PR 10673 on gfx942: voffset + soffset wraps back in range, 0xFFFFFFFF stays
+    out; LLVM D40585: a negative vaddr plus a positive instruction offset addresses correctly),
+    before the range check and before the 48-bit base add;
   out-of-range loads return 0 (also into LDS), stores and atomics are dropped.
 The buffer lies inside a larger allocation filled with a known pattern, so an access the
 emulator wrongly lets through reads or changes that pattern instead of faulting.
@@ -81,6 +85,46 @@ def test_soffset_counts_toward_raw_check(code, stride):
     o, _ = run(code, "ld_offen", 4 * L, soffset=64, stride=stride, num=256)
     off = 4 * L + 4
     np.testing.assert_array_equal(o[0], np.where(64 + off < 256, words_at(64 + off), 0))
+
+
+M32 = 1 << 32
+
+
+def test_negative_voffset_plus_inst_offset_wraps(code):
+    # aiter's int8 GEMM pattern: VGPR offset = row - 260 (negative), offset:260 adds it back
+    voff = (4 * L.astype(np.int64) - 260) % M32
+    o, _ = run(code, "ld_offen_hi", voff, num=200)
+    np.testing.assert_array_equal(o[0], np.where(4 * L < 200, words_at(4 * L), 0))
+
+
+def test_soffset_wraps_into_raw_offset(code):
+    # even lanes: voffset + 4 + soffset wraps to 4*lane; odd lanes: triton's masked sentinel
+    # -1 - soffset - 4, whose sum is 0xFFFFFFFF and stays out of range
+    voff = np.where(L % 2 == 0, (4 * L.astype(np.int64) - 68) % M32, M32 - 1 - 68)
+    o, _ = run(code, "ld_offen", voff, soffset=64, num=200)
+    np.testing.assert_array_equal(o[0], np.where((L % 2 == 0) & (4 * L < 200), words_at(4 * L), 0))
+
+
+def test_offset_sentinel_carried_back_in_range(code):
+    # the gfx942 miscompile triton PR 10673 fixed: an OOB-looking voffset plus soffset lands in range
+    o, _ = run(code, "ld_offen", np.full(64, M32 - 4), soffset=64, num=200)
+    np.testing.assert_array_equal(o[0], np.full(64, words_at(64)))
+
+
+def test_store_through_wrapped_offset(code):
+    voff = (4 * L.astype(np.int64) - 8) % M32
+    _, a = run(code, "st_offen", voff, soffset=8, num=128)
+    expect = PATTERN.copy()
+    inb = 4 * L < 128
+    expect[(L[inb]).astype(np.int64)] = 0x7000 + L[inb]
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_private_buffer_negative_vaddr_wraps(code):
+    # ADD_TID_EN scratch-style buffer (LLVM SelectMUBUFScratchOffen folds a negative vaddr with a
+    # positive instruction offset on gfx9): (8 - 260) + 260 = 8
+    o, _ = run(code, "ld_offen_hi", np.full(64, (8 - 260) % M32), stride=4, num=0, add_tid=True, dfmt=0)
+    np.testing.assert_array_equal(o[0], words_at(4 * L + 8))
 
 
 def test_idxen_checks_index_against_records(code):

@@ -305,10 +305,31 @@ def flat_atomic(x, ins, w):
 # toward the raw check as well (issue 19; the MLIR amdgpu dialect documents the SGPR offset as
 # "may or may not be considered in bounds checks" by chipset, review D129320, which corrected
 # its earlier "added after bounds checks"), so a raw access is out of range when
-# soffset + offset >= num_records. LLVM's older intrinsic comments (IntrinsicsAMDGPU.td,
-# D50306: soffset "excluded from bounds checking and swizzling") say the opposite; the CDNA3
-# guide's range-check table could not be quoted with the tools here, so this keeps the
-# issue's reading (what production kernels rely on), pinned by test_buffer_bounds. Out-of-range loads return 0, stores and
+# soffset + offset >= num_records. The guide's own table (CDNA3/CDNA4 9.1.5.1: "Out of Range
+# if: (InstOffset + (OffEN ? vgpr_offset : 0)) >= NumRecords"; "the sgpr_offset is not a part of
+# the offset term") and LLVM's older intrinsic comments (IntrinsicsAMDGPU.td, D50306: soffset
+# "excluded from bounds checking and swizzling") leave it out; measured gfx942 behaviour (the
+# triton fix below) has it in, pinned by test_buffer_bounds.
+#
+# 32-bit offsets. The guide's Table 46 makes SGPR_offset and VGPR_offset unsigned 32-bit values
+# and num_records is 32 bits; the sum is 32 bits and wraps before the range check and before it
+# is added to the 48-bit base (which carries normally):
+#   - triton-lang/triton PR 10673 (AMD, "Compensate split soffset in masked buffer OOB
+#     sentinel", tested on gfx942): a masked lane's OOB voffset sentinel plus an SOFFSET "can
+#     carry the address back in range (32-bit wrap)", so the lane read real data; the fix pins
+#     voffset + soffset to 0xFFFFFFFF, which is then out of range;
+#   - LLVM AMDGPUISelDAGToDAG.cpp SelectMUBUFScratchOffen (review D40585): from gfx9 any VGPR
+#     offset, negative ones included, is folded into vaddr with a positive instruction offset,
+#     because "the overall address computation would compute a valid address";
+#   - aiter's shipped int8 GEMM (I8gemm_bf16_perTokenI8_BpreShuffle_*) steps its VGPR offsets by
+#     K - 260 and adds the rows back with the instruction offset: at K <= 256 its output matches
+#     NumPy only with this wrap (integration_test/examples/test_gemm_i8.py).
+# So a raw access's offset is (soffset + offset) mod 2^32, range-checked and addressed as that
+# value; other accesses wrap the VGPR + instruction offset and add SOFFSET to the 64-bit address
+# (the guide's "Final Address = const_base + sgpr_offset + buffer_offset"; no source here says
+# more for them; a swizzled raw access, which the guide does not list, is checked as raw and
+# addressed as swizzled). The pieces of a dword x2/x3/x4 access step from the wrapped start without a
+# second wrap (a piece past 2^32 is out of range). Out-of-range loads return 0, stores and
 # atomics are dropped; dword x2/x3/x4 loads and stores are checked per dword, format loads and
 # atomics all or nothing (guide notes 3-4). The guide lists neither IDXEN with a stride of 0
 # nor IDXEN with ADD_TID_EN: both are checked as structured (index, thread id included).
@@ -340,10 +361,14 @@ class _Rsrc:
         self.index_stride = U64(8) << ((r[:, 3] >> U64(_RSRC_INDEX_STRIDE)) & U64(3))
 
 
+_U32 = U64(0xFFFFFFFF)
+
+
 def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fmt=False):
     """-> (addr, inb, base): byte addresses (k, 64, parts) of the ``parts`` pieces of an
     ``n``-byte access (a dwordx4 is checked as 4 dwords), whether each is in range, and the
-    resource's base address per wave (the allocation the access belongs to)."""
+    resource's base address per wave (the allocation the access belongs to). The one place
+    MUBUF/MTBUF addresses are computed (the 32-bit offset wrap: the comment above)."""
     rs = _Rsrc(x, w, srsrc, fmt)
     soff = x.sread(soffset, w, 1).astype(U64) if soffset.kind != "off" else np.zeros(len(w), U64)
     idxen, offen = "idxen" in ins.mods, "offen" in ins.mods
@@ -355,8 +380,11 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
         voff = zero
     lane = np.arange(WAVE, dtype=U64)[None, :]
     index = vidx + np.where(rs.add_tid[:, None], lane, U64(0))
-    step = U64(n // parts)
-    offset = (voff + U64(_mods_offset(ins)))[:, :, None] + step * np.arange(parts, dtype=U64)
+    pieces = U64(n // parts) * np.arange(parts, dtype=U64)
+    off32 = (voff + U64(_mods_offset(ins))) & _U32
+    offset = off32[:, :, None] + pieces
+    raw_off = ((off32 + soff[:, None]) & _U32)[:, :, None] + pieces  # SOFFSET inside the 32-bit sum
+    raw = np.logical_and(not idxen, ~rs.add_tid)[:, None, None]
     index3 = index[:, :, None]
     sw = rs.swizzle[:, None, None]
     if sw.any():
@@ -364,14 +392,13 @@ def _buffer_addr(x, ins, w, vaddr: XOp, srsrc: XOp, soffset: XOp, n, parts=1, fm
         swz = ((index3 // ist) * st + (offset // el) * el) * ist + (index3 % ist) * el + offset % el
     else:
         swz = U64(0)
-    lin = index3 * rs.stride[:, None, None] + offset
-    addr = rs.base[:, None, None] + soff[:, None, None] + np.where(sw, swz, lin)
+    lin = np.where(raw, raw_off, soff[:, None, None] + index3 * rs.stride[:, None, None] + offset)
+    addr = rs.base[:, None, None] + np.where(sw, soff[:, None, None] + swz, lin)
     num = rs.num[:, None, None]
     if idxen:
         inb = np.broadcast_to(index3 < num, addr.shape)
     else:
-        raw = ~rs.add_tid[:, None, None]
-        inb = ~raw | (soff[:, None, None] + offset < num)
+        inb = ~raw | (raw_off < num)
     return addr, np.ascontiguousarray(inb), rs.base
 
 

@@ -1,8 +1,9 @@
 """Buffer resources and the loads and stores through them whose tails the hardware clamps.
 
 A buffer access checks every lane against the V#'s ``num_records`` (MI300 ISA guide, "Buffer
-Instructions", range checking): raw (``offen``) lanes whose ``soffset + offset`` is at or past
-``num_records`` bytes read 0 and drop their stores, dword by dword for x2/x4 accesses;
+Instructions", range checking): raw (``offen``) lanes whose ``soffset + offset`` (a 32-bit sum
+that wraps: emulator/ops_mem.py) is at or past ``num_records`` bytes read 0 and drop their
+stores, dword by dword for x2/x4 accesses;
 structured (``idxen``) lanes whose index is at or past ``num_records`` records do the same. So
 a ragged tail needs no EXEC mask: give the V# the real size.
 
