@@ -57,7 +57,7 @@ The same kernels and shapes as registry tables (aiter's column spelling, ``us`` 
 ``python examples/drivers/kernel_tables.py -o examples/configs`` (plus the ``gcnforge tune`` tables gemm_macro_*.csv).
 
     python benchmarks/bench_kernels.py [--cache DIR] [--aiter-repo DIR] [--skip-aiter] [--quick] [--only PART]...
-                                       [--traces DIR | --no-traces] [--jobs N]
+                                       [--traces DIR | --no-traces] [--traces-max-gb G] [--jobs N]
 
 Every emulator launch is kept in ``--traces DIR`` (default ``~/.cache/gcnforge/bench_kernels_traces``;
 ``trace_cache.LaunchCache``): what it wrote and, when timed, what the emulation recorded for the
@@ -66,7 +66,10 @@ profile's recorded fields. A launch found there is not emulated: its outputs are
 the current timing model re-predicts it, so the checks against NumPy run on the identical
 binary's outputs; a changed model or profile re-costs the run in minutes, a changed kernel or
 input re-emulates only its launches, and an interrupted run resumes. Launches recorded under another
-emulator source are replayed and counted in the last line (``--traces-strict`` emulates them again). Each family's inputs come
+emulator source are replayed and counted in the last line (``--traces-strict`` emulates them again). After the
+run the directory is pruned to ``--traces-max-gb`` (default 2; ``inf``: no bound): entries of other emulator
+sources first, then the least recently replayed (``trace_cache.prune``; by hand: ``python
+benchmarks/trace_cache.py --stats DIR`` / ``--prune DIR``). Each family's inputs come
 from a generator seeded by the family, so ``--only`` runs fill the cache for the default run.
 ``--jobs N`` runs the families in a pool of N processes (``gcnforge.runtime.tune_exec``, as
 ``gcnforge tune``); each family's output is printed once it and the families before it are done.
@@ -98,6 +101,7 @@ sys.path.insert(0, str(ROOT / "examples" / "drivers"))  # gemm_tune
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_timing_model as btm  # noqa: E402
+from trace_cache import DEFAULT_MAX_GB, size_gb  # noqa: E402
 
 LARGE = [  # dtype, out, m, n, k, tm, tn, wm, wn
     ("bf16", "f32", 4096, 4096, 4096, 256, 256, 2, 2),
@@ -720,12 +724,19 @@ def parse(argv=None):
                     help="directory of the emulator launches' recordings and outputs (trace_cache.LaunchCache): "
                          "a launch recorded there is replayed through the current timing model, not emulated")
     ap.add_argument("--no-traces", action="store_true", help="emulate every launch; keep nothing")
+    ap.add_argument("--traces-max-gb", type=size_gb, default=DEFAULT_MAX_GB,
+                    help=f"after the run, evict entries from --traces until it holds at most this many GB (10^9 "
+                         f"bytes): other emulator sources' first, then the least recently used (default "
+                         f"{DEFAULT_MAX_GB:g}; 'inf': no bound)")
     ap.add_argument("--traces-strict", action="store_true",
                     help="emulate again the launches recorded under another emulator source (else replayed "
                          "and counted in the last line)")
     ap.add_argument("--jobs", type=int, default=1, help="run the families in a pool of this many processes "
                     "(each family's output is printed when it and the ones before it are done)")
-    return ap.parse_args(argv)
+    a = ap.parse_args(argv)
+    if not a.no_traces and Path(a.traces).exists() and not Path(a.traces).is_dir():
+        ap.error(f"--traces {a.traces}: not a directory")
+    return a
 
 
 def part_job(part: str, argv: list[str], pooled: bool) -> tuple[str, list[dict], dict]:
@@ -753,7 +764,7 @@ def main(argv=None) -> int:
     a = parse(argv)
     global CACHE
     CACHE = None if a.skip_aiter else a.cache
-    t0 = time.perf_counter()
+    t0, t0_ns = time.perf_counter(), time.time_ns()
     parts = [p for p in PARTS if a.only is None or p in a.only]
     if not a.no_traces:
         print(f"emulator launches: recorded in / replayed from {a.traces}")
@@ -776,6 +787,11 @@ def main(argv=None) -> int:
         print(f"({n['hits']} launches replayed from {a.traces}, {n['stale']} of them recorded under another "
               f"emulator source; {n['misses']} emulated, {n['failed']} of them because their entry could not be "
               f"replayed; {time.perf_counter() - t0:.0f} s)")
+        from trace_cache import enforce_cap
+
+        pruned = enforce_cap(a.traces, a.traces_max_gb, t0_ns)
+        if pruned:
+            print(pruned)
     else:
         print(f"({time.perf_counter() - t0:.0f} s)")
     return 0

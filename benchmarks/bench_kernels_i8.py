@@ -19,7 +19,7 @@ against the same reference.
 
     python benchmarks/bench_kernels.py --only i8 [--quick]
     python benchmarks/bench_kernels_i8.py [--quick] [--choices TUNED.csv ...] [--table examples/configs/gemm_i8.csv]
-        [--shapes I,J,..] [--traces DIR]
+        [--shapes I,J,..] [--traces DIR] [--traces-max-gb G]
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_timing_model as btm  # noqa: E402
 import gemm_i8_tune as tune  # noqa: E402
+from trace_cache import DEFAULT_MAX_GB, size_gb  # noqa: E402
 
 SMALL, LARGE = (64, 128, 1, 4, 3), (128, 128, 1, 4, 3)  # tm, tn, wm, wn, depth: a shape no table holds
 LARGE_M = 1024  # from this M on the larger tile
@@ -225,6 +226,8 @@ def main(argv=None) -> int:
     ap.add_argument("--traces", default=str(Path.home() / ".cache" / "gcnforge" / "bench_kernels_traces"),
                     help="emulator launches recorded in / replayed from this directory (trace_cache.LaunchCache, "
                     "as bench_kernels.py --traces); '' emulates every launch")
+    ap.add_argument("--traces-max-gb", type=size_gb, default=DEFAULT_MAX_GB,
+                    help="as bench_kernels.py --traces-max-gb: the bound --traces is pruned to after the run")
     a = ap.parse_args(argv)
     if a.join:
         join_tables(Path(a.table), [Path(p) for p in a.join])
@@ -233,11 +236,17 @@ def main(argv=None) -> int:
     save = (lambda ch: write_table(Path(a.table), ch)) if a.table else None  # after every shape
     import contextlib
 
-    from trace_cache import LaunchCache
+    import time
 
+    from trace_cache import LaunchCache, enforce_cap
+
+    t0_ns = time.time_ns()
     with LaunchCache(a.traces) if a.traces else contextlib.nullcontext():
         run(a.cache, a.quick, bk.add_row, bk.status, bk._resources, pick, save, a.choices)
     bk.summary()
+    pruned = enforce_cap(a.traces, a.traces_max_gb, t0_ns) if a.traces else None
+    if pruned:
+        print(pruned)
     return 0
 
 

@@ -24,6 +24,16 @@ emulation recorded takes seconds. Two benchmarks keep the recording:
   (an interrupted run resumes where it stopped) with an atomic rename (two processes can share
   a directory). ``bench_kernels.py --traces DIR`` uses it for all its families.
 
+The directory is bounded by ``prune`` (``bench_kernels.py --traces-max-gb``, after a run): each
+entry has a last-use stamp beside it (``KEY.used``: the time and the entry's emulator
+fingerprint, written when the entry is recorded and each time it is replayed; not the file
+system's access time, which many mounts do not keep), and entries are evicted until the
+directory fits: those recorded under another emulator source first, then the current source's,
+each least recently used first. An evicted launch is emulated again when it recurs. By hand:
+
+    python benchmarks/trace_cache.py --stats DIR
+    python benchmarks/trace_cache.py --prune DIR [--max-gb G] [--dry-run]
+
 The emulation is deterministic (same binary, same inputs, same streams); what a replay cannot
 reproduce is the device memory's absolute addresses, so a launch replayed in a run that
 allocated differently keeps the addresses (cache lines) of the run that recorded it.
@@ -31,12 +41,18 @@ allocated differently keeps the addresses (cache lines) of the run that recorded
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import math
 import os
 import pickle
+import re
 import shutil
+import sys
 import tempfile
+import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -231,6 +247,7 @@ class LaunchCache:
         with os.fdopen(fd, "wb") as f:
             pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
+        stamp(path, self.fingerprint)
         self.misses += 1
         return res
 
@@ -248,6 +265,7 @@ class LaunchCache:
             warnings.warn(f"trace cache: {path.name} not replayed ({type(e).__name__}: {e}); emulating")
             self.failed += 1
             return None
+        stamp(path, entry["emulator"])
         self.hits += 1
         self.stale += stale
         return res
@@ -275,3 +293,183 @@ class LaunchCache:
         for i, d in data.items():
             _restore(outs[i], d)
         return res
+
+
+# -- bounding the directory ------------------------------------------------------------------
+DEFAULT_MAX_GB = 2.0  # bench_kernels.py --traces-max-gb: ~6x what two sessions of whole runs recorded
+_ENTRY = re.compile(r"[0-9a-f]{40}\.pkl")  # a key's file (blake2b, 20 bytes); nothing else is ever deleted
+_LEFTOVER_S = 3600  # a temporary file this old is an interrupted write (a live one is renamed in seconds)
+
+
+def stamp(path: Path, emulator: str) -> None:
+    """Writes ``path``'s last-use stamp (``KEY.used``: nanoseconds since the epoch and the
+    emulator fingerprint the entry was recorded under), atomically: two processes may replay
+    the same entry."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(f"{time.time_ns()} {emulator}\n")
+    os.replace(tmp, path.with_suffix(".used"))
+
+
+@dataclass
+class Entry:
+    path: Path
+    size: int  # bytes of the entry and its stamp
+    used_ns: int  # the stamp's time; an entry without one (recorded before stamps): its file's mtime
+    emulator: str | None  # the fingerprint it was recorded under; None: unreadable
+    stamped: bool
+
+
+def _read_entry(path: Path) -> Entry:
+    used = path.with_suffix(".used")
+    st = path.stat()
+    try:
+        t, emulator = used.read_text().rstrip("\n").split(" ", 1)
+        return Entry(path, st.st_size + used.stat().st_size, int(t), emulator, True)
+    except (OSError, ValueError):  # no stamp (or a damaged one): the entry's own record
+        try:
+            emulator = pickle.loads(path.read_bytes())["emulator"]
+        except Exception:  # noqa: BLE001 -- a damaged entry: evicted first, as LaunchCache would not replay it
+            emulator = None
+        return Entry(path, st.st_size, st.st_mtime_ns, emulator, False)
+
+
+def scan(directory: Path) -> tuple[list[Entry], list[Path]]:
+    """The cache's entries, and its leftovers: stamps without an entry and temporary files of
+    interrupted writes older than an hour."""
+    entries, leftovers = [], []
+    for sub in sorted(directory.iterdir()):
+        if not (sub.is_dir() and re.fullmatch(r"[0-9a-f]{2}", sub.name)):
+            continue
+        for f in sorted(sub.iterdir()):
+            try:
+                if _ENTRY.fullmatch(f.name):
+                    entries.append(_read_entry(f))
+                elif f.suffix == ".used" and _ENTRY.fullmatch(f.stem + ".pkl") and not f.with_suffix(".pkl").exists():
+                    leftovers.append(f)
+                elif f.name.startswith("tmp") and f.suffix == ".tmp" and time.time() - f.stat().st_mtime > _LEFTOVER_S:
+                    leftovers.append(f)
+            except FileNotFoundError:  # removed meanwhile by a process sharing the directory
+                continue
+    return entries, leftovers
+
+
+def eviction_order(entries: list[Entry], fingerprint: str) -> list[Entry]:
+    """Entries of other emulator sources (and unreadable ones) first, then the current source's;
+    least recently used first within each."""
+    return sorted(entries, key=lambda e: (e.emulator == fingerprint, e.used_ns, e.path.name))
+
+
+@dataclass
+class Pruned:
+    evicted: list[Entry]
+    kept: list[Entry]
+    leftovers: list[Path]
+
+    @property
+    def freed(self) -> int:
+        return sum(e.size for e in self.evicted)
+
+
+def prune(directory: str | Path, max_bytes: float, fingerprint: str | None = None,
+          dry_run: bool = False) -> Pruned:
+    """Evicts entries (``eviction_order``) until ``directory`` holds at most ``max_bytes`` of
+    them; removes the leftovers. ``fingerprint``: the current emulator source's (by default
+    this checkout's)."""
+    fingerprint = fingerprint or _emulator_fingerprint()
+    entries, leftovers = scan(Path(directory))
+    total = sum(e.size for e in entries)
+    evicted = []
+    for e in eviction_order(entries, fingerprint):
+        if total <= max_bytes:
+            break
+        evicted.append(e)
+        total -= e.size
+    if not dry_run:
+        for e in evicted:  # the entry first: a stamp alone is a leftover, never a replay
+            e.path.unlink(missing_ok=True)
+            e.path.with_suffix(".used").unlink(missing_ok=True)
+        for f in leftovers:
+            f.unlink(missing_ok=True)
+    gone = {id(e) for e in evicted}
+    return Pruned(evicted, [e for e in entries if id(e) not in gone], leftovers)
+
+
+def enforce_cap(directory: str | Path, max_gb: float, since_ns: int) -> str | None:
+    """``prune`` to ``max_gb`` after a benchmark run that started at ``since_ns``: a line to print
+    when anything was evicted (saying how many of the run's own launches went), else None."""
+    if math.isinf(max_gb):
+        return None
+    done = prune(directory, max_gb * 1e9)
+    if not done.evicted:
+        return None
+    own = sum(e.used_ns >= since_ns for e in done.evicted)
+    return (f"(trace cache {directory} over {max_gb:g} GB: {len(done.evicted)} least recently used entries "
+            f"evicted, {done.freed / 1e9:.2f} GB" + (f"; {own} of them used by this run: their launches will "
+                                                     f"be emulated again, raise --traces-max-gb" if own else "") + ")")
+
+
+def size_gb(text: str) -> float:
+    """An argparse type: a size in GB (10^9 bytes), >= 0; 'inf' for no bound."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if math.isnan(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"expected a size in GB (a number >= 0, or 'inf' for no bound), got {text!r}")
+    return v
+
+
+def _when(ns: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ns / 1e9))
+
+
+def stats_lines(directory: Path, fingerprint: str) -> list[str]:
+    entries, leftovers = scan(directory)
+    gb = lambda es: sum(e.size for e in es) / 1e9  # noqa: E731
+    lines = [f"{directory}: {len(entries)} entries, {gb(entries):.3f} GB"]
+    for label, es in (("current emulator source", [e for e in entries if e.emulator == fingerprint]),
+                      ("other emulator sources", [e for e in entries if e.emulator != fingerprint])):
+        span = f", last used {_when(min(e.used_ns for e in es))} .. {_when(max(e.used_ns for e in es))}" if es else ""
+        lines.append(f"  {label}: {len(es)} entries, {gb(es):.3f} GB{span}")
+    unstamped = [e for e in entries if not e.stamped]
+    if unstamped:
+        lines.append(f"  {len(unstamped)} entries without a last-use stamp (recorded before stamps): ordered by "
+                     "their file's modification time")
+    if leftovers:
+        lines.append(f"  {len(leftovers)} leftover files (stamps without an entry, interrupted writes): removed by --prune")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python benchmarks/trace_cache.py",
+                                 description="See or bound a LaunchCache directory (bench_kernels.py --traces).")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--stats", metavar="DIR", type=Path, help="entries, sizes and last uses, by emulator source")
+    what.add_argument("--prune", metavar="DIR", type=Path, help="evict entries until DIR fits --max-gb")
+    ap.add_argument("--max-gb", type=size_gb, default=DEFAULT_MAX_GB,
+                    help=f"--prune: the bound in GB, 10^9 bytes (default {DEFAULT_MAX_GB:g}; 0 empties the cache)")
+    ap.add_argument("--dry-run", action="store_true", help="--prune: list what would be evicted, remove nothing")
+    a = ap.parse_args(argv)
+    directory = a.stats or a.prune
+    if not directory.is_dir():
+        print(f"{ap.prog}: error: {directory}: " + ("not a directory" if directory.exists() else "no such directory"),
+              file=sys.stderr)
+        return 2
+    fingerprint = _emulator_fingerprint()
+    if a.stats:
+        print("\n".join(stats_lines(directory, fingerprint)))
+        return 0
+    done = prune(directory, a.max_gb * 1e9, fingerprint, a.dry_run)
+    verb = "would evict" if a.dry_run else "evicted"
+    for e in done.evicted:
+        src = "current source" if e.emulator == fingerprint else "other source"
+        print(f"{verb} {e.path.relative_to(directory)} ({e.size / 1e6:.1f} MB, {src}, last used {_when(e.used_ns)})")
+    print(f"{directory}: {verb} {len(done.evicted)} entries ({done.freed / 1e9:.3f} GB); {len(done.kept)} kept "
+          f"({sum(e.size for e in done.kept) / 1e9:.3f} GB, bound {a.max_gb:g} GB); "
+          f"{len(done.leftovers)} leftover files" + (" to remove" if a.dry_run else " removed"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

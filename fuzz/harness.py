@@ -27,9 +27,12 @@ macros expanded), ``fuzz/seeds/gfx950_*.s`` (CDNA4 MFMAs and LDS DMA fed from th
 and the gfx950 builds of ``examples/gemm_mxfp.py`` and ``examples/gemm_mfma_f16.py`` (IR before
 the pipeline, assembly, code object); everything is assembled and checked for gfx950.
 
-A failure is an exception other than ``Diagnostic``, a run past the time bound (SIGALRM),
-a ``Diagnostic`` without a ``line`` location for text input, or (``--objdump``) a code
-object produced that ``llvm-objdump`` rejects. Failures print with the
+A failure is an exception other than ``Diagnostic``, a hang, a ``Diagnostic`` without a ``line``
+location for text input, or (``--objdump``) a code object produced that ``llvm-objdump`` rejects.
+A hang is an input that uses more than ``--time-bound`` seconds of this process's CPU time
+(``ITIMER_PROF``: on a loaded machine an input waiting for a core is not charged, so a slow but
+finishing input is not reported) or, for an input that blocks without computing, runs past the
+wall-clock backstop ``--wall-bound`` (default 30 x the CPU bound). Failures print with the
 input that caused them (``--save DIR`` writes them as files to minimize into tests).
 
     python -m fuzz.harness --seed 0 --inputs 200 --targets ir,asm,obj
@@ -79,8 +82,43 @@ class Hang(Exception):
     pass
 
 
-def _alarm(signum, frame):
-    raise Hang()
+WALL_FACTOR = 30  # the wall-clock backstop's default, x the CPU bound: room for a load of ~30 per core
+
+
+def _cpu_spent(signum, frame):
+    raise Hang("cpu")
+
+
+def _wall_passed(signum, frame):
+    raise Hang("wall")
+
+
+def run_bounded(f, inp, bound: float, wall: float) -> tuple[str, str, bool]:
+    """Runs ``f(inp)``: (kind, detail, whether it reached output). ``bound``: seconds of this
+    process's CPU time (user + system, every thread) before the input counts as a hang;
+    ``wall``: wall-clock seconds, the backstop for an input that blocks without computing."""
+    kind, detail, reached = "ok", "", False
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    signal.setitimer(signal.ITIMER_PROF, bound)
+    signal.setitimer(signal.ITIMER_REAL, wall)
+    try:
+        reached = bool(f(inp))
+    except Hang as e:
+        kind = "hang"
+        cpu, wall_s = time.process_time() - cpu0, time.perf_counter() - t0
+        detail = (f"still running after {cpu:.1f} s of CPU time (bound {bound:g} s; {wall_s:.1f} s wall)"
+                  if e.args == ("cpu",) else
+                  f"no end after {wall_s:.1f} s wall (backstop {wall:g} s), {cpu:.1f} s of CPU time: blocked?")
+    except Unlocated as e:
+        kind, detail = "unlocated", str(e)
+    except ObjdumpRejects as e:
+        kind, detail = "objdump-rejects", str(e)
+    except Exception as e:  # noqa: BLE001 - any other exception is the finding
+        kind, detail = "crash", f"{type(e).__name__}: {e}"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return kind, detail, reached
 
 
 # -- corpus ----------------------------------------------------------------------------
@@ -514,7 +552,18 @@ def check_objdump(data: bytes) -> None:
 
 
 def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | None = None,
-         out=sys.stdout, mcpu: str = "gfx942") -> Counter:
+         out=sys.stdout, mcpu: str = "gfx942", wall: float | None = None) -> Counter:
+    """Counts per (target, outcome). ``bound``: CPU seconds per input before it is a hang;
+    ``wall``: the wall-clock backstop (default ``WALL_FACTOR`` x ``bound``)."""
+    handlers = signal.signal(signal.SIGPROF, _cpu_spent), signal.signal(signal.SIGALRM, _wall_passed)
+    try:
+        return _fuzz(targets, inputs, seed, bound, WALL_FACTOR * bound if wall is None else wall, save, out, mcpu)
+    finally:
+        signal.signal(signal.SIGPROF, handlers[0])
+        signal.signal(signal.SIGALRM, handlers[1])
+
+
+def _fuzz(targets, inputs, seed, bound, wall, save, out, mcpu) -> Counter:
     global MCPU
     MCPU = mcpu
     rng = random.Random(seed)
@@ -524,7 +573,6 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
     objs = obj_corpus(asm) if {"obj", "emu", "cli"} & set(targets) else []
     kernels = [o for o in objs if _regions(o)]  # emu: objects with instructions and a descriptor
     counts: Counter = Counter()
-    signal.signal(signal.SIGALRM, _alarm)
     for target in targets:
         for n in range(inputs):
             if target == "ir":
@@ -556,29 +604,16 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
             else:
                 inp = mutate_bytes(rng.choice(objs), rng)
                 f = run_obj
-            kind = "ok"
             t0 = time.perf_counter()
-            signal.setitimer(signal.ITIMER_REAL, bound)
-            try:
-                if f(inp):
-                    counts[(target, "reached output")] += 1
-            except Hang:
-                kind = "hang"
-            except Unlocated as e:
-                kind, detail = "unlocated", str(e)
-            except ObjdumpRejects as e:
-                kind, detail = "objdump-rejects", str(e)
-            except Exception as e:  # noqa: BLE001 - any other exception is the finding
-                kind, detail = "crash", f"{type(e).__name__}: {e}"
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+            kind, detail, reached = run_bounded(f, inp, bound, wall)
+            if reached:
+                counts[(target, "reached output")] += 1
             counts[(target, kind)] += 1
             if PROGRESS and (n + 1) % PROGRESS == 0:  # a bounded run stopped early still says how far it got
                 print(f"[{target}] {n + 1} inputs: " + ", ".join(f"{k} {counts[(target, k)]}" for k in
                       ("ok", "crash", "hang", "unlocated", "reached output")), file=out, flush=True)
             if kind != "ok":
-                print(f"[{target} #{n}] {kind} ({time.perf_counter() - t0:.1f}s)"
-                      + (f": {detail[:200]}" if kind != "hang" else ""), file=out)
+                print(f"[{target} #{n}] {kind} ({time.perf_counter() - t0:.1f}s): {detail[:200]}", file=out)
                 if save is not None:
                     save.mkdir(parents=True, exist_ok=True)
                     if target == "cli":
@@ -591,12 +626,25 @@ def fuzz(targets: list[str], inputs: int, seed: int, bound: float, save: Path | 
     return counts
 
 
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = 0.0
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.harness", description=__doc__.split("\n\n")[0])
     ap.add_argument("--targets", default="ir,asm,obj,emu", help="of ir, asm, obj, emu, cli, loop, asmshape")
     ap.add_argument("--inputs", type=int, default=100, help="mutated inputs per target")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--time-bound", type=float, default=20.0, help="seconds per input before it counts as a hang")
+    ap.add_argument("--time-bound", type=_seconds, default=20.0,
+                    help="seconds of CPU time per input before it counts as a hang")
+    ap.add_argument("--wall-bound", type=_seconds, help="wall-clock seconds per input before it counts as a hang "
+                    f"(a backstop for inputs that block; default {WALL_FACTOR} x --time-bound)")
     ap.add_argument("--save", type=Path, help="write failing inputs here")
     ap.add_argument("--no-launch", action="store_true", help="obj: do not launch on the emulator")
     ap.add_argument("--corpus", default="*", help="only corpus files matching this glob (without extension)")
@@ -612,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         from gcnforge.llvm_tools import find_tool
 
         OBJDUMP = find_tool("llvm-objdump")
-    counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save, mcpu=a.mcpu)
+    counts = fuzz(a.targets.split(","), a.inputs, a.seed, a.time_bound, a.save, mcpu=a.mcpu, wall=a.wall_bound)
     for t in a.targets.split(","):
         print(f"{t}: " + ", ".join(f"{k} {counts[(t, k)]}" for k in ("ok", "crash", "hang", "unlocated",
                                                                          "objdump-rejects", "reached output")))

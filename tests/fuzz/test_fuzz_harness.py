@@ -1,5 +1,7 @@
 """The fuzzing harness (``fuzz/``) in CI: a fixed seed, a bounded number of mutated inputs
-per entry point (well under a minute here), and the assembler against llvm-mc."""
+per entry point (well under a minute here), and the assembler against llvm-mc. The bound per
+input (``bound=20.0``) is CPU seconds, with a wall-clock backstop: a loaded machine does not
+turn a slow input into a hang."""
 
 from __future__ import annotations
 
@@ -96,3 +98,55 @@ def test_gfx950_corpus_reaches_the_new_paths():
     assert {"mx", "valu", "mem", "tr_bad", "gemm_mxfp4_16x16x128"} <= names
     mx = next(o for o, co in zip(objs, cos) if "mx" in co.kernels)
     harness.launch(mx, ["mx"])  # v_mfma_scale_*, SMFMAC, LDS DMA x3/x4, transposing reads
+
+
+def _spin(inp):
+    while True:
+        pass
+
+
+def test_non_terminating_input_is_a_hang(monkeypatch, capsys):
+    """An input that computes forever is a hang, located by target and input number, with the
+    CPU time it used; the command line exits non-zero."""
+    monkeypatch.setattr(harness, "run_loop", _spin)
+    out = io.StringIO()
+    counts = harness.fuzz(["loop"], inputs=2, seed=0, bound=0.3, out=out)
+    assert counts[("loop", "hang")] == 2 and counts[("loop", "ok")] == 0
+    assert "[loop #0] hang" in out.getvalue() and "of CPU time (bound 0.3 s" in out.getvalue()
+    assert harness.main(["--targets", "loop", "--inputs", "1", "--time-bound", "0.3"]) == 1
+    assert "loop: ok 0, crash 0, hang 1" in capsys.readouterr().out
+
+
+def test_blocked_input_is_a_hang_by_the_wall_backstop(monkeypatch):
+    """An input that blocks without computing (here: a sleep) never spends the CPU bound; the
+    wall-clock backstop reports it."""
+    import time
+
+    monkeypatch.setattr(harness, "run_loop", lambda inp: time.sleep(60))
+    out = io.StringIO()
+    t0 = time.perf_counter()
+    counts = harness.fuzz(["loop"], inputs=1, seed=0, bound=20.0, wall=0.5, out=out)
+    assert counts[("loop", "hang")] == 1 and "no end after" in out.getvalue() and "backstop 0.5 s" in out.getvalue()
+    assert time.perf_counter() - t0 < 30
+
+
+def test_input_waiting_for_a_core_is_not_a_hang(monkeypatch):
+    """An input that takes longer on the wall clock than the bound but little CPU time (as one
+    does while a loaded machine runs other processes; here it sleeps 1 s with a 0.2 s bound)
+    finishes and counts as ok: the bound is CPU time. Both signal handlers are put back."""
+    import signal
+    import time
+
+    before = signal.getsignal(signal.SIGPROF), signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(harness, "run_loop", lambda inp: time.sleep(1.0) or True)
+    out = io.StringIO()
+    counts = harness.fuzz(["loop"], inputs=1, seed=0, bound=0.2, out=out)
+    assert counts[("loop", "ok")] == 1 and counts[("loop", "reached output")] == 1, out.getvalue()
+    assert (signal.getsignal(signal.SIGPROF), signal.getsignal(signal.SIGALRM)) == before
+
+
+@pytest.mark.parametrize("flag,value", [("--time-bound", "0"), ("--time-bound", "soon"), ("--wall-bound", "-3")])
+def test_bad_bounds_are_usage_errors(flag, value, capsys):
+    with pytest.raises(SystemExit) as e:
+        harness.main(["--targets", "loop", "--inputs", "1", flag, value])
+    assert e.value.code == 2 and "expected a number of seconds > 0" in capsys.readouterr().err
