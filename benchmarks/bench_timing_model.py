@@ -14,17 +14,20 @@
      ``hsa/gemm_a8w8_m128_{splitK,noSplitK}.co`` (128x128 tiles, deleted since: fetched by their
      commit and SHA-256, ``a8w8_2024_objects``) and launcher (grid N/128 x (M // 128) << splitK:
      splitK is log2 of the split count), and kept when commit 715b1be925 replaced objects,
-     launcher and the splitK column; such a row runs that launch ("2024 objects"). The rows whose
-     time that commit wrote run the shipped objects ``hsa/gfx942/i8gemm/
-     I8gemm_bf16_perTokenI8_BpreShuffle_{128x128,192x128}.co`` with its launcher
-     ``csrc/py_itfs_cu/asm_gemm_a8w8.cu`` (slots16: C, A, B, A-scale, B-scale, bias, then m, n,
-     k, lda, ldb, ldc in bytes, ks; grid N/128*ks x ceil(M/tileM); the tile by the launcher's
-     round heuristic on 80 CUs, ties going to the config its unordered_map visits last, 128x128
-     with libstdc++). Left out: every row whose ``us`` repeats another row's value and is not
-     the row the 2024 table measured it for (placeholders: 192x1280x1024 and 192x1536x1024 at
-     13.90, 192x5120x1280 at 12.70, every 1536x5120 row at 1483.54), and any row measured below
-     its launch's MFMA floor (``mfma_floor_us``; none is: the issue's 128x1280x8192 "splitK 0"
-     row was measured with 8 splits, 2024's splitK 3).
+     launcher and the splitK column; such a row runs that launch ("2024 objects"). Every other
+     time in the table was written on the branch of that commit (PR #1161), which also stopped
+     reading the table, and is left out (``a8w8_rows``, printed with its reason): the rows whose
+     ``us`` copies another row's (placeholders: 192x1280x1024 and 192x1536x1024 at 13.90,
+     192x5120x1280 at 12.70, every 1536x5120 row at 1483.54) and the branch's only two times of
+     its own, 128x8192x1024 (12.6) and 192x128x5120 (18.90), written before the objects the wheel
+     ships existed (``A8W8_BRANCH``). Also left out: any row measured below its launch's MFMA
+     floor (``mfma_floor_us``; none is: the issue's 128x1280x8192 "splitK 0" row was measured
+     with 8 splits, 2024's splitK 3).
+     Not fitted, printed as an independent check (``tuned_check_rows``): the shipped objects
+     ``hsa/gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_{128x128,192x128}.co`` with their
+     launcher ``csrc/py_itfs_cu/asm_gemm_a8w8.cu`` (slots16: C, A, B, A-scale, B-scale, bias,
+     then m, n, k, lda, ldb, ldc in bytes, ks; grid N/128*ks x ceil(M/tileM)) at the shapes of
+     those two rows, against what 715b1be925's tuner measured of them on the 80-CU part.
    Every row runs once through gcnforge's public load/launch API under the timing mode (the
    MI308X profile); the profile's fitted parameters (``DeviceProfile.fitted``: launch overhead,
    throttle time constant, MI308X sustained MFMA clock) act after the simulation
@@ -100,7 +103,8 @@ I8_TILES = ((128, 128), (192, 128))  # i8gemm_bf16_perTokenI8.csv
 
 
 def i8_tile(m: int, n: int, ks: int, cus: int = 80) -> tuple[int, int]:
-    """asm_gemm_a8w8.cu get_heuristic_kernel: fewest rounds over the CUs; on a tie the config
+    """The tile aiter's shipped int8 launcher picks (bench_kernels_i8 launches aiter's objects with
+    it). asm_gemm_a8w8.cu get_heuristic_kernel: fewest rounds over the CUs; on a tie the config
     visited later wins (its efficiency test compares with 1.0, never updated); libstdc++'s
     unordered_map of the two configs visits them in reverse insertion order (192x128 first)."""
     best, rnd, empty = None, 1 << 32, cus
@@ -135,10 +139,26 @@ def _patch_newbcast(co: bytes) -> tuple[bytes, int]:
 # hsa/gemm_a8w8_m128_{splitK,noSplitK}.co of that commit (128x128 tiles) and its launcher
 # csrc/py_itfs_cu/asm_gemm_a8w8.cpp: grid (N/128, (M/128) << splitK) -- splitK is log2 of the
 # split count, M/128 rounded down -- and ks = splitK in the arguments; the noSplitK object when
-# splitK is 0. Commit 715b1be925 (PR #1161, 23 Oct 2025) replaced the objects and the launcher
-# (I8gemm_..._{128x128,192x128}.co, splitK a count) and changed the splitK column (K = 1024: 0 -> 4,
-# 128x1280x8192: 3 -> 0) but kept these times; the rows it added repeat them (placeholders), but
-# 192x128x5120 (18.90) and 128x8192x1024 (12.6, was 12.67) carry times of its own.
+# splitK is 0. Commit 715b1be925 (PR #1161, 23 Oct 2025, a squash of its branch) replaced the
+# objects and the launcher (I8gemm_..._{128x128,192x128}.co, splitK a count) and changed the splitK
+# column (K = 1024: 0 -> 4, 128x1280x8192: 3 -> 0) but kept these times; the rows it added repeat
+# them (placeholders), except two, ``A8W8_BRANCH``.
+# The same commit stopped reading this table: aiter/ops/gemm_op_a8w8.py's get_ASMGEMM_config became
+# get_bpreshuffle_GEMM_config, reading a8w8_bpreshuffle_tuned_gemm.csv, where its tuner
+# (csrc/ck_gemm_a8w8_bpreshuffle/gemm_a8w8_bpreshuffle_tune.py) put what it measured of the shipped
+# objects; nothing in aiter (or the wheel) reads asm_a8w8_gemm.csv since.
+A8W8_BRANCH = {
+    # The only two times PR #1161's branch wrote into this table, each before the objects the wheel
+    # ships existed (those are 71025cb3f9's, 10 Oct 2025: git blobs 6ffc1ca971 / bfc2330068, the
+    # wheel's files hash to them); after writing them the branch replaced the 128x128 object three
+    # times (9459562b05, e0f162bf6d, 71025cb3f9), the 192x128 one four (cfe57507b7 too), and never
+    # touched either time again. So neither is a time of the launch this script could run (the
+    # shipped objects), and no object the branch had then was released.
+    (128, 8192, 1024): "12.67 -> 12.6 in a7c3efed12 (16 Sep 2025, 'formate code') with splitK 0 and "
+                       "the first 128x128 object; splitK became 4 in e0f162bf6d (23 Sep) with the time kept",
+    (192, 128, 5120): "added in 3c5bf0092e (16 Sep 2025, 'hands on tune for shape from bytes') with the "
+                      "first objects, whose launcher then zeroed the output before a split-K launch",
+}
 A8W8_2024_COMMIT = "b277344435e96d6f473aaefd697352afb731c51c"
 A8W8_2024_SHA256 = {"splitK": "7a672c4e36fd04dfad892b6843ca45560dc5eded3b3a848d467826b651b4fb06",
                     "noSplitK": "d6254ce4f67f09744e23f78631442903f3eb8536a4607920cd419fd782566085"}
@@ -178,27 +198,51 @@ def a8w8_2024_objects(cache: Path | None = None) -> dict[str, bytes] | str:
     return out
 
 
-def calibration_rows(z: zipfile.ZipFile) -> list[dict]:
-    """The rows fitted (see the module docstring for which are left out and why). An a8w8 row
-    whose time is the one commit ``A8W8_2024_COMMIT`` measured for its shape runs that commit's
-    launch (``src`` "2024": its split-K, log2); the others the wheel's objects and launcher."""
-    bf = [r for r in csv.DictReader(io.StringIO(z.read("aiter/configs/bf16_tuned_gemm.csv").decode()))
-          if r["cu_num"] == "80" and r["libtype"] == "asm" and "bf16gemm" in r["kernelName"]]
-    rows = [dict(kind="bf16", m=int(r["M"]), n=int(r["N"]), k=int(r["K"]), split=int(r["splitK"]),
-                 tile=r["kernelName"].split("_tn_")[1].split("x")[0], us=float(r["us"]), src="wheel") for r in bf]
+def a8w8_rows(z: zipfile.ZipFile) -> list[dict]:
+    """asm_a8w8_gemm.csv's rows, each with ``left`` (why it is not fitted) or None. Fitted: a row
+    whose time is the one commit ``A8W8_2024_COMMIT`` measured for its shape; it runs that
+    commit's launch (``src`` "2024": its split-K, log2). Every other time was written on aiter
+    PR #1161's branch (``A8W8_BRANCH``): a copy of another row's time, or a time of objects
+    the branch replaced before release."""
     a8 = list(csv.DictReader(io.StringIO(z.read("aiter/configs/asm_a8w8_gemm.csv").decode())))
     times = [float(r["us"]) for r in a8]
+    out = []
     for r in a8:
         m, n, k, sk, us = int(r["M"]), int(r["N"]), int(r["K"]), int(r["splitK"]), float(r["us"])
         orig = A8W8_2024.get((m, n, k))
         if orig is not None and orig[1] == us:
-            rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=orig[0], tile="128x128", us=us, src="2024"))
+            out.append(dict(kind="a8w8", m=m, n=n, k=k, split=orig[0], tile="128x128", us=us, src="2024", left=None))
             continue
-        if times.count(us) > 1:  # a copy of another row's time (a placeholder)
-            continue
-        ks = sk or 1
-        tm, tn = i8_tile(m, n, ks)
-        rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=ks, tile=f"{tm}x{tn}", us=us, src="wheel"))
+        left = ("a copy of another row's time (a placeholder)" if times.count(us) > 1 else
+                A8W8_BRANCH.get((m, n, k), "not a time of commit b277344435's table"))
+        out.append(dict(kind="a8w8", m=m, n=n, k=k, split=sk, tile="", us=us, src="PR #1161", left=left))
+    return out
+
+
+def calibration_rows(z: zipfile.ZipFile) -> list[dict]:
+    """The rows fitted (see the module docstring and ``a8w8_rows`` for which are left out and why)."""
+    bf = [r for r in csv.DictReader(io.StringIO(z.read("aiter/configs/bf16_tuned_gemm.csv").decode()))
+          if r["cu_num"] == "80" and r["libtype"] == "asm" and "bf16gemm" in r["kernelName"]]
+    rows = [dict(kind="bf16", m=int(r["M"]), n=int(r["N"]), k=int(r["K"]), split=int(r["splitK"]),
+                 tile=r["kernelName"].split("_tn_")[1].split("x")[0], us=float(r["us"]), src="wheel") for r in bf]
+    return rows + [x for x in a8w8_rows(z) if x["left"] is None]
+
+
+def tuned_check_rows(z: zipfile.ZipFile) -> list[dict]:
+    """Independent check, not fitted: for each shape of ``A8W8_BRANCH``, what commit 715b1be925's
+    tuner measured of the shipped objects on the 80-CU part (a8w8_bpreshuffle_tuned_gemm.csv,
+    cu_num 80, q_dtype_w torch.int8; its best split count and tile, named by kernelName). The
+    tuner passes the kernel name and split count to the launcher (no tile heuristic) and times
+    the call with aiter's run_perftest (test_common.py: device time of the call's kernels from
+    torch.profiler, 101 iterations over rotating copies of the inputs); the launcher of that
+    commit no longer zeroes the output before a split-K launch: one kernel."""
+    rows = []
+    for r in csv.DictReader(io.StringIO(z.read("aiter/configs/a8w8_bpreshuffle_tuned_gemm.csv").decode())):
+        m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+        if r["cu_num"] == "80" and r["q_dtype_w"] == "torch.int8" and (m, n, k) in A8W8_BRANCH:
+            tile = r["kernelName"].split("BpreShuffle_")[1].rstrip("E")
+            rows.append(dict(kind="a8w8", m=m, n=n, k=k, split=int(r["splitK"]), tile=tile, us=float(r["us"]),
+                             src="tuned"))
     return rows
 
 
@@ -303,8 +347,10 @@ def mfma_floor_us(call, prof) -> float:
     return cyc * -(-n_wg // prof.cus) / target(prof.target).simds_per_cu / prof.clock_hz * 1e6
 
 
-def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[dict]:
-    """Each calibration row emulated under the timing mode (MI308X profile); ``traces``: a
+def run_rows(whl: Path, limit: int | None, traces: Path | None = None,
+             rows: list[dict] | None = None) -> list[dict]:
+    """Each calibration row (or each of ``rows``) emulated under the timing mode (MI308X
+    profile); ``traces``: a
     pickle of the launches' recorded model inputs, read when it exists (no emulation: the
     model alone re-runs), else written. Each row gets its launch's issue and MFMA floors
     (``floor``, ``mfma_floor``); ``report`` leaves out a row measured below its MFMA floor."""
@@ -314,7 +360,7 @@ def run_rows(whl: Path, limit: int | None, traces: Path | None = None) -> list[d
 
     prof = profiles.get("mi308x")
     z = zipfile.ZipFile(whl)
-    rows = calibration_rows(z)[:limit]
+    rows = (calibration_rows(z) if rows is None else rows)[:limit]
     have = pickle.loads(traces.read_bytes()) if traces is not None and traces.exists() else {}
     rng = np.random.default_rng(0)
     objs = None
@@ -393,11 +439,26 @@ def fit(rows) -> dict:
     return best[1]
 
 
-def report(rows, folds: int = 5) -> None:
+def check(rows) -> None:
+    """The independent check (``tuned_check_rows``): predicted on the profile as fitted, not fitted to."""
+    from gcnforge.perfmodel import profiles
+
+    print("\nindependent check, not fitted: the shipped int8 objects against what 715b1be925's tuner measured of "
+          "them (a8w8_bpreshuffle_tuned_gemm.csv, cu_num 80), at the shapes of the two left-out rows of its own:")
+    for x, pred in zip(rows, _predict(rows, profiles.get("mi308x"))):
+        print(f"  {x['m']}x{x['n']}x{x['k']} split {x['split']} tile {x['tile']}: predicted {pred:.2f} us, "
+              f"measured {x['us']:.2f} us ({100 * (pred / x['us'] - 1):+.0f}%); {x['regime']}: "
+              f"{x['reps'][0].limiter} ({x['ok']})")
+
+
+def report(rows, left=(), folds: int = 5) -> None:
     from dataclasses import replace
 
     from gcnforge.perfmodel import profiles
 
+    print()
+    for x in left:
+        print(f"left out: a8w8 {x['m']}x{x['n']}x{x['k']} splitK {x['split']}, {x['us']:.2f} us: {x['left']}")
     low = [x for x in rows if x["us"] < x["mfma_floor"]]
     for x in low:
         print(f"left out: {x['kind']} {x['m']}x{x['n']}x{x['k']} split {x['split']} ({x['src']}): measured "
@@ -519,12 +580,16 @@ def main(argv=None) -> int:
         print(f"skipping the aiter rows: {whl}")
     else:
         print(f"aiter wheel: {whl.name}")
-        rows = run_rows(whl, a.rows, Path(a.traces) if a.traces else None)
+        traces = Path(a.traces) if a.traces else None
+        rows = run_rows(whl, a.rows, traces)
+        checked = run_rows(whl, None, traces, tuned_check_rows(zipfile.ZipFile(whl)))
+        left = [x for x in a8w8_rows(zipfile.ZipFile(whl)) if x["left"]]
     microbenchmarks()
     if not a.skip_library:
         library_kernels()
     if not isinstance(whl, str):
-        report(rows)  # last: it ends with the held-out line
+        check(checked)
+        report(rows, left)  # last: it ends with the held-out line
     return 0
 
 
