@@ -715,7 +715,8 @@ def parse(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=PARTS, action="append",
                     help="run this part (family) only; repeat for several")
-    ap.add_argument("--moe-max-gb", type=float, default=1.0, help="skip MoE shapes with more weight bytes (GB)")
+    ap.add_argument("--moe-max-gb", type=float, default=2.0,
+                    help="skip MoE shapes with more weight bytes (GB; the default 2.0 runs every shape, DeepSeek-V3 inter 512 at 128 and 1024 tokens needing about 7.5 GB of memory)")
     ap.add_argument("--moe-shapes", help="a regular expression: only the MoE shapes whose label matches")
     ap.add_argument("--rows", help="a regular expression: only the large-GEMM, skinny and int8 rows whose label "
                     "(family and shape, e.g. 'gemm bf16 8192x1280x8192', 'skinny 80x256x5120', "
