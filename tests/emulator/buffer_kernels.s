@@ -126,6 +126,13 @@ KERNEL tbuf_st_32_32_uint
   tbuffer_store_format_xy v[4:5], v2, s[8:11], s12 format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_UINT] offen
   s_endpgm
 
+KERNEL sld_x2
+  s_buffer_load_dwordx2 s[14:15], s[8:11], s12
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32_e32 v4, s14
+  v_mov_b32_e32 v5, s15
+  STORE4
+
 .rodata
 .p2align 6
 .macro KD name, lds=0
@@ -155,3 +162,4 @@ KD tbuf_ld_32_32_uint
 KD tbuf_ld_d16_16_16_float
 KD buf_ld_format_xyzw
 KD tbuf_st_32_32_uint
+KD sld_x2

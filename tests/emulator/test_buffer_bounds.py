@@ -266,3 +266,16 @@ def test_tbuffer_store_32_32_all_or_nothing(code):
     expect[(2 * L)[inb].astype(np.int64)] = 0x7000 + L[inb]
     expect[(2 * L + 1)[inb].astype(np.int64)] = 0x8000 + L[inb]
     np.testing.assert_array_equal(a, expect)
+
+
+@pytest.mark.parametrize("soff,num", [(8, 100), (0, 8), (100, 100), (96, 64)])
+def test_scalar_buffer_load_reads_the_vsharp_base_and_range(code, soff, num):
+    # s_buffer_load_dwordx2 s[14:15], s[8:11], s12: the V#'s 48-bit base (the arena lies above
+    # 4 GiB, so its upper bits count) plus the SGPR offset, dword-aligned; a dword whose bytes
+    # end past num_records reads 0 (guide, "Scalar Memory Operations": buffer range checking).
+    # Both dwords wholly in range or wholly out here, so per-dword and all-or-nothing agree.
+    o, a = run(code, "sld_x2", np.zeros(64), soffset=soff, nout=4, num=num)
+    want = [words_at(soff + 4 * d) if soff + 4 * d + 4 <= num else 0 for d in range(2)]
+    np.testing.assert_array_equal(o[0], np.full(64, want[0], np.uint32))
+    np.testing.assert_array_equal(o[1], np.full(64, want[1], np.uint32))
+    np.testing.assert_array_equal(a, PATTERN)

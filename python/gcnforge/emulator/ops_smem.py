@@ -56,9 +56,12 @@ def _put_sdata(x, ins, w, vals):
 @op("s_buffer_load_dword", "s_buffer_load_dwordx2", "s_buffer_load_dwordx4", "s_buffer_load_dwordx8",
     "s_buffer_load_dwordx16")
 def s_buffer_load(x, ins, w):
-    rsrc = x.S[w, ins.ops[1].index : ins.ops[1].index + 4].astype(U64)
-    base = (rsrc[:, 0] | ((rsrc[:, 1] & U64(0xFFFF)) << U64(32)))
-    num = rsrc[:, 2]
+    from gcnforge.emulator.ops_mem import _Rsrc
+
+    # the V# fields as the vector buffer ops read them (one decoder of the V# layout); the scalar
+    # path adds base + offset in 64 bits, no 32-bit offset wrap (LLVM PR 68302)
+    r = _Rsrc(x, w, ins.ops[1], fmt=True)
+    base, num = r.base, r.num
     _, off = _smem_addr(x, ins, w)
     n = ins.ops[0].dwords
     off = off & ~U64(3)
